@@ -1,0 +1,137 @@
+/**
+ * Effective configuration and where each value came from.
+ *
+ *   defaults (config/schema.ts) < <home>/config.json < environment < flags (--set a.b=v)
+ *
+ * Invalid values raise ConfigError naming the key, the value and what is allowed; the CLI
+ * turns that into exit code 2. `active-brain config` prints the result with sources.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { ConfigSchema, type Config } from './schema.js';
+import { configPath } from '../shared/paths.js';
+
+export type Source = 'default' | 'config.json' | 'env' | 'flag';
+
+export class ConfigError extends Error {
+  readonly exitCode = 2;
+}
+
+/** Environment variables that set config keys (besides ACTIVE_BRAIN_HOME, read in shared/paths). */
+export const ENV_KEYS: Record<string, string> = {
+  ACTIVE_BRAIN_TRANSCRIPTS: 'transcriptsRoot',
+  ACTIVE_BRAIN_MODEL_PATH: 'embedding.localModelPath',
+  ACTIVE_BRAIN_MODEL: 'embedding.model',
+  ACTIVE_BRAIN_STORE: 'store.path',
+};
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Obj = { [k: string]: Json };
+
+function setPath(target: Obj, path: string, value: Json): void {
+  const parts = path.split('.');
+  let o: Obj = target;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof o[p] !== 'object' || o[p] === null || Array.isArray(o[p])) o[p] = {};
+    o = o[p] as Obj;
+  }
+  o[parts[parts.length - 1]] = value;
+}
+
+function deepMerge(base: Obj, over: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)) {
+      out[k] = deepMerge(b as Obj, v as Obj);
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function leaves(o: Json, prefix: string, out: string[]): string[] {
+  if (o && typeof o === 'object' && !Array.isArray(o)) {
+    for (const [k, v] of Object.entries(o)) leaves(v, prefix ? `${prefix}.${k}` : k, out);
+  } else out.push(prefix);
+  return out;
+}
+
+/** Parse a flag/env string: JSON when it parses (numbers, booleans, arrays), else the raw string. */
+export function parseScalar(raw: string): Json {
+  try {
+    return JSON.parse(raw) as Json;
+  } catch {
+    return raw;
+  }
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** `key.path=value` overrides from --set flags. */
+  flags?: string[];
+  /** Read this file instead of <home>/config.json. */
+  file?: string;
+}
+
+export interface Loaded {
+  config: Config;
+  sources: Record<string, Source>;
+  file: string;
+}
+
+export function readConfigFile(file: string): Obj {
+  if (!existsSync(file)) return {};
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read ${file}: ${(e as Error).message}. Fix its permissions or remove it.`);
+  }
+  try {
+    const v = JSON.parse(raw) as Json;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('top level must be an object');
+    return v as Obj;
+  } catch (e) {
+    throw new ConfigError(`${file} is not valid JSON (${(e as Error).message}). Fix it or move it away; defaults apply without it.`);
+  }
+}
+
+export function loadConfig(opts: LoadOptions = {}): Loaded {
+  const env = opts.env ?? process.env;
+  const file = opts.file ?? configPath(env);
+  const layers: [Source, Obj][] = [];
+  layers.push(['config.json', readConfigFile(file)]);
+  const envLayer: Obj = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') setPath(envLayer, key, v);
+  }
+  layers.push(['env', envLayer]);
+  const flagLayer: Obj = {};
+  for (const f of opts.flags ?? []) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set expects key.path=value, got "${f}"`);
+    setPath(flagLayer, f.slice(0, eq), parseScalar(f.slice(eq + 1)));
+  }
+  layers.push(['flag', flagLayer]);
+
+  let merged: Obj = {};
+  const sources: Record<string, Source> = {};
+  for (const [src, layer] of layers) {
+    merged = deepMerge(merged, layer);
+    for (const leaf of leaves(layer, '', [])) if (leaf) sources[leaf] = src;
+  }
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue.path.join('.');
+    let value: unknown = merged;
+    for (const p of issue.path) value = (value as Record<string | number, unknown> | undefined)?.[p];
+    const src = sources[key] ?? 'config.json';
+    throw new ConfigError(
+      `invalid config value for "${key || '(top level)'}" = ${JSON.stringify(value)} (from ${src}): ${issue.message}`,
+    );
+  }
+  const config = parsed.data;
+  for (const leaf of leaves(config as unknown as Json, '', [])) if (!(leaf in sources)) sources[leaf] = 'default';
+  return { config, sources, file };
+}

@@ -1,0 +1,198 @@
+/**
+ * The configuration schema (zod): every tunable of active-brain, its default and what it
+ * means. Sources are merged by config/load.ts (defaults < state-dir config.json < env < flags).
+ * Each section below is owned by one part of the product; keep comments honest.
+ */
+import { z } from 'zod';
+
+/** A mode: thresholds, budgets and rollout state for a set of sessions (matched by cwd). */
+export const ModeSchema = z
+  .object({
+    /** soak: never print, log would-fire. live: print. off: neither. Every mode starts in soak. */
+    state: z.enum(['soak', 'live', 'off']).default('soak'),
+    /** Sessions this mode applies to, by their cwd (globs; `**` = every cwd). First match wins. */
+    cwdGlobs: z.array(z.string().min(1)).default(['**']),
+    /** Offers below this confidence (0–1) are never printed. */
+    minConfidence: z.number().min(0).max(1).default(0.55),
+    /** At most this many printed offers per session. */
+    sessionBudget: z.number().int().min(0).default(3),
+    /** At least this many prompts between two printed offers in one session. */
+    minGapTurns: z.number().int().min(0).default(4),
+    /** At least this many seconds between two printed offers in one session. */
+    minGapSeconds: z.number().min(0).default(300),
+    /** Drift trigger: fire when cos(turn, centroid) falls this many robust SDs below the
+     *  session's own recent cos-to-centroid distribution (scale-free across models). */
+    driftZ: z.number().min(0).default(1.6),
+    /** Drift also needs cos(turn, centroid) below this quantile of the session's history. */
+    driftMaxQuantile: z.number().min(0).max(1).default(0.2),
+    /** Stall trigger: mean pairwise cos across the last `stallWindow` exchanges above the
+     *  session's baseline by this many robust SDs. */
+    stallZ: z.number().min(0).default(2.0),
+    /** Exchanges in the stall window. */
+    stallWindow: z.number().int().min(2).default(3),
+  })
+  .strict();
+export type Mode = z.infer<typeof ModeSchema>;
+
+export const ConfigSchema = z
+  .object({
+    /** Where Claude Code writes transcripts. Default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects. */
+    transcriptsRoot: z.string().min(1).optional(),
+    embedding: z
+      .object({
+        /** transformers.js model id (downloaded once into <home>/models). */
+        model: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
+        /** A local transformers.js model folder: used fully offline when set. */
+        localModelPath: z.string().min(1).optional(),
+        /** Texts per embedding call. */
+        batchSize: z.number().int().min(1).max(512).default(32),
+        /** Characters kept of one text before embedding (the model truncates tokens too). */
+        maxChars: z.number().int().min(64).default(2000),
+        /** Use the quantized ONNX weights (smaller, faster). */
+        quantized: z.boolean().default(true),
+      })
+      .strict()
+      .default({}),
+    store: z
+      .object({
+        /** Knowledge store file. Default: <home>/store.sqlite. */
+        path: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({}),
+    indexer: z
+      .object({
+        /** Largest chunk in characters; longer sections are split on paragraphs. */
+        maxChunkChars: z.number().int().min(200).default(1500),
+        /** Smallest chunk worth keeping, in characters. */
+        minChunkChars: z.number().int().min(1).default(40),
+        /** Files larger than this are skipped (and counted) by the indexer. */
+        maxFileBytes: z.number().int().min(1024).default(20 * 1024 * 1024),
+      })
+      .strict()
+      .default({}),
+    daemon: z
+      .object({
+        /** Exit after this many minutes with no transcript activity (0 = never). */
+        idleExitMinutes: z.number().min(0).default(0),
+        /** Main-loop cycle: canary rewrite, kill-file check, eviction (ms). */
+        cycleMs: z.number().int().min(100).default(2000),
+        /** Quiet time after the last assistant line before an exchange counts as settled (ms). */
+        settleMs: z.number().int().min(0).default(150),
+        /** Sessions idle longer than this are evicted from memory (minutes). */
+        sessionIdleEvictMinutes: z.number().min(1).default(120),
+        /** At most this many sessions in memory (least recently active evicted first). */
+        maxSessions: z.number().int().min(1).default(200),
+        /** On first sight of a long transcript, only the last this-many bytes seed its state. */
+        seedHistoryBytes: z.number().int().min(0).default(2 * 1024 * 1024),
+        /** Lines longer than this are skipped (and logged) instead of parsed. */
+        maxLineBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+        /** Use polling instead of native file events (network file systems). */
+        usePolling: z.boolean().default(false),
+        /** An offer cache is valid this many seconds after it was written. */
+        cacheTtlSeconds: z.number().int().min(1).default(900),
+      })
+      .strict()
+      .default({}),
+    session: z
+      .object({
+        /** EWMA weight of the newest exchange in the centroid: c ← α·v + (1−α)·c. */
+        alpha: z.number().gt(0).lt(1).default(0.3),
+        /** Exchange vectors kept per session (ring buffer). */
+        historySize: z.number().int().min(4).max(256).default(24),
+        /** Exchanges a session needs before any trigger may fire (its own calibration). */
+        warmupExchanges: z.number().int().min(1).default(4),
+        /** Exchanges to wait after a candidate build before the next one. */
+        cooldownTurns: z.number().int().min(0).default(2),
+        /** Seconds to wait after a candidate build before the next one. */
+        cooldownSeconds: z.number().min(0).default(30),
+      })
+      .strict()
+      .default({}),
+    workers: z
+      .object({
+        /** Sessions whose cwd matches any of these globs are workers: never offered to. */
+        cwdGlobs: z.array(z.string()).default([]),
+        /** Transcript `entrypoint` values that mark background work (e.g. `sdk-cli` for `claude -p`). */
+        entrypoints: z.array(z.string()).default(['sdk-cli', 'sdk-ts', 'sdk-py']),
+        /** Environment variable set for active-brain's own model calls; the hook refuses when set. */
+        envMarker: z.string().default('ACTIVE_BRAIN_WORKER'),
+      })
+      .strict()
+      .default({}),
+    retrieval: z
+      .object({
+        /** Hits per query and arm. */
+        k: z.number().int().min(1).max(100).default(8),
+        /** Reciprocal rank fusion constant. */
+        rrfK: z.number().int().min(1).default(60),
+        /** Candidates kept from one region after fusion. */
+        perRegionCap: z.number().int().min(1).default(2),
+        /** Candidate set size after caps. */
+        candidates: z.number().int().min(1).default(5),
+        /** Evidence sufficiency below this → silence. */
+        minSufficiency: z.number().min(0).max(1).default(0.5),
+        /** Chance of adding one wander wildcard from lower ranks of another region. */
+        wanderProbability: z.number().min(0).max(1).default(0.1),
+        /** Chunks offered (or would-fire offered) stay excluded for this many later offers. */
+        dedupWindow: z.number().int().min(0).default(20),
+      })
+      .strict()
+      .default({}),
+    reasoner: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** `openai` (chat completions) or `anthropic` (Messages API). */
+        api: z.enum(['openai', 'anthropic']).default('openai'),
+        url: z.string().url().optional(),
+        model: z.string().min(1).optional(),
+        /** Name of the environment variable that holds the API key (never the key itself). */
+        apiKeyEnv: z.string().default('ACTIVE_BRAIN_REASONER_KEY'),
+        /** Hard deadline for the whole call (ms). */
+        deadlineMs: z.number().int().min(100).default(4000),
+        /** Request body cap (bytes). */
+        maxInputBytes: z.number().int().min(512).default(8000),
+      })
+      .strict()
+      .default({}),
+    hook: z
+      .object({
+        /** The hook gives up (silently) past this many ms of its own time. */
+        deadlineMs: z.number().int().min(5).default(150),
+        /** Printed offer: at most this many bytes. */
+        maxBytes: z.number().int().min(80).max(2000).default(400),
+        /** Printed offer: at most this many (estimated) tokens. */
+        tokenCeiling: z.number().int().min(16).default(90),
+        /** A cache written for a transcript this many bytes shorter than now is stale. */
+        maxLagBytes: z.number().int().min(0).default(256 * 1024),
+      })
+      .strict()
+      .default({}),
+    soak: z
+      .object({
+        /** Useful would-fire rate per 100 exchanges: below min is mute, above max is chatty. */
+        minWouldFirePer100: z.number().min(0).default(1),
+        maxWouldFirePer100: z.number().min(0).default(15),
+        /** Hook latency gates (ms). */
+        hookP50Ms: z.number().min(1).default(40),
+        hookP99Ms: z.number().min(1).default(60),
+        /** Labels needed and the useful share required for the usefulness gate. */
+        minLabels: z.number().int().min(1).default(50),
+        minUsefulShare: z.number().min(0).max(1).default(0.7),
+      })
+      .strict()
+      .default({}),
+    logs: z
+      .object({
+        /** Rotate a log file at this size. */
+        rotateSize: z.string().default('10M'),
+        /** Rotated files kept per log. */
+        maxFiles: z.number().int().min(1).default(10),
+      })
+      .strict()
+      .default({}),
+    modes: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), ModeSchema).default({ default: {} }),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;

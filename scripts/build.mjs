@@ -1,0 +1,48 @@
+// Build: transpile every TypeScript module to dist/ (esbuild, no bundling, layout kept), then
+// bundle the hook into one dependency-free file dist/hook.bundle.js (the prompt path must
+// import nothing heavy). Type checking is separate: `npm run typecheck`.
+import { build } from 'esbuild';
+import { readdirSync, statSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SOURCE_DIRS = ['cli', 'config', 'shared', 'store', 'embed', 'indexer', 'search', 'transcript',
+  'daemon', 'retrieval', 'hook', 'eval', 'bench', 'ops'];
+
+function walk(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const entryPoints = SOURCE_DIRS.flatMap((d) => walk(join(root, d)));
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+mkdirSync(join(root, 'dist'), { recursive: true });
+await build({
+  entryPoints,
+  outdir: join(root, 'dist'),
+  outbase: root,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+// The hook: one file, no runtime dependencies, no heavy imports.
+if (existsSync(join(root, 'hook', 'main.ts'))) await build({
+  entryPoints: [join(root, 'hook', 'main.ts')],
+  outfile: join(root, 'dist', 'hook.bundle.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+console.error(`built ${entryPoints.length} modules + hook bundle into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}`);

@@ -1,0 +1,41 @@
+/**
+ * Where everything lives. The state dir (ACTIVE_BRAIN_HOME, default ~/.active-brain) holds
+ * config, store, caches, hook state, logs, canary, lock and the KILL file; the transcript
+ * root is Claude Code's (ACTIVE_BRAIN_TRANSCRIPTS, else $CLAUDE_CONFIG_DIR/projects, else
+ * ~/.claude/projects). Pure functions of the environment: safe to import from the hook.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+type Env = NodeJS.ProcessEnv;
+
+export function homeDir(env: Env = process.env): string {
+  return resolve(env.ACTIVE_BRAIN_HOME || join(homedir(), '.active-brain'));
+}
+export function claudeConfigDir(env: Env = process.env): string {
+  return resolve(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'));
+}
+export function defaultTranscriptsRoot(env: Env = process.env): string {
+  return resolve(env.ACTIVE_BRAIN_TRANSCRIPTS || join(claudeConfigDir(env), 'projects'));
+}
+
+export const configPath = (env: Env = process.env) => join(homeDir(env), 'config.json');
+export const defaultStorePath = (env: Env = process.env) => join(homeDir(env), 'store.sqlite');
+export const cacheDir = (env: Env = process.env) => join(homeDir(env), 'cache');
+export const logsDir = (env: Env = process.env) => join(homeDir(env), 'logs');
+export const modelCacheDir = (env: Env = process.env) => join(homeDir(env), 'models');
+export const canaryPath = (env: Env = process.env) => join(homeDir(env), 'canary.json');
+export const lockTarget = (env: Env = process.env) => join(homeDir(env), 'daemon');
+export const killPath = (env: Env = process.env) => join(homeDir(env), 'KILL');
+export const hookSettingsPath = (env: Env = process.env) => join(homeDir(env), 'hook-settings.json');
+export const hookStateDir = (env: Env = process.env) => join(homeDir(env), 'hook-state');
+export const offsetsPath = (env: Env = process.env) => join(homeDir(env), 'offsets.json');
+export const labelsPath = (env: Env = process.env) => join(homeDir(env), 'labels.jsonl');
+export const indexLockTarget = (env: Env = process.env) => join(homeDir(env), 'indexer');
+
+/** Session ids become file names: keep only a safe alphabet (ids are UUIDs in practice). */
+export function safeSessionId(id: string): string | null {
+  return /^[A-Za-z0-9._-]{1,128}$/.test(id) && !id.startsWith('.') ? id : null;
+}
+export const sessionCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.json`);
+export const sessionHookStatePath = (sessionId: string, env: Env = process.env) => join(hookStateDir(env), `${sessionId}.json`);
