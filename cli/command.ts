@@ -7,6 +7,7 @@
  * problem (model missing, store unreadable, permission denied).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { AppError } from '../shared/errors.js';
 
 export const EXIT = { OK: 0, FAIL: 1, USAGE: 2, ENV: 3 } as const;
 
@@ -19,9 +20,10 @@ export interface Command {
 }
 
 /** An error the user can act on: printed as `active-brain: <message>` without a stack. */
-export class UserError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.FAIL) {
-    super(message);
+export class UserError extends AppError {
+  constructor(message: string, exitCode: number = EXIT.FAIL) {
+    super(message, exitCode);
+    this.name = 'UserError';
   }
 }
 

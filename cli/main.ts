@@ -2,8 +2,8 @@
  * `active-brain` entry point: dispatches to one module per command (cli/commands/*.ts,
  * loaded lazily so `active-brain status` does not load the model or SQLite it doesn't need).
  */
-import { EXIT, UserError, type Command } from './command.js';
-import { ConfigError } from '../config/load.js';
+import { EXIT, type Command } from './command.js';
+import { isAppError } from '../shared/errors.js';
 
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   start: () => import('./commands/start.js'),
@@ -79,7 +79,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UserError || e instanceof ConfigError) {
+    if (isAppError(e)) {
       process.stderr.write(`active-brain: ${e.message}\n`);
       process.exitCode = e.exitCode;
     } else {

@@ -9,11 +9,15 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { ConfigSchema, type Config } from './schema.js';
 import { configPath } from '../shared/paths.js';
+import { AppError } from '../shared/errors.js';
 
 export type Source = 'default' | 'config.json' | 'env' | 'flag';
 
-export class ConfigError extends Error {
-  readonly exitCode = 2;
+export class ConfigError extends AppError {
+  constructor(message: string) {
+    super(message, 2);
+    this.name = 'ConfigError';
+  }
 }
 
 /** Environment variables that set config keys (besides ACTIVE_BRAIN_HOME, read in shared/paths). */

@@ -1,0 +1,135 @@
+/**
+ * The local embedder: transformers.js feature-extraction with mean pooling and L2
+ * normalization, batched and serialized (one ONNX run at a time).
+ *
+ *   config.embedding ─▶ resolveModel() ─▶ pipeline('feature-extraction') ─▶ Float32Array[]
+ *
+ * Model source: `embedding.localModelPath` / ACTIVE_BRAIN_MODEL_PATH (a transformers.js
+ * model folder, fully offline), else `embedding.model` (default Xenova/all-MiniLM-L6-v2)
+ * downloaded once into <home>/models. When it cannot be had, EmbedderError (exit 3) says
+ * what to do. The model id and dimension are what the store records.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Embedder } from './types.js';
+import type { Config } from '../config/schema.js';
+import { AppError } from '../shared/errors.js';
+import { modelCacheDir } from '../shared/paths.js';
+
+export class EmbedderError extends AppError {
+  constructor(message: string) {
+    super(message, 3);
+    this.name = 'EmbedderError';
+  }
+}
+
+/** The text used to learn the model's output dimension at load time. */
+const PROBE_TEXT = 'dimension probe';
+
+export interface ResolvedModel {
+  /** Id recorded in the store. */
+  modelId: string;
+  /** Name passed to transformers.js (relative to localModelPath when local). */
+  name: string;
+  local: boolean;
+  /** Folder transformers.js resolves `name` against (local) or caches into (remote). */
+  root: string;
+}
+
+/** Decide where the model comes from. Pure apart from reading a local config.json. */
+export function resolveModel(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): ResolvedModel {
+  if (cfg.localModelPath) {
+    const dir = resolve(cfg.localModelPath);
+    if (!existsSync(join(dir, 'config.json'))) {
+      throw new EmbedderError(
+        `no transformers.js model at ${dir} (config.json missing). Point ACTIVE_BRAIN_MODEL_PATH / embedding.localModelPath at a model folder, ` +
+          'or build the offline test model with `npm run model:offline`.',
+      );
+    }
+    let modelId = basename(dir);
+    try {
+      const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { _name_or_path?: string };
+      if (c._name_or_path) modelId = c._name_or_path;
+    } catch {
+      throw new EmbedderError(`${join(dir, 'config.json')} is not valid JSON: the model folder is damaged; rebuild or re-download it.`);
+    }
+    return { modelId, name: basename(dir), local: true, root: dirname(dir) };
+  }
+  return { modelId: cfg.model, name: cfg.model, local: false, root: modelCacheDir(env) };
+}
+
+type Extractor = (texts: string[], opts: { pooling: 'mean'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
+
+class TransformersEmbedder implements Embedder {
+  private queue: Promise<unknown> = Promise.resolve();
+  constructor(
+    readonly modelId: string,
+    readonly dim: number,
+    private readonly extractor: Extractor & { dispose?: () => Promise<void> },
+    private readonly batchSize: number,
+    private readonly maxChars: number,
+  ) {}
+
+  embed(texts: string[]): Promise<Float32Array[]> {
+    const run = this.queue.then(() => this.embedNow(texts));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async embedNow(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      const batch = texts.slice(i, i + this.batchSize).map((t) => (t.length > this.maxChars ? t.slice(0, this.maxChars) : t));
+      const tensor = await this.extractor(batch, { pooling: 'mean', normalize: true });
+      for (let j = 0; j < batch.length; j++) {
+        const v = tensor.data.slice(j * this.dim, (j + 1) * this.dim);
+        // A text with no known token pools to the zero vector; normalizing it gives NaN.
+        // Keep it zero: cosine 0 to everything, which every caller treats as "no signal".
+        if (!Number.isFinite(v[0])) v.fill(0);
+        out.push(v);
+      }
+    }
+    return out;
+  }
+
+  async dispose(): Promise<void> {
+    await this.queue;
+    await this.extractor.dispose?.();
+  }
+}
+
+/** Load the configured model (once per process; reuse the Embedder). */
+export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
+  const model = resolveModel(cfg, env);
+  const { pipeline, env: tenv } = await import('@xenova/transformers');
+  tenv.allowLocalModels = true;
+  if (model.local) {
+    tenv.allowRemoteModels = false;
+    tenv.localModelPath = model.root + '/';
+  } else {
+    tenv.allowRemoteModels = true;
+    tenv.localModelPath = model.root + '/';
+    tenv.cacheDir = model.root;
+  }
+  let extractor: Extractor;
+  try {
+    extractor = (await pipeline('feature-extraction', model.name, { quantized: cfg.quantized })) as unknown as Extractor;
+  } catch (e) {
+    const why = (e as Error).message?.split('\n')[0] ?? String(e);
+    throw new EmbedderError(
+      model.local
+        ? `could not load the local model at ${join(model.root, model.name)}: ${why}. Rebuild it (\`npm run model:offline\` for the test model) or fix embedding.localModelPath.`
+        : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder.`,
+    );
+  }
+  const probe = await extractor([PROBE_TEXT], { pooling: 'mean', normalize: true });
+  const dim = probe.dims[probe.dims.length - 1];
+  return new TransformersEmbedder(model.modelId, dim, extractor, cfg.batchSize, cfg.maxChars);
+}
+
+/** Cosine of two normalized vectors (their dot product). */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
