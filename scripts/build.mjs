@@ -20,8 +20,17 @@ function walk(dir, out = []) {
   return out;
 }
 
+function walkJs(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walkJs(p, out);
+    else if (p.endsWith('.js') || p.endsWith('.js.map')) out.push(p);
+  }
+  return out;
+}
+
 const entryPoints = SOURCE_DIRS.flatMap((d) => walk(join(root, d)));
-rmSync(join(root, 'dist'), { recursive: true, force: true });
 mkdirSync(join(root, 'dist'), { recursive: true });
 await build({
   entryPoints,
@@ -45,4 +54,11 @@ if (existsSync(join(root, 'hook', 'main.ts'))) await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// Drop outputs whose source is gone (dist/ is not wiped first: tests in other processes may be
+// running the CLI from it while a build happens).
+for (const out of walkJs(join(root, 'dist'))) {
+  const rel = relative(join(root, 'dist'), out);
+  if (rel === 'hook.bundle.js' || rel === 'hook.bundle.js.map') continue;
+  if (!existsSync(join(root, rel.replace(/\.js(\.map)?$/, '.ts')))) rmSync(out, { force: true });
+}
 console.error(`built ${entryPoints.length} modules + hook bundle into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}`);
