@@ -1,0 +1,67 @@
+/**
+ * Labels: a person's verdict on a would-fire (or printed) offer, appended to
+ * <home>/labels.jsonl. Only explicit useful / not-useful verdicts count — never a region
+ * match or a non-empty hypothesis. Sampling picks unlabeled offers from the decision log.
+ */
+import { appendFileSync } from 'node:fs';
+import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
+import { ensureDir } from '../shared/atomic.js';
+import type { OfferType } from '../shared/types.js';
+import type { DecisionRecord } from '../daemon/logs.js';
+import { daemonLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
+
+export interface LabelRecord {
+  ts: number;
+  offer_id: string;
+  session: string;
+  handle: string;
+  type: OfferType;
+  mode: string | null;
+  useful: boolean;
+}
+
+export function readLabels(env: NodeJS.ProcessEnv = process.env): LabelRecord[] {
+  return readJsonlFiles<LabelRecord>(oneLog(labelsPath(env))).records.filter(
+    (l) => typeof l.offer_id === 'string' && typeof l.useful === 'boolean',
+  );
+}
+
+export function appendLabel(l: LabelRecord, env: NodeJS.ProcessEnv = process.env): void {
+  ensureDir(homeDir(env));
+  appendFileSync(labelsPath(env), JSON.stringify(l) + '\n', { mode: 0o600 });
+}
+
+/** Offers the daemon produced (would-fire or printed), newest last; one per offer id. */
+export function offeredDecisions(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): DecisionRecord[] {
+  const seen = new Set<string>();
+  const out: DecisionRecord[] = [];
+  for (const d of readJsonlFiles<DecisionRecord>(daemonLogs(logsDir(env)), sinceMs).records) {
+    if (d.type !== 'decision' || !d.would_fire || !d.offer || seen.has(d.offer.id)) continue;
+    if (d.worker || d.sidechain || d.seed) continue;
+    seen.add(d.offer.id);
+    out.push(d);
+  }
+  return out;
+}
+
+/** Unlabeled offers in a seeded random order (Fisher–Yates with a small LCG), so a sample
+ *  is spread over the whole soak rather than the most recent day. */
+export function sampleUnlabeled(offers: DecisionRecord[], labels: LabelRecord[], seed: number, mode?: string): DecisionRecord[] {
+  const done = new Set(labels.map((l) => l.offer_id));
+  const pool = offers.filter((o) => !done.has(o.offer!.id) && (!mode || o.mode === mode));
+  let s = seed >>> 0 || 1;
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [pool[i], pool[j]] = [pool[j], pool[i]];
+  }
+  return pool;
+}
+
+export function labelCounts(labels: LabelRecord[], mode?: string): { n: number; useful: number } {
+  // The latest verdict per offer wins (a person may change their mind).
+  const latest = new Map<string, LabelRecord>();
+  for (const l of labels) if (!mode || l.mode === mode) latest.set(l.offer_id, l);
+  const vs = [...latest.values()];
+  return { n: vs.length, useful: vs.filter((l) => l.useful).length };
+}

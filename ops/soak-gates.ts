@@ -1,0 +1,160 @@
+/**
+ * The rollout gates of `active-brain soak report`, as pure functions of figures collected
+ * from real logs and files by ops/soak-report.ts. Every gate fails closed: no data is a fail
+ * with a figure that says so, never a pass.
+ */
+import type { Config } from '../config/schema.js';
+import { quantile } from './stats.js';
+
+export interface Gate {
+  name: string;
+  pass: boolean;
+  figure: string;
+}
+
+export interface HookFigures {
+  runs: number;
+  latencies: number[];
+  nonZeroExits: number;
+  errors: number;
+  byOutcome: Record<string, number>;
+}
+
+export interface ModeRate {
+  mode: string;
+  exchanges: number;
+  wouldFire: number;
+}
+
+export interface StoreWriteFigures {
+  baseline: string | null;
+  expected: string | null;
+  current: string | null;
+  indexRunsSince: number;
+}
+
+export interface LivenessFigures {
+  running: boolean;
+  canaryAgeS: number | null;
+  cycleS: number;
+  problem: string | null;
+  lockPid: number | null;
+  canaryPid: number | null;
+}
+
+export interface SeatFigures {
+  /** interactive | worker | subagent → sessions, exchanges, prompt-only sessions. */
+  seats: Record<string, { sessions: number; exchanges: number; promptOnlySessions: number }>;
+}
+
+export interface LabelFigures {
+  n: number;
+  useful: number;
+}
+
+/** Exchanges a mode needs before its would-fire rate means anything. */
+export const MIN_EXCHANGES_FOR_RATE = 50;
+/** The liveness gate allows this many cycles of canary age. */
+export const LIVENESS_CYCLES = 3;
+
+export function hookGate(h: HookFigures, soak: Config['soak']): Gate[] {
+  if (h.runs === 0) {
+    return [
+      { name: 'hook-speed', pass: false, figure: 'no hook runs logged yet (is the hook installed? `active-brain install`)' },
+      { name: 'hook-clean-exit', pass: false, figure: 'no hook runs logged yet' },
+    ];
+  }
+  const p50 = quantile(h.latencies, 0.5);
+  const p99 = quantile(h.latencies, 0.99);
+  return [
+    {
+      name: 'hook-speed',
+      pass: p50 <= soak.hookP50Ms && p99 <= soak.hookP99Ms,
+      figure: `p50 ${p50.toFixed(1)} ms (≤ ${soak.hookP50Ms}), p99 ${p99.toFixed(1)} ms (≤ ${soak.hookP99Ms}) over ${h.runs} runs`,
+    },
+    {
+      name: 'hook-clean-exit',
+      pass: h.nonZeroExits === 0 && h.errors === 0,
+      figure: `${h.runs} runs, ${h.nonZeroExits} non-zero exits, ${h.errors} internal errors (silenced)`,
+    },
+  ];
+}
+
+export function storeWriteGate(s: StoreWriteFigures): Gate {
+  if (s.current === null) return { name: 'zero-store-writes', pass: false, figure: 'no knowledge store yet (run `active-brain index add …`)' };
+  if (s.current === s.expected) {
+    return {
+      name: 'zero-store-writes',
+      pass: true,
+      figure: s.indexRunsSince === 0 ? 'store unchanged since the soak began' : `store changed only by the indexer (${s.indexRunsSince} runs since the soak began)`,
+    };
+  }
+  return {
+    name: 'zero-store-writes',
+    pass: false,
+    figure: `store content differs from what ${s.indexRunsSince ? 'the last indexer run' : 'the soak baseline'} left (${(s.expected ?? 'none').slice(0, 12)} → ${s.current.slice(0, 12)}): written by something other than the indexer`,
+  };
+}
+
+export function wouldFireGates(rates: ModeRate[], soak: Config['soak']): Gate[] {
+  if (!rates.length) return [{ name: 'would-fire-rate', pass: false, figure: 'no exchanges observed yet' }];
+  return rates.map((r) => {
+    const per100 = r.exchanges ? (100 * r.wouldFire) / r.exchanges : 0;
+    const enough = r.exchanges >= MIN_EXCHANGES_FOR_RATE;
+    const inBand = per100 >= soak.minWouldFirePer100 && per100 <= soak.maxWouldFirePer100;
+    return {
+      name: `would-fire-rate:${r.mode}`,
+      pass: enough && inBand,
+      figure: `${per100.toFixed(1)} per 100 exchanges (${r.wouldFire}/${r.exchanges}; band ${soak.minWouldFirePer100}–${soak.maxWouldFirePer100})${enough ? '' : `; needs ≥ ${MIN_EXCHANGES_FOR_RATE} exchanges`}`,
+    };
+  });
+}
+
+export function livenessGates(l: LivenessFigures): Gate[] {
+  const fresh = l.canaryAgeS !== null && l.canaryAgeS <= LIVENESS_CYCLES * l.cycleS;
+  return [
+    {
+      name: 'liveness',
+      pass: l.running && fresh,
+      figure: l.canaryAgeS === null ? 'no canary: the daemon has not run' : `canary ${l.canaryAgeS.toFixed(1)} s old (≤ ${(LIVENESS_CYCLES * l.cycleS).toFixed(0)} s)`,
+    },
+    {
+      name: 'honest-process-state',
+      pass: l.running && l.problem === null && l.lockPid !== null && l.lockPid === l.canaryPid,
+      figure: l.running ? `lock pid ${l.lockPid} alive and equal to canary pid ${l.canaryPid}` : `not running${l.problem ? ` (${l.problem})` : ''}`,
+    },
+  ];
+}
+
+export function seatGate(s: SeatFigures): Gate {
+  const parts = Object.entries(s.seats).map(([seat, f]) => `${seat}: ${f.sessions} sessions, ${f.exchanges} exchanges, ${f.promptOnlySessions} prompt-only`);
+  const inter = s.seats.interactive;
+  const visible = inter ? inter.sessions - inter.promptOnlySessions : 0;
+  return {
+    name: 'transcript-availability',
+    pass: visible > 0,
+    figure: parts.length ? `${parts.join('; ')}${visible > 0 ? '' : ' — no interactive session with assistant text visible'}` : 'no sessions observed',
+  };
+}
+
+/** Wilson score interval (95%) for a proportion. */
+export function wilson(successes: number, n: number, z = 1.96): [number, number] {
+  if (n === 0) return [0, 1];
+  const p = successes / n;
+  const d = 1 + (z * z) / n;
+  const c = p + (z * z) / (2 * n);
+  const r = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, (c - r) / d), Math.min(1, (c + r) / d)];
+}
+
+export function usefulnessGate(l: LabelFigures, soak: Config['soak'], scope = 'all'): Gate {
+  const share = l.n ? l.useful / l.n : 0;
+  const [lo, hi] = wilson(l.useful, l.n);
+  return {
+    name: scope === 'all' ? 'usefulness' : `usefulness:${scope}`,
+    pass: l.n >= soak.minLabels && share >= soak.minUsefulShare,
+    figure: l.n
+      ? `${(share * 100).toFixed(0)}% useful (${l.useful}/${l.n}, 95% CI ${(lo * 100).toFixed(0)}–${(hi * 100).toFixed(0)}%); needs ≥ ${soak.minUsefulShare * 100}% over ≥ ${soak.minLabels}`
+      : `no labels yet (run \`active-brain label\`); needs ≥ ${soak.minUsefulShare * 100}% useful over ≥ ${soak.minLabels}`,
+  };
+}

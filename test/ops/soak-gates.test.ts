@@ -1,0 +1,76 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { ConfigSchema } from '../../config/schema.js';
+import { hookGate, livenessGates, seatGate, storeWriteGate, usefulnessGate, wilson, wouldFireGates, MIN_EXCHANGES_FOR_RATE } from '../../ops/soak-gates.js';
+import { parseDuration } from '../../ops/soak-report.js';
+
+const soak = ConfigSchema.parse({}).soak;
+const pass = (gs: { pass: boolean }[]) => gs.every((g) => g.pass);
+
+describe('soak gates: each fails for its reason, and passes in the control', () => {
+  it('hook speed and clean exit', () => {
+    const fast = { runs: 100, latencies: Array(100).fill(5), nonZeroExits: 0, errors: 0, byOutcome: {} };
+    expect(pass(hookGate(fast, soak))).toBe(true);
+    expect(hookGate({ ...fast, latencies: [...Array(98).fill(5), 500, 500] }, soak)[0].pass).toBe(false);
+    expect(hookGate({ ...fast, latencies: Array(100).fill(soak.hookP50Ms + 1) }, soak)[0].pass).toBe(false);
+    expect(hookGate({ ...fast, errors: 1 }, soak)[1].pass).toBe(false);
+    expect(hookGate({ ...fast, nonZeroExits: 1 }, soak)[1].pass).toBe(false);
+    expect(pass(hookGate({ ...fast, runs: 0, latencies: [] }, soak))).toBe(false);
+  });
+
+  it('zero store writes: unchanged or indexer-only passes; anything else fails', () => {
+    expect(storeWriteGate({ baseline: 'a', expected: 'a', current: 'a', indexRunsSince: 0 }).pass).toBe(true);
+    expect(storeWriteGate({ baseline: 'a', expected: 'b', current: 'b', indexRunsSince: 2 })).toMatchObject({ pass: true, figure: expect.stringContaining('only by the indexer') });
+    expect(storeWriteGate({ baseline: 'a', expected: 'a', current: 'c', indexRunsSince: 0 }).pass).toBe(false);
+    expect(storeWriteGate({ baseline: 'a', expected: 'b', current: 'c', indexRunsSince: 1 }).pass).toBe(false);
+    expect(storeWriteGate({ baseline: null, expected: null, current: null, indexRunsSince: 0 }).pass).toBe(false);
+  });
+
+  it('would-fire rate: inside the band with enough data passes; mute, chatty or thin data fails', () => {
+    const n = MIN_EXCHANGES_FOR_RATE * 2;
+    expect(wouldFireGates([{ mode: 'default', exchanges: n, wouldFire: Math.round(n * 0.05) }], soak)[0].pass).toBe(true);
+    expect(wouldFireGates([{ mode: 'default', exchanges: n, wouldFire: 0 }], soak)[0].pass).toBe(false);
+    expect(wouldFireGates([{ mode: 'default', exchanges: n, wouldFire: Math.round(n * 0.5) }], soak)[0].pass).toBe(false);
+    expect(wouldFireGates([{ mode: 'default', exchanges: 10, wouldFire: 1 }], soak)[0].pass).toBe(false);
+    expect(wouldFireGates([], soak)[0].pass).toBe(false);
+  });
+
+  it('liveness and honest process state', () => {
+    const ok = { running: true, canaryAgeS: 1, cycleS: 2, problem: null, lockPid: 42, canaryPid: 42 };
+    expect(pass(livenessGates(ok))).toBe(true);
+    expect(livenessGates({ ...ok, canaryAgeS: 7 })[0].pass).toBe(false);
+    expect(livenessGates({ ...ok, canaryPid: 43 })[1].pass).toBe(false);
+    expect(pass(livenessGates({ ...ok, running: false, problem: 'dead-pid' }))).toBe(false);
+  });
+
+  it('transcript availability needs an interactive session with assistant text', () => {
+    expect(seatGate({ seats: { interactive: { sessions: 2, exchanges: 9, promptOnlySessions: 1 } } }).pass).toBe(true);
+    expect(seatGate({ seats: { interactive: { sessions: 2, exchanges: 9, promptOnlySessions: 2 } } }).pass).toBe(false);
+    expect(seatGate({ seats: { worker: { sessions: 5, exchanges: 50, promptOnlySessions: 0 } } }).pass).toBe(false);
+    expect(seatGate({ seats: {} }).pass).toBe(false);
+  });
+
+  it('usefulness: ≥ 70% over ≥ 50 labels', () => {
+    expect(usefulnessGate({ n: 50, useful: 35 }, soak).pass).toBe(true);
+    expect(usefulnessGate({ n: 50, useful: 34 }, soak).pass).toBe(false);
+    expect(usefulnessGate({ n: 49, useful: 49 }, soak).pass).toBe(false);
+    expect(usefulnessGate({ n: 0, useful: 0 }, soak).pass).toBe(false);
+  });
+
+  it('Wilson interval contains the observed share and narrows with n', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 500 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, p) => {
+      const k = Math.round(n * p);
+      const [lo, hi] = wilson(k, n);
+      return lo <= k / n + 1e-9 && hi >= k / n - 1e-9 && lo >= 0 && hi <= 1;
+    }));
+    const [a, b] = wilson(35, 50);
+    const [c, d] = wilson(350, 500);
+    expect(d - c).toBeLessThan(b - a);
+  });
+
+  it('parses durations and rejects junk', () => {
+    expect(parseDuration('7d')).toBe(7 * 86400e3);
+    expect(parseDuration('90m')).toBe(90 * 60e3);
+    expect(parseDuration('soon')).toBeNull();
+  });
+});
