@@ -20,15 +20,25 @@ export const ModeSchema = z
     minGapTurns: z.number().int().min(0).default(4),
     /** At least this many seconds between two printed offers in one session. */
     minGapSeconds: z.number().min(0).default(300),
-    /** Drift trigger: fire when cos(turn, centroid) falls this many robust SDs below the
-     *  session's own recent cos-to-centroid distribution (scale-free across models). */
-    driftZ: z.number().min(0).default(1.6),
-    /** Drift also needs cos(turn, centroid) below this quantile of the session's history. */
-    driftMaxQuantile: z.number().min(0).max(1).default(0.2),
+    /** Drift trigger (daemon/triggers.ts): fire when the newest exchange's affinity to the
+     *  drift anchor (recent prompts, session.anchorAlpha) falls this many robust SDs (median/MAD of the session's own recent
+     *  values) below normal — plus `driftLexicalWeight` × the robust z of its lexical novelty.
+     *  Scale-free across embedding models. Tuned on TIAGE train (docs/BENCHMARKS.md). */
+    driftZ: z.number().min(0).default(0.8),
+    /** Drift also needs the affinity at or below this quantile of the session's own history. */
+    driftMaxQuantile: z.number().min(0).max(1).default(0.25),
+    /** Weight of lexical novelty (share of content words not in the last few exchanges, as a
+     *  robust z against the session's own history) in the drift score; 0 = vectors only. */
+    driftLexicalWeight: z.number().min(0).default(1.0),
     /** Stall trigger: mean pairwise cos across the last `stallWindow` exchanges above the
-     *  session's baseline by this many robust SDs. */
+     *  session's own baseline by this many robust SDs (also the flow-repair guard's bar for
+     *  "the user side repeats"). Repeated near-identical tool calls across the whole window
+     *  fire the stall on their own. */
     stallZ: z.number().min(0).default(2.0),
-    /** Exchanges in the stall window. */
+    /** Stall (vector evidence) also needs the window similarity at or above this upper
+     *  quantile of the session's history (0 = a new maximum). */
+    stallMaxQuantile: z.number().min(0).max(1).default(0.1),
+    /** Exchanges in the stall window (and repeats of the same tool call that count as a stall). */
     stallWindow: z.number().int().min(2).default(3),
   })
   .strict();
@@ -66,8 +76,20 @@ export const ConfigSchema = z
         maxChunkChars: z.number().int().min(200).default(1500),
         /** Smallest chunk worth keeping, in characters. */
         minChunkChars: z.number().int().min(1).default(40),
-        /** Files larger than this are skipped (and counted) by the indexer. */
+        /** Note files larger than this are skipped (and counted) by the indexer. */
         maxFileBytes: z.number().int().min(1024).default(20 * 1024 * 1024),
+        /** Transcript files larger than this are skipped (and counted); they are streamed, so this may be larger. */
+        maxTranscriptBytes: z.number().int().min(1024).default(256 * 1024 * 1024),
+        /** At most this many exchanges in one transcript chunk that keeps an error with its fix. */
+        maxJoinExchanges: z.number().int().min(1).max(10).default(3),
+        /** Document titles (a session's first prompt) are cut to this many characters. */
+        titleChars: z.number().int().min(10).default(80),
+        /** Chunks collected from several files before one embedding call (larger = faster, more memory). */
+        embedFlushChunks: z.number().int().min(1).default(256),
+        /** A second indexer waits this long for the running one before refusing (ms). */
+        lockWaitMs: z.number().int().min(0).default(2000),
+        /** A file whose UTF-8 decoding replaces more than this share of characters is treated as binary. */
+        maxReplacementShare: z.number().min(0).max(1).default(0.05),
       })
       .strict()
       .default({}),
@@ -85,10 +107,23 @@ export const ConfigSchema = z
         maxSessions: z.number().int().min(1).default(200),
         /** On first sight of a long transcript, only the last this-many bytes seed its state. */
         seedHistoryBytes: z.number().int().min(0).default(2 * 1024 * 1024),
+        /** Transcripts found at start that were last written longer ago than this are not
+         *  seeded: tailing starts at their end (old sessions are not read at all). 0 = seed all. */
+        seedMaxAgeMinutes: z.number().min(0).default(240),
         /** Lines longer than this are skipped (and logged) instead of parsed. */
         maxLineBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
         /** Use polling instead of native file events (network file systems). */
         usePolling: z.boolean().default(false),
+        /** Also tail subagent transcripts (`<session>/subagents/*.jsonl`); their lines are
+         *  flagged `subagent` and never observed for offers. Off: they are not read at all. */
+        watchSubagents: z.boolean().default(false),
+        /** While the transcript root is missing, check for it this often (ms). Also the period
+         *  of the tailer's safety sweep (stat of every watched file) for missed file events. */
+        rootPollMs: z.number().int().min(50).default(2000),
+        /** Bytes read per read call when tailing (memory per file read is about this much). */
+        readChunkBytes: z.number().int().min(1024).default(64 * 1024),
+        /** Line bytes handed to the consumer in one batch (back-pressure unit during catch-up). */
+        maxBatchBytes: z.number().int().min(1024).default(1024 * 1024),
         /** An offer cache is valid this many seconds after it was written. */
         cacheTtlSeconds: z.number().int().min(1).default(900),
       })
@@ -98,8 +133,13 @@ export const ConfigSchema = z
       .object({
         /** EWMA weight of the newest exchange in the centroid: c ← α·v + (1−α)·c. */
         alpha: z.number().gt(0).lt(1).default(0.3),
+        /** EWMA weight of the newest prompt in the drift anchor (the user side of recent
+         *  exchanges, which the drift trigger compares the newest exchange with). */
+        anchorAlpha: z.number().gt(0).lt(1).default(0.7),
         /** Exchange vectors kept per session (ring buffer). */
         historySize: z.number().int().min(4).max(256).default(24),
+        /** Past trigger measurements kept per session: the session's own calibration. */
+        calibrationSize: z.number().int().min(4).max(1024).default(64),
         /** Exchanges a session needs before any trigger may fire (its own calibration). */
         warmupExchanges: z.number().int().min(1).default(4),
         /** Exchanges to wait after a candidate build before the next one. */

@@ -1,0 +1,525 @@
+/**
+ * Transcript tailer: new complete lines of every session file under the transcript root.
+ *
+ * Source: Claude Code's transcript root (`<root>/<project>/<session>.jsonl`; subagent files
+ * `<root>/<project>/<session>/subagents/*.jsonl` only when `daemon.watchSubagents`), watched
+ * with chokidar (native events unless `daemon.usePolling`) plus a cheap periodic sweep (stat
+ * of known files) for missed events. A missing root is waited for (checked every
+ * `rootPollMs`). Destination: the consumer (the daemon core) through events:
+ *
+ *   lines(path, sessionId, lines[{line,startOffset,endOffset}], info{seed, subagent, first,
+ *         state, endOffset})   — listeners may return a promise; the tailer awaits it before
+ *                                reading further (back-pressure, bounded memory).
+ *   skipped(path, reason, detail)   — over-long line, permission denied, unreadable file.
+ *   reset(path, reason)             — file truncated or replaced: drop its assembly state.
+ *   removed(path)                   — file deleted.
+ *   warning(reason, detail)         — offsets not saved, root gone, consumer error.
+ *
+ * Offsets: the consumer calls `commit(path, offset, state)` once lines before `offset` are
+ * processed; only then is the position persisted (daemon/offsets.ts), so a crash re-reads
+ * unprocessed lines and never skips. On first sight of a file present at start, the last
+ * `seedHistoryBytes` (aligned to a line start) are delivered with `seed: true`; files last
+ * written more than `seedMaxAgeMinutes` ago are not read back at all (only new lines).
+ * The periodic sweep checks recently active files every time and old ones round-robin.
+ */
+import { EventEmitter } from 'node:events';
+import { existsSync, statSync, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename, relative, resolve, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Config } from '../config/schema.js';
+import { scanLines, type LineItem, type ScanState } from '../transcript/lines.js';
+import { identityOf, OffsetStore, resumeVerdict, sameFile, type FileIdentity } from './offsets.js';
+
+export type TailLine = LineItem;
+
+export interface LinesInfo {
+  /** History read on first sight: build state from it, never offer on it. */
+  seed: boolean;
+  /** From a subagent file (worker traffic). */
+  subagent: boolean;
+  /** First delivery for this file (after start, discovery, truncation or replacement). */
+  first: boolean;
+  /** On `first`: the state committed with the resume offset (undefined when fresh). */
+  state: unknown;
+  /** Every byte before this offset has now been read (includes skipped lines). */
+  endOffset: number;
+}
+
+export type LinesListener = (path: string, sessionId: string, lines: TailLine[], info: LinesInfo) => void | Promise<void>;
+
+export type TailerDaemonConfig = Pick<
+  Config['daemon'],
+  'usePolling' | 'seedHistoryBytes' | 'maxLineBytes' | 'watchSubagents' | 'rootPollMs' | 'readChunkBytes' | 'maxBatchBytes'
+> &
+  Partial<Pick<Config['daemon'], 'seedMaxAgeMinutes'>>;
+
+export interface TailerOptions {
+  root: string;
+  offsetsPath: string;
+  daemon: TailerDaemonConfig;
+  /** Files read at the same time (bounds memory during catch-up). */
+  concurrency?: number;
+}
+
+/** Lines per delivered batch at most (besides the byte bound). */
+const MAX_BATCH_LINES = 2000;
+const DEFAULT_CONCURRENCY = 2;
+/** Files that grew within this window are checked on every sweep… */
+const HOT_MS = 10 * 60 * 1000;
+/** …the others round-robin, this many per sweep (thousands of old sessions stay cheap). */
+const COLD_PER_SWEEP = 50;
+
+interface FileState {
+  path: string;
+  sessionId: string;
+  subagent: boolean;
+  id: FileIdentity | null;
+  scan: ScanState;
+  seedUntil: number;
+  committed: number;
+  /** End offset of the last line handed to the consumer. */
+  delivered: number;
+  state: unknown;
+  /** JSON of the last committed state (to skip no-op writes). */
+  stateJson: string | undefined;
+  first: boolean;
+  running: Promise<void> | null;
+  again: boolean;
+  denied: boolean;
+  /** Found by the initial scan (its existing content is history). */
+  initial: boolean;
+  /** Last time the file was seen to grow or change (ms). */
+  lastChangeAt: number;
+}
+
+/** Where a path sits in the transcript layout, or null when it is not a transcript. */
+export function classifyTranscriptPath(root: string, path: string, watchSubagents: boolean): { sessionId: string; subagent: boolean } | null {
+  const rel = relative(root, path);
+  if (!rel || rel.startsWith('..') || !rel.endsWith('.jsonl')) return null;
+  const parts = rel.split(sep);
+  if (parts.length === 2) return { sessionId: basename(parts[1], '.jsonl'), subagent: basename(parts[1]).startsWith('agent-') };
+  if (parts.length === 4 && parts[2] === 'subagents' && watchSubagents) return { sessionId: parts[1], subagent: true };
+  return null;
+}
+
+export class Tailer extends EventEmitter {
+  readonly root: string;
+  private readonly opts: TailerOptions;
+  private readonly store: OffsetStore;
+  private readonly files = new Map<string, FileState>();
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ready = false;
+  /** True until the first watcher is ready, and only if the root existed at start: files found
+   *  by that scan hold history (seed); a root that appears later holds new sessions. */
+  private historyScan = true;
+  private closed = false;
+  private active = 0;
+  private coldCursor = 0;
+  private abortReady: (() => void) | null = null;
+  private readonly waiting: Array<() => void> = [];
+  private readonly concurrency: number;
+
+  constructor(opts: TailerOptions) {
+    super();
+    this.opts = opts;
+    this.root = resolve(opts.root);
+    this.store = new OffsetStore(opts.offsetsPath);
+    this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  }
+
+  /** Number of transcript files being tailed. */
+  get watchedFiles(): number {
+    return this.files.size;
+  }
+  /** Distinct sessions with a tailed file. */
+  get watchedSessions(): number {
+    return new Set([...this.files.values()].map((f) => f.sessionId)).size;
+  }
+  get watching(): boolean {
+    return this.watcher !== null;
+  }
+
+  /** Load offsets and start watching (or waiting for the root). Resolves once the watcher's
+   *  initial scan is done; catch-up reads continue in the background (`idle()` awaits them). */
+  async start(): Promise<void> {
+    this.store.load();
+    if (this.store.loadProblem) this.emit('warning', this.store.loadProblem, { path: this.store.path });
+    this.timer = setInterval(() => void this.tick(), this.opts.daemon.rootPollMs);
+    this.timer.unref?.();
+    if (existsSync(this.root)) await this.startWatcher();
+    else this.historyScan = false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abortReady?.();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const w = this.watcher;
+    this.watcher = null;
+    if (w) await w.close();
+    await this.idle();
+  }
+
+  /** Resolves once no file is being read. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const running = [...this.files.values()].map((f) => f.running).filter((p): p is Promise<void> => p !== null);
+      if (running.length === 0) return;
+      await Promise.allSettled(running);
+    }
+  }
+
+  /** The consumer processed every line of `path` before `offset`: persist it (with `state`). */
+  commit(path: string, offset: number, state?: unknown): void {
+    const f = this.files.get(path);
+    if (!f || offset < f.committed) return;
+    const to = Math.min(offset, Math.max(f.scan.skippingFrom ?? f.scan.offset, f.delivered));
+    const stateJson = state === undefined ? f.stateJson : JSON.stringify(state);
+    if (to === f.committed && stateJson === f.stateJson) return; // nothing new: no disk write
+    f.committed = to;
+    if (state !== undefined) {
+      f.state = state;
+      f.stateJson = stateJson;
+    }
+    this.persist(f);
+  }
+
+  /** Check every known file for growth and the root for existence (also runs on a timer). */
+  async sweep(): Promise<void> {
+    await this.tick();
+    await this.idle();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.closed) return;
+    const rootThere = existsSync(this.root);
+    if (!this.watcher) {
+      if (rootThere) await this.startWatcher();
+      return;
+    }
+    if (!rootThere) {
+      this.emit('warning', 'root-missing', { root: this.root });
+      const w = this.watcher;
+      this.watcher = null;
+      this.ready = false;
+      this.abortReady?.();
+      await w.close();
+      for (const p of [...this.files.keys()]) this.onUnlink(p);
+      return;
+    }
+    const now = Date.now();
+    const cold: string[] = [];
+    for (const f of this.files.values()) {
+      if (now - f.lastChangeAt <= HOT_MS) this.schedule(f.path);
+      else cold.push(f.path);
+    }
+    if (cold.length) {
+      const n = Math.min(COLD_PER_SWEEP, cold.length);
+      for (let i = 0; i < n; i++) this.schedule(cold[(this.coldCursor + i) % cold.length]);
+      this.coldCursor = (this.coldCursor + n) % cold.length;
+    }
+  }
+
+  private async startWatcher(): Promise<void> {
+    if (this.watcher || this.closed) return;
+    const sub = this.opts.daemon.watchSubagents;
+    const root = this.root;
+    const ignored = (p: string, st?: Stats): boolean => {
+      const rel = relative(root, p);
+      if (rel === '') return false;
+      if (rel.startsWith('..')) return true;
+      const parts = rel.split(sep);
+      const isFile = st?.isFile() === true;
+      const isDir = st?.isDirectory() === true;
+      if (parts.length === 1) return isFile; // project folders only
+      if (parts.length === 2) return p.endsWith('.jsonl') ? isDir : !sub || isFile; // sessions; session folders
+      if (parts.length === 3) return !sub || parts[2] !== 'subagents' || isFile;
+      if (parts.length === 4) return !sub || !p.endsWith('.jsonl') || isDir;
+      return true;
+    };
+    const w = watch(root, {
+      persistent: true,
+      ignoreInitial: false,
+      usePolling: this.opts.daemon.usePolling,
+      depth: sub ? 3 : 1,
+      ignored,
+      ignorePermissionErrors: true,
+      alwaysStat: false,
+    });
+    this.watcher = w;
+    this.ready = false;
+    w.on('add', (p: string) => this.onSeen(p));
+    w.on('change', (p: string) => this.onSeen(p));
+    w.on('unlink', (p: string) => this.onUnlink(p));
+    w.on('error', (e: unknown) => this.emit('warning', 'watch-error', { message: e instanceof Error ? e.message : String(e) }));
+    await new Promise<void>((res) => {
+      this.abortReady = res; // close() before the initial scan ends must not hang start()
+      w.once('ready', () => res());
+    });
+    this.abortReady = null;
+    if (this.closed || this.watcher !== w) return;
+    this.ready = true;
+    this.historyScan = false;
+    // Files already known from offsets but missed by the scan (e.g. deleted while down) are dropped.
+    for (const p of this.store.paths()) {
+      if (!this.files.has(p) && !existsSync(p)) this.store.delete(p);
+    }
+  }
+
+  private onSeen(path: string): void {
+    if (this.closed) return;
+    const c = classifyTranscriptPath(this.root, path, this.opts.daemon.watchSubagents);
+    if (!c) return;
+    if (!this.files.has(path)) {
+      this.files.set(path, {
+        path,
+        sessionId: c.sessionId,
+        subagent: c.subagent,
+        id: null,
+        scan: { offset: 0, skippingFrom: null },
+        seedUntil: 0,
+        committed: 0,
+        delivered: 0,
+        state: undefined,
+        stateJson: undefined,
+        first: true,
+        running: null,
+        again: false,
+        denied: false,
+        initial: this.historyScan && !this.ready,
+        lastChangeAt: Date.now(),
+      });
+    }
+    this.files.get(path)!.lastChangeAt = Date.now();
+    this.schedule(path);
+  }
+
+  private onUnlink(path: string): void {
+    const f = this.files.get(path);
+    if (!f) return;
+    this.files.delete(path);
+    this.store.delete(path);
+    this.save();
+    this.emit('removed', path);
+  }
+
+  private schedule(path: string): void {
+    const f = this.files.get(path);
+    if (!f || this.closed) return;
+    if (f.running) {
+      f.again = true;
+      return;
+    }
+    f.running = (async () => {
+      try {
+        do {
+          f.again = false;
+          await this.withSlot(() => this.pump(f));
+        } while (f.again && !this.closed && this.files.get(path) === f);
+      } catch (e) {
+        this.emit('warning', 'tail-error', { path, message: e instanceof Error ? e.message : String(e) });
+      } finally {
+        f.running = null;
+      }
+    })();
+  }
+
+  private async withSlot<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.active >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** First sight of a file (or a replaced / truncated one): where to start and what is seed. */
+  private async place(f: FileState, st: Stats, initial: boolean): Promise<void> {
+    const entry = this.store.get(f.path);
+    const id = identityOf(st);
+    f.id = id;
+    f.first = true;
+    if (entry) {
+      const verdict = resumeVerdict(entry, { ...id, size: st.size });
+      if (verdict === 'resume') {
+        f.scan = { offset: entry.offset, skippingFrom: null };
+        f.committed = entry.offset;
+        f.delivered = entry.offset;
+        f.seedUntil = entry.seedUntil;
+        f.state = entry.state;
+        f.stateJson = entry.state === undefined ? undefined : JSON.stringify(entry.state);
+        return;
+      }
+      this.store.delete(f.path);
+      this.emit('reset', f.path, verdict);
+      initial = false; // new content: not history
+    }
+    const h = this.opts.daemon.seedHistoryBytes;
+    const maxAgeMs = (this.opts.daemon.seedMaxAgeMinutes ?? 0) * 60_000;
+    let start = 0;
+    let seedUntil = 0;
+    if (initial && maxAgeMs > 0 && Date.now() - st.mtimeMs > maxAgeMs) {
+      start = await this.alignToLine(f.path, st.size, st.size); // an old session: only what comes next
+      seedUntil = start;
+    } else if (st.size > h) {
+      start = await this.alignToLine(f.path, st.size - h, st.size);
+      seedUntil = st.size;
+    } else if (initial) seedUntil = st.size;
+    f.scan = { offset: start, skippingFrom: null };
+    f.committed = start;
+    f.delivered = start;
+    f.seedUntil = seedUntil;
+    f.state = undefined;
+    f.stateJson = undefined;
+    this.persist(f);
+  }
+
+  /** The first line start at or after `pos` (pos itself when a line starts there). */
+  private async alignToLine(path: string, pos: number, size: number): Promise<number> {
+    if (pos <= 0) return 0;
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(this.opts.daemon.readChunkBytes);
+      let at = pos - 1;
+      while (at < size) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - at), at);
+        if (bytesRead === 0) break;
+        const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+        if (nl >= 0) return at + nl + 1;
+        at += bytesRead;
+      }
+      return size;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async pump(f: FileState): Promise<void> {
+    if (this.closed || this.files.get(f.path) !== f) return;
+    let st: Stats;
+    try {
+      st = await stat(f.path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') this.onUnlink(f.path);
+      else this.emit('skipped', f.path, 'unreadable', { code });
+      return;
+    }
+    if (!st.isFile()) return;
+    if (!f.id) await this.place(f, st, f.initial);
+    else if (!sameFile(f.id, identityOf(st))) {
+      this.emit('reset', f.path, 'replaced');
+      this.store.delete(f.path);
+      f.id = null;
+      await this.place(f, st, false);
+    } else if (st.size < f.scan.offset || st.size < f.committed) {
+      this.emit('reset', f.path, 'truncated');
+      this.store.delete(f.path);
+      f.id = null;
+      await this.place(f, st, false);
+    }
+    if (st.size <= f.scan.offset) return;
+    f.lastChangeAt = Date.now();
+
+    let fh;
+    try {
+      fh = await open(f.path, 'r');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return this.onUnlink(f.path);
+      if (!f.denied) this.emit('skipped', f.path, code === 'EACCES' || code === 'EPERM' ? 'permission-denied' : 'unreadable', { code });
+      f.denied = true;
+      return;
+    }
+    f.denied = false;
+    try {
+      const now = await fh.stat();
+      if (!sameFile(identityOf(now), f.id!)) {
+        f.again = true; // replaced between stat and open: the next round resets it
+        return;
+      }
+      const limit = now.size;
+      const d = this.opts.daemon;
+      for await (const batch of scanLines(fh, f.scan, limit, {
+        maxLineBytes: d.maxLineBytes,
+        chunkBytes: d.readChunkBytes,
+        maxBatchBytes: d.maxBatchBytes,
+        maxBatchLines: MAX_BATCH_LINES,
+        includeUnterminated: false,
+      })) {
+        if (this.closed || this.files.get(f.path) !== f) return;
+        for (const s of batch.skipped) this.emit('skipped', f.path, s.reason, { startOffset: s.startOffset, endOffset: s.endOffset });
+        f.scan = batch.state;
+        // A line boundary: never inside an over-long line still being skipped.
+        const boundary = batch.state.skippingFrom ?? batch.state.offset;
+        if (batch.lines.length) await this.deliver(f, batch.lines, boundary);
+        else if (f.committed >= f.delivered && boundary > f.committed) {
+          // Only skipped / blank bytes and nothing outstanding: the position itself is processed.
+          f.delivered = boundary;
+          f.committed = boundary;
+          this.persist(f);
+        }
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async deliver(f: FileState, lines: TailLine[], endOffset: number): Promise<void> {
+    const seed = lines.filter((l) => l.endOffset <= f.seedUntil);
+    const live = seed.length === lines.length ? [] : lines.slice(seed.length);
+    const groups: Array<[TailLine[], boolean]> = [];
+    if (seed.length) groups.push([seed, true]);
+    if (live.length) groups.push([live, false]);
+    for (const [group, isSeed] of groups) {
+      const info: LinesInfo = {
+        seed: isSeed,
+        subagent: f.subagent,
+        first: f.first,
+        state: f.first ? f.state : undefined,
+        endOffset: group === live || !live.length ? endOffset : group[group.length - 1].endOffset,
+      };
+      f.first = false;
+      f.delivered = group[group.length - 1].endOffset;
+      for (const l of this.listeners('lines') as LinesListener[]) {
+        try {
+          await l(f.path, f.sessionId, group, info);
+        } catch (e) {
+          this.emit('warning', 'consumer-error', { path: f.path, message: e instanceof Error ? e.message : String(e) });
+        }
+      }
+    }
+  }
+
+  private persist(f: FileState): void {
+    if (!f.id) return;
+    let size = 0;
+    try {
+      size = statSync(f.path).size;
+    } catch {
+      /* gone: the unlink handler drops it */
+    }
+    this.store.set(f.path, {
+      ...f.id,
+      offset: f.committed,
+      size,
+      seedUntil: f.seedUntil,
+      state: f.state,
+      updatedAt: Date.now(),
+    });
+    this.save();
+  }
+
+  private save(): void {
+    try {
+      this.store.save();
+    } catch (e) {
+      this.emit('warning', 'offsets-not-saved', { code: (e as NodeJS.ErrnoException).code ?? 'unknown' });
+    }
+  }
+}
