@@ -16,6 +16,8 @@ export interface Command {
   summary: string;
   /** Full --help text (usage line first). */
   help: string;
+  /** Subcommand dispatchers (e.g. `eval`) print their subcommands' own --help: main leaves it to run(). */
+  ownHelp?: boolean;
   run(argv: string[]): Promise<number>;
 }
 

@@ -61,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.USAGE;
   }
   const { command } = await load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if ((rest.includes('--help') || rest.includes('-h')) && !command.ownHelp) {
     process.stdout.write(command.help.trimEnd() + '\n');
     return EXIT.OK;
   }

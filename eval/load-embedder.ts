@@ -1,0 +1,15 @@
+/**
+ * The embedder an evaluation or search uses: the effective config (defaults < config.json <
+ * env < --set flags), with `--model PATH` (a local transformers.js model folder, e.g.
+ * .models/offline-glove-sif) taking precedence over embedding.localModelPath.
+ */
+import { resolve } from 'node:path';
+import { loadConfig } from '../config/load.js';
+import { createEmbedder } from '../embed/embedder.js';
+import type { Embedder } from '../embed/types.js';
+
+export async function loadEmbedder(modelPath: string | undefined, setFlags: string[] | undefined): Promise<Embedder> {
+  const { config } = loadConfig({ flags: setFlags });
+  const embedding = modelPath ? { ...config.embedding, localModelPath: resolve(modelPath) } : config.embedding;
+  return createEmbedder(embedding);
+}

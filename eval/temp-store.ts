@@ -1,0 +1,129 @@
+/**
+ * A throw-away knowledge store for evaluations and benchmarks: items (external id, heading,
+ * text) are embedded with the given Embedder and written straight through the store writer
+ * API (no markdown indexer) into a fresh temp directory; the store is then reopened
+ * read-only for searching. `dispose()` closes it and deletes the directory.
+ * Used by eval retrieval (LoCoMo), eval beir, bench/search.bench.ts and test/search.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreReader } from '../store/types.js';
+import type { Embedder } from '../embed/types.js';
+import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
+
+export interface TempItem {
+  /** External id (LoCoMo dia_id, BEIR _id): what metrics compare. */
+  id: string;
+  /** Chunk heading (indexed by FTS with a higher BM25 weight than the body). */
+  heading: string;
+  text: string;
+}
+
+export interface TempGroup {
+  /** Document name inside the temp source (one document per group, e.g. a LoCoMo session). */
+  name: string;
+  /** Document title (indexed by FTS with the highest weight). */
+  title: string;
+  items: TempItem[];
+}
+
+export interface TempStore {
+  dir: string;
+  path: string;
+  reader: StoreReader;
+  /** chunk id → external id. */
+  idOf(chunkId: number): string | undefined;
+  /** external id → chunk id. */
+  chunkIdOf(id: string): number | undefined;
+  dispose(): void;
+}
+
+/** Region name used in temp stores. */
+export const TEMP_REGION = 'eval';
+/** Items per replaceDocument when a group is split (bounds one transaction's size). */
+export const TEMP_DOC_CHUNKS = 2000;
+
+export interface BuildOptions {
+  /** Directory prefix for mkdtemp (default: os.tmpdir()). */
+  parent?: string;
+  /** Called after each group is embedded and written, with items written so far. */
+  onProgress?: (done: number) => void;
+  /** Precomputed vectors by external id (skips embedding those items: benchmarks). */
+  vectorOf?: (item: TempItem, index: number) => Float32Array | undefined;
+}
+
+/** Embed and write every group into a fresh temp store; returns it opened read-only. */
+export async function buildTempStore(embedder: Embedder, groups: TempGroup[], opts: BuildOptions = {}): Promise<TempStore> {
+  const dir = mkdtempSync(join(opts.parent ?? tmpdir(), 'active-brain-eval-'));
+  const path = join(dir, 'store.sqlite');
+  const handleToId = new Map<string, string>();
+  try {
+    const writer = openStoreWriter(path);
+    try {
+      writer.setModel(embedder.modelId, embedder.dim);
+      writer.ensureRegion(TEMP_REGION, 'global');
+      const source = writer.addSource(TEMP_REGION, join(dir, 'docs'), 'notes');
+      let done = 0;
+      for (const g of groups) {
+        for (let start = 0; start < g.items.length; start += TEMP_DOC_CHUNKS) {
+          const part = g.items.slice(start, start + TEMP_DOC_CHUNKS);
+          const vectors: Float32Array[] = new Array(part.length);
+          const need: number[] = [];
+          part.forEach((it, i) => {
+            const v = opts.vectorOf?.(it, done + i);
+            if (v) vectors[i] = v;
+            else need.push(i);
+          });
+          if (need.length > 0) {
+            const embedded = await embedder.embed(need.map((i) => embedText(part[i])));
+            need.forEach((i, j) => (vectors[i] = embedded[j]));
+          }
+          const suffix = start === 0 ? '' : `.${start / TEMP_DOC_CHUNKS}`;
+          const { handles } = writer.replaceDocument(
+            { sourceId: source.id, path: join(dir, 'docs', `${g.name}${suffix}.md`), hash: `${g.name}${suffix}`, mtime: 0, size: 0, title: g.title },
+            part.map((it) => ({ heading: it.heading, text: it.text, createdAt: 0 })),
+            vectors,
+          );
+          handles.forEach((h, i) => handleToId.set(h, part[i].id));
+          done += part.length;
+          opts.onProgress?.(done);
+        }
+      }
+    } finally {
+      writer.close();
+    }
+    const reader = openStoreReader(path);
+    const byChunk = new Map<number, string>();
+    const byId = new Map<string, number>();
+    for (const [handle, id] of handleToId) {
+      const c = reader.chunkByHandle(handle);
+      if (c) {
+        byChunk.set(c.id, id);
+        if (!byId.has(id)) byId.set(id, c.id);
+      }
+    }
+    return {
+      dir,
+      path,
+      reader,
+      idOf: (chunkId) => byChunk.get(chunkId),
+      chunkIdOf: (id) => byId.get(id),
+      dispose() {
+        try {
+          reader.close();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** The text embedded for an item: heading (e.g. a BEIR title) and body. */
+export function embedText(it: TempItem): string {
+  return it.heading ? `${it.heading}\n${it.text}` : it.text;
+}
