@@ -1,5 +1,5 @@
 // Build: transpile every TypeScript module to dist/ (esbuild, no bundling, layout kept), then
-// bundle the hook into one dependency-free file dist/hook.bundle.js (the prompt path must
+// bundle the hook into one dependency-free file dist/hook.bundle.cjs (the prompt path must
 // import nothing heavy). Type checking is separate: `npm run typecheck`.
 import { build } from 'esbuild';
 import { readdirSync, statSync, rmSync, mkdirSync, existsSync } from 'node:fs';
@@ -42,12 +42,15 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
-// The hook: one file, no runtime dependencies, no heavy imports.
+// The hook: one file, no runtime dependencies, no heavy imports. CommonJS on purpose: Node
+// starts a CJS file much faster than an ESM one that imports built-ins (ESM facades for
+// node:fs & co.) — measured in bench/hook.bench.ts, see docs/HOOK.md.
+rmSync(join(root, 'dist', 'hook.bundle.js'), { force: true }); // the former ESM bundle
 if (existsSync(join(root, 'hook', 'main.ts'))) await build({
   entryPoints: [join(root, 'hook', 'main.ts')],
-  outfile: join(root, 'dist', 'hook.bundle.js'),
+  outfile: join(root, 'dist', 'hook.bundle.cjs'),
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   minify: false,

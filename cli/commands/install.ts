@@ -1,0 +1,64 @@
+/**
+ * `active-brain install [--project] [--dry-run]`: registers the hook in Claude Code's
+ * settings (user scope by default, honouring CLAUDE_CONFIG_DIR; --project: ./.claude/
+ * settings.json) and writes <home>/hook-settings.json from the effective config. The
+ * merge itself is pure (hook/install.ts); file handling in hook/install-files.ts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { writeHookSettings } from '../../config/hook-settings.js';
+import { installHook, packageRoot } from '../../hook/install-files.js';
+import { SettingsShapeError } from '../../hook/install.js';
+
+export const command: Command = {
+  name: 'install',
+  summary: 'register the Claude Code UserPromptSubmit hook',
+  help: `usage: active-brain install [--project] [--dry-run] [--json] [--set key.path=value ...]
+
+Adds one UserPromptSubmit hook entry ("<node> <package>/bin/active-brain-hook.cjs", timeout 5 s)
+to Claude Code's settings and writes $ACTIVE_BRAIN_HOME/hook-settings.json for the hook.
+  (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+  --project   this directory's .claude/settings.json
+  --dry-run   show the change (a line diff) and write nothing
+Idempotent: an entry already present is left alone (an older path of ours is updated).
+Every other setting and hook is kept; the original is saved as settings.json.active-brain.bak.
+Invalid JSON in the settings file: nothing is changed, exit 1.
+Warns when the hook is also registered at the other scope (it would fire twice).
+Every mode starts in soak (logs what it would say, prints nothing) until "active-brain enable".`,
+  async run(argv) {
+    const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
+    const dryRun = Boolean(values['dry-run']);
+    const bundle = join(packageRoot(), 'dist', 'hook.bundle.cjs');
+    if (!existsSync(bundle)) throw new UserError(`the hook is not built (${bundle} is missing). Run "npm run build" in ${packageRoot()} first.`, EXIT.ENV);
+    const { config } = loadConfig({ flags: values.set });
+    let report;
+    try {
+      report = installHook({ scope: values.project ? 'project' : 'user', cwd: process.cwd(), env: process.env, dryRun });
+    } catch (e) {
+      if (e instanceof SettingsShapeError) throw new UserError(e.message, EXIT.FAIL);
+      throw e;
+    }
+    const hookSettings = dryRun ? null : writeHookSettings(config);
+    if (values.json) {
+      const { text: _text, ...shown } = report; // the file itself is not echoed (it may hold secrets)
+      printJson({ ...shown, hookSettings });
+    } else {
+      const out: string[] = [];
+      if (dryRun) {
+        out.push(report.changed ? `would change ${report.path}:` : `${report.path} already has the hook; nothing would change.`);
+        if (report.changed) out.push(report.diff);
+      } else if (report.changed) {
+        out.push(`hook ${report.action} in ${report.path}${report.backup ? ` (original saved as ${report.backup})` : ''}`);
+      } else out.push(`hook already installed in ${report.path}; nothing changed.`);
+      out.push(`command: ${report.command}`);
+      if (hookSettings) out.push(`hook settings: ${hookSettings}`);
+      process.stdout.write(out.join('\n') + '\n');
+    }
+    for (const d of report.duplicates) {
+      process.stderr.write(`active-brain: warning: the hook is also registered in ${d}; Claude Code merges scopes, so it would fire twice. Remove one (active-brain uninstall${report.scope === 'user' ? ' --project' : ''}).\n`);
+    }
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * `active-brain uninstall [--project] [--dry-run]`: removes only active-brain's
+ * UserPromptSubmit entry from Claude Code's settings (user scope by default, --project for
+ * ./.claude/settings.json); every other setting and hook stays. Pure change in
+ * hook/install.ts, files in hook/install-files.ts.
+ */
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { uninstallHook } from '../../hook/install-files.js';
+import { SettingsShapeError } from '../../hook/install.js';
+
+export const command: Command = {
+  name: 'uninstall',
+  summary: 'remove the Claude Code hook entry (only ours)',
+  help: `usage: active-brain uninstall [--project] [--dry-run] [--json]
+
+Removes active-brain's UserPromptSubmit hook entry and nothing else.
+  (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+  --project   this directory's .claude/settings.json
+  --dry-run   show the change and write nothing
+The original is saved as settings.json.active-brain.bak. Invalid JSON: nothing changed, exit 1.
+Mentions any registration left at the other scope.`,
+  async run(argv) {
+    const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
+    const dryRun = Boolean(values['dry-run']);
+    let report;
+    try {
+      report = uninstallHook({ scope: values.project ? 'project' : 'user', cwd: process.cwd(), env: process.env, dryRun });
+    } catch (e) {
+      if (e instanceof SettingsShapeError) throw new UserError(e.message, EXIT.FAIL);
+      throw e;
+    }
+    const { text: _text, ...shown } = report; // the file itself is not echoed (it may hold secrets)
+    if (values.json) printJson(shown);
+    else if (!report.changed) process.stdout.write(`no active-brain hook in ${report.path}; nothing changed.\n`);
+    else if (dryRun) process.stdout.write(`would change ${report.path}:\n${report.diff}\n`);
+    else process.stdout.write(`hook removed from ${report.path}${report.backup ? ` (original saved as ${report.backup})` : ''}\n`);
+    for (const d of report.duplicates) process.stderr.write(`active-brain: note: the hook is still registered in ${d}.\n`);
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,211 @@
+/**
+ * The hook's decisions, as pure functions. Input: the parsed payload, the hook settings,
+ * this session's offer cache and hook state, the clock, the environment and a few file
+ * facts that hook/main.ts gathered (kill file, stdin status, transcript size). Output:
+ * print / silent / would-fire with a reason code and the line to print.
+ *
+ * Order (../shared/DESIGN.md "The hook"), each failing to silence:
+ *   kill file → settings → payload → worker/subagent refusal → mode → state → cache →
+ *   stale → confidence → session budget → minimum gap (repeat, turns, seconds) →
+ *   byte cap / token ceiling → deadline → soak (would-fire) → print.
+ *
+ * Every gate is one line ending in `// gate:<name>`; scripts/check-gates.mjs disables each
+ * in turn and checks that some test fails.
+ */
+import type { HookSettings, HookState, ModeState, Offer, OfferCache, OfferType } from '../shared/types.js';
+import { modeFor } from '../shared/modes.js';
+import { anyGlobMatch } from '../shared/glob.js';
+import { safeSessionId } from '../shared/paths.js';
+import { formatOfferLine } from '../shared/offer-format.js';
+
+export type Outcome = 'print' | 'silent' | 'would-fire';
+
+/** Every reason code the hook logs (logs-schema/hook-record.schema.json lists the same). */
+export const REASONS = [
+  'printed', 'would-fire',
+  'killed', 'settings-invalid', 'stdin-too-large', 'stdin-timeout', 'bad-payload', 'wrong-event',
+  'worker-agent', 'worker-env', 'worker-cwd', 'sidechain-path', 'no-mode', 'mode-off',
+  'state-locked', 'state-invalid', 'no-cache', 'cache-invalid', 'no-offer',
+  'stale-session', 'stale-expired', 'transcript-untrusted', 'stale-lag',
+  'low-confidence', 'budget', 'repeat', 'gap-turns', 'gap-seconds', 'byte-cap', 'token-ceiling',
+  'deadline', 'error',
+] as const;
+export type Reason = (typeof REASONS)[number];
+
+export type HookMode = HookSettings['modes'][number];
+
+/** The fields of the Claude Code UserPromptSubmit payload the hook uses (the prompt is never read). */
+export interface HookPayload {
+  session_id: string;
+  transcript_path?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  agent_id?: string;
+  agent_type?: string;
+}
+
+export type StdinStatus = 'ok' | 'too-large' | 'timeout';
+
+/** What main.ts found on disk about the payload's transcript. */
+export type TranscriptFacts =
+  | { status: 'ok'; size: number }
+  | { status: 'untrusted' | 'missing' | 'absent' };
+
+export interface PreludeInput {
+  /** Parsed stdin JSON (undefined when it did not parse). */
+  payload: unknown;
+  stdin: StdinStatus;
+  settings: HookSettings | null;
+  env: Readonly<Record<string, string | undefined>>;
+  killed: boolean;
+}
+
+export interface OfferInput {
+  sessionId: string;
+  mode: HookMode;
+  settings: HookSettings;
+  /** null = no state file yet; 'invalid' = it exists but does not parse. */
+  state: HookState | null | 'invalid';
+  /** Parsed cache JSON; undefined = no cache file; 'invalid' = unreadable or not JSON. */
+  cache: unknown;
+  transcript: TranscriptFacts;
+  now: number;
+  /** True when the hook's own deadline has passed. */
+  pastDeadline: boolean;
+}
+
+export interface Decision {
+  outcome: Outcome;
+  reason: Reason;
+  sessionId: string | null;
+  mode: string | null;
+  modeState: ModeState | null;
+  /** This prompt's number in the session (set once the state was read). */
+  turn?: number;
+  offer?: Pick<Offer, 'id' | 'handle' | 'type' | 'confidence'>;
+  text?: string;
+  bytes?: number;
+}
+
+export type Prelude = { done: Decision } | { done: null; sessionId: string; mode: HookMode; payload: HookPayload };
+
+const OFFER_TYPES: readonly OfferType[] = ['past-fix', 'analogous', 'contradicts', 'tangent'];
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const optStr = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+
+/** The payload, if it is a usable UserPromptSubmit object; null otherwise. */
+export function parsePayload(v: unknown): HookPayload | null {
+  if (!isObj(v) || typeof v.session_id !== 'string') return null;
+  if (!optStr(v.transcript_path) || !optStr(v.cwd) || !optStr(v.hook_event_name)) return null;
+  return v as unknown as HookPayload;
+}
+
+/** The cache, if it has the OfferCache shape (offer may be null); null otherwise. */
+export function parseCache(v: unknown): OfferCache | null {
+  if (!isObj(v) || v.version !== 1 || typeof v.sessionId !== 'string') return null;
+  if (!isFiniteNum(v.transcriptOffset) || !isFiniteNum(v.expiresAt) || !isFiniteNum(v.createdAt) || !isFiniteNum(v.turn)) return null;
+  if (v.offer === null) return v as unknown as OfferCache;
+  const o = v.offer;
+  if (!isObj(o) || typeof o.id !== 'string' || !o.id || typeof o.handle !== 'string' || !o.handle) return null;
+  if (!OFFER_TYPES.includes(o.type as OfferType) || !isFiniteNum(o.confidence) || typeof o.reason !== 'string') return null;
+  if (o.confidence < 0 || o.confidence > 1) return null;
+  return v as unknown as OfferCache;
+}
+
+function silent(reason: Reason, base: Partial<Decision> = {}): Decision {
+  return { sessionId: null, mode: null, modeState: null, ...base, outcome: 'silent', reason };
+}
+
+/** Gates that need no file of the session: kill, settings, payload, worker refusal, mode. */
+export function prelude(input: PreludeInput): Prelude {
+  const { settings, env } = input;
+  if (input.killed) return { done: silent('killed') }; // gate:kill
+  if (!settings) return { done: silent('settings-invalid') }; // gate:settings
+  if (input.stdin !== 'ok') return { done: silent(input.stdin === 'timeout' ? 'stdin-timeout' : 'stdin-too-large') }; // gate:stdin
+  const payload = parsePayload(input.payload);
+  const sessionId = payload ? safeSessionId(payload.session_id) : null;
+  if (!payload || !sessionId) return { done: silent('bad-payload') }; // gate:payload
+  const base = { sessionId };
+  if (payload.hook_event_name != null && payload.hook_event_name !== 'UserPromptSubmit') return { done: silent('wrong-event', base) }; // gate:event
+  if (payload.agent_id != null || payload.agent_type != null) return { done: silent('worker-agent', base) }; // gate:worker-agent
+  if (settings.workers.envMarker && env[settings.workers.envMarker]) return { done: silent('worker-env', base) }; // gate:worker-env
+  const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null;
+  if (cwd && anyGlobMatch(settings.workers.cwdGlobs, cwd)) return { done: silent('worker-cwd', base) }; // gate:worker-cwd
+  const tp = typeof payload.transcript_path === 'string' ? payload.transcript_path : '';
+  if (/[\\/]subagents[\\/]/.test(tp)) return { done: silent('sidechain-path', base) }; // gate:sidechain-path
+  const mode = modeFor(settings.modes, cwd);
+  if (!mode) return { done: silent('no-mode', base) }; // gate:no-mode
+  const withMode = { sessionId, mode: mode.name, modeState: mode.state };
+  if (mode.state === 'off') return { done: silent('mode-off', withMode) }; // gate:mode-off
+  return { done: null, sessionId, mode, payload };
+}
+
+/** Gates over this session's state and cache, in order, ending in print / would-fire. */
+export function offerGates(input: OfferInput): Decision {
+  const { mode, settings, now } = input;
+  const base: Partial<Decision> = { sessionId: input.sessionId, mode: mode.name, modeState: mode.state };
+  if (input.state === 'invalid') return silent('state-invalid', base); // gate:state-invalid
+  const state = input.state;
+  const turn = (state?.turns ?? 0) + 1;
+  base.turn = turn;
+  if (input.cache === undefined) return silent('no-cache', base); // gate:no-cache
+  const cache = parseCache(input.cache);
+  if (!cache) return silent('cache-invalid', base); // gate:cache-invalid
+  if (cache.sessionId !== input.sessionId) return silent('stale-session', base); // gate:stale-session
+  if (!cache.offer) return silent('no-offer', base); // gate:no-offer
+  const offer = cache.offer;
+  base.offer = { id: offer.id, handle: offer.handle, type: offer.type, confidence: offer.confidence };
+  if (now > cache.expiresAt) return silent('stale-expired', base); // gate:stale-expired
+  if (input.transcript.status !== 'ok') return silent('transcript-untrusted', base); // gate:transcript
+  const growth = input.transcript.size - cache.transcriptOffset;
+  if (growth < 0 || growth > settings.maxLagBytes) return silent('stale-lag', base); // gate:stale-lag
+  if (offer.confidence < mode.minConfidence) return silent('low-confidence', base); // gate:confidence
+  const shown = state?.shown ?? 0;
+  if (shown >= mode.sessionBudget) return silent('budget', base); // gate:budget
+  if (state?.seenOfferIds.includes(offer.id)) return silent('repeat', base); // gate:repeat
+  if (state?.lastShownTurn != null && turn - state.lastShownTurn < mode.minGapTurns) return silent('gap-turns', base); // gate:gap-turns
+  if (state?.lastShownAt != null && (now - state.lastShownAt) / 1000 < mode.minGapSeconds) return silent('gap-seconds', base); // gate:gap-seconds
+  const line = formatOfferLine(offer, { maxBytes: settings.maxBytes, maxTokens: settings.tokenCeiling });
+  if (!line) return silent('byte-cap', base); // gate:byte-cap
+  if (line.tokens > settings.tokenCeiling) return silent('token-ceiling', base); // gate:token-ceiling
+  if (input.pastDeadline) return silent('deadline', base); // gate:deadline
+  const out: Decision = { ...(base as Decision), text: line.text, bytes: line.bytes, outcome: 'print', reason: 'printed' };
+  if (mode.state !== 'live') return { ...out, outcome: 'would-fire', reason: 'would-fire' }; // gate:soak
+  return out;
+}
+
+/** Both stages in one call (what main.ts does around its state lock). */
+export function decide(pre: PreludeInput, rest: Omit<OfferInput, 'sessionId' | 'mode' | 'settings'>): Decision {
+  const p = prelude(pre);
+  if (p.done) return p.done;
+  return offerGates({ ...rest, sessionId: p.sessionId, mode: p.mode, settings: pre.settings as HookSettings });
+}
+
+/** Longest list of offer ids remembered per session (oldest dropped first). */
+export const MAX_SEEN_OFFER_IDS = 256;
+
+/** The session's hook state after this decision: one more turn; one more shown when it fired. */
+export function nextState(prev: HookState | null, sessionId: string, d: Decision, now: number): HookState {
+  const s: HookState = prev
+    ? { ...prev, seenOfferIds: [...prev.seenOfferIds] }
+    : { version: 1, sessionId, turns: 0, shown: 0, lastShownTurn: null, lastShownAt: null, seenOfferIds: [] };
+  s.turns = d.turn ?? s.turns + 1;
+  if ((d.outcome === 'print' || d.outcome === 'would-fire') && d.offer) {
+    s.shown += 1;
+    s.lastShownTurn = s.turns;
+    s.lastShownAt = now;
+    s.seenOfferIds.push(d.offer.id);
+    if (s.seenOfferIds.length > MAX_SEEN_OFFER_IDS) s.seenOfferIds.splice(0, s.seenOfferIds.length - MAX_SEEN_OFFER_IDS);
+  }
+  return s;
+}
+
+/** A state file's content, if it has the HookState shape for this session. */
+export function parseState(v: unknown, sessionId: string): HookState | null {
+  if (!isObj(v) || v.version !== 1 || v.sessionId !== sessionId) return null;
+  if (!isFiniteNum(v.turns) || !isFiniteNum(v.shown) || !Array.isArray(v.seenOfferIds)) return null;
+  if (!(v.lastShownTurn === null || isFiniteNum(v.lastShownTurn)) || !(v.lastShownAt === null || isFiniteNum(v.lastShownAt))) return null;
+  if (!v.seenOfferIds.every((x) => typeof x === 'string')) return null;
+  return v as unknown as HookState;
+}

@@ -1,0 +1,96 @@
+/**
+ * The hook's reads of the outside world, each bounded: stdin (size and time), this
+ * session's offer cache (size), and the payload's transcript (only trusted when it is an
+ * absolute `.jsonl` path under the transcript root whose realpath stays under the root's
+ * realpath). Everything returns a status instead of throwing.
+ */
+import { read, readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { sessionCachePath } from '../shared/paths.js';
+import type { StdinStatus, TranscriptFacts } from './gates.js';
+
+/** Largest payload read (the prompt is part of it; bigger → silence). */
+export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+/** Bytes per stdin read, and the retry pause when a non-blocking stdin has nothing yet. */
+const STDIN_CHUNK_BYTES = 64 * 1024;
+const STDIN_RETRY_MS = 1;
+/** Largest cache file read. */
+export const MAX_CACHE_BYTES = 64 * 1024;
+
+/**
+ * Read all of stdin within `timeoutMs`. Uses fs.read on fd 0 (libuv thread pool) rather than
+ * process.stdin: no stream machinery to load, and a parent that never closes stdin cannot
+ * hold the hook — the caller's timer still fires and exits.
+ */
+export function readStdin(timeoutMs: number): Promise<{ status: StdinStatus; text: string }> {
+  return new Promise((done) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let finished = false;
+    const finish = (status: StdinStatus) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      done({ status, text: status === 'ok' ? Buffer.concat(chunks).toString('utf8') : '' });
+    };
+    const timer = setTimeout(() => finish('timeout'), Math.max(1, timeoutMs));
+    const step = () => {
+      const buf = Buffer.allocUnsafe(STDIN_CHUNK_BYTES);
+      read(0, buf, 0, buf.length, null, (err, n) => {
+        if (finished) return;
+        if (err) {
+          // A non-blocking pipe with nothing yet: try again shortly. Anything else ends the input.
+          if (err.code === 'EAGAIN') setTimeout(step, STDIN_RETRY_MS);
+          else finish('ok');
+          return;
+        }
+        if (n === 0) return finish('ok');
+        size += n;
+        if (size > MAX_STDIN_BYTES) return finish('too-large');
+        chunks.push(buf.subarray(0, n));
+        step();
+      });
+    };
+    step();
+  });
+}
+
+/** Parsed cache JSON; undefined when there is no cache file; 'invalid' when unreadable. */
+export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
+  let raw: string;
+  try {
+    const path = sessionCachePath(sessionId, env);
+    if (statSync(path).size > MAX_CACHE_BYTES) return 'invalid';
+    raw = readFileSync(path, 'utf8');
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'invalid';
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return 'invalid';
+  }
+}
+
+/** Lexical check: absolute, ends in .jsonl, no `..`, inside root. */
+export function transcriptPathAcceptable(path: unknown, root: string): path is string {
+  if (typeof path !== 'string' || !path || !isAbsolute(path) || !path.endsWith('.jsonl')) return false;
+  if (path.split(/[\\/]/).includes('..')) return false;
+  const r = resolve(root);
+  return resolve(path).startsWith(r.endsWith(sep) ? r : r + sep);
+}
+
+export function transcriptFacts(path: unknown, root: string): TranscriptFacts {
+  if (path === undefined || path === null || path === '') return { status: 'absent' };
+  if (!transcriptPathAcceptable(path, root)) return { status: 'untrusted' };
+  try {
+    const realRoot = realpathSync(root);
+    const real = realpathSync(path);
+    if (!real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep) || !real.endsWith('.jsonl')) return { status: 'untrusted' };
+    const st = statSync(real);
+    if (!st.isFile()) return { status: 'untrusted' };
+    return { status: 'ok', size: st.size };
+  } catch {
+    return { status: 'missing' };
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The file side of `active-brain install` / `uninstall`: find the Claude Code settings file
+ * for a scope (user: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json; project:
+ * <cwd>/.claude/settings.json), read it, apply a pure change from hook/install.ts, back the
+ * original up to `settings.json.active-brain.bak`, and write atomically (through a symlink
+ * to its target, keeping the file's mode). Dry runs read only. Also reports our entries at
+ * the other scope (the hook would fire twice).
+ */
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
+import { claudeConfigDir } from '../shared/paths.js';
+import {
+  countOurs, detectIndent, hookCommand, lineDiff, parseSettingsText, withHookInstalled, withHookRemoved,
+  type InstallAction,
+} from './install.js';
+
+export type Scope = 'user' | 'project';
+/** What Claude Code runs: the CommonJS launcher (no ESM loader at start-up; docs/HOOK.md). */
+export const HOOK_BIN = 'active-brain-hook.cjs';
+export const BACKUP_SUFFIX = '.active-brain.bak';
+
+export function settingsPathFor(scope: Scope, cwd: string, env: NodeJS.ProcessEnv): string {
+  return scope === 'user' ? join(claudeConfigDir(env), 'settings.json') : join(resolve(cwd), '.claude', 'settings.json');
+}
+
+/** Every file where an entry at the other scope(s) would also fire. */
+function otherScopeFiles(scope: Scope, cwd: string, env: NodeJS.ProcessEnv): string[] {
+  if (scope === 'project') return [settingsPathFor('user', cwd, env)];
+  const dir = join(resolve(cwd), '.claude');
+  return [join(dir, 'settings.json'), join(dir, 'settings.local.json')];
+}
+
+/** The package root (holds package.json and bin/), found from this module's location. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'bin', HOOK_BIN))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find the active-brain package root (bin/${HOOK_BIN})`);
+}
+
+export function defaultHookCommand(): string {
+  return hookCommand(process.execPath, join(packageRoot(), 'bin', HOOK_BIN));
+}
+
+interface Loaded {
+  path: string;
+  /** Where writes go: the symlink target when the path is a link. */
+  target: string;
+  exists: boolean;
+  text: string;
+  mode: number;
+}
+
+function load(path: string): Loaded {
+  if (!existsSync(path)) return { path, target: path, exists: false, text: '', mode: 0o600 };
+  const target = realpathSync(path);
+  return { path, target, exists: true, text: readFileSync(target, 'utf8'), mode: statSync(target).mode & 0o777 };
+}
+
+function otherScopeDuplicates(scope: Scope, path: string, cwd: string, env: NodeJS.ProcessEnv): string[] {
+  const self = existsSync(path) ? realpathSync(path) : resolve(path);
+  const out: string[] = [];
+  for (const f of otherScopeFiles(scope, cwd, env)) {
+    try {
+      if (!existsSync(f) || realpathSync(f) === self) continue;
+      if (countOurs(parseSettingsText(readFileSync(f, 'utf8'), f)) > 0) out.push(f);
+    } catch { /* unreadable elsewhere: not our business here */ }
+  }
+  return out;
+}
+
+export interface ChangeReport {
+  scope: Scope;
+  path: string;
+  action: InstallAction | 'removed' | 'absent';
+  changed: boolean;
+  dryRun: boolean;
+  backup: string | null;
+  command: string | null;
+  /** Other settings files that also register our hook (it would fire twice). */
+  duplicates: string[];
+  diff: string;
+  /** The new file text (what was, or would be, written). */
+  text: string;
+}
+
+export interface ChangeOptions {
+  scope: Scope;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  dryRun: boolean;
+  /** Defaults to `<node> <package>/bin/active-brain-hook.cjs`. */
+  command?: string;
+}
+
+function commit(file: Loaded, next: string, dryRun: boolean): string | null {
+  if (dryRun) return null;
+  let backup: string | null = null;
+  if (file.exists) {
+    backup = file.path + BACKUP_SUFFIX;
+    writeFileAtomic(backup, file.text, file.mode);
+  } else ensureDir(dirname(file.target));
+  writeFileAtomic(file.target, next, file.mode);
+  return backup;
+}
+
+function render(obj: unknown, original: string): string {
+  return JSON.stringify(obj, null, detectIndent(original)) + '\n';
+}
+
+export function installHook(opts: ChangeOptions): ChangeReport {
+  const path = settingsPathFor(opts.scope, opts.cwd, opts.env);
+  const file = load(path);
+  const command = opts.command ?? defaultHookCommand();
+  const { settings, action } = withHookInstalled(parseSettingsText(file.text, path), command, path);
+  const changed = action !== 'unchanged' || !file.exists;
+  const text = changed ? render(settings, file.text) : file.text;
+  const backup = changed ? commit(file, text, opts.dryRun) : null;
+  return {
+    scope: opts.scope, path, action, changed, dryRun: opts.dryRun, backup, command,
+    duplicates: otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env),
+    diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
+  };
+}
+
+export function uninstallHook(opts: ChangeOptions): ChangeReport {
+  const path = settingsPathFor(opts.scope, opts.cwd, opts.env);
+  const file = load(path);
+  const base = { scope: opts.scope, path, dryRun: opts.dryRun, command: null };
+  if (!file.exists) return { ...base, action: 'absent', changed: false, backup: null, duplicates: [], diff: '', text: '' };
+  const { settings, removed } = withHookRemoved(parseSettingsText(file.text, path), path);
+  const changed = removed > 0;
+  const text = changed ? render(settings, file.text) : file.text;
+  const backup = changed ? commit(file, text, opts.dryRun) : null;
+  return {
+    ...base, action: changed ? 'removed' : 'absent', changed, backup,
+    duplicates: otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env),
+    diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The hook's own log: one JSON line per run in <home>/logs/hook.jsonl (schema:
+ * logs-schema/hook-record.schema.json). Ids, reason codes, scores and latency only — never
+ * prompt text. Appended with O_APPEND (whole lines, one write); when the file passes
+ * ROTATE_BYTES it is renamed to hook.jsonl.<epoch-ms> and the oldest rotated files beyond
+ * KEEP_ROTATED are removed. Failures to log are swallowed: logging never breaks the prompt.
+ */
+import { openSync, writeSync, closeSync, fstatSync, renameSync, readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDir } from '../shared/atomic.js';
+import { logsDir } from '../shared/paths.js';
+import type { ModeState, OfferType } from '../shared/types.js';
+import type { Outcome, Reason } from './gates.js';
+
+export const HOOK_LOG_NAME = 'hook.jsonl';
+/** Rotate the hook log past this size. */
+export const ROTATE_BYTES = 10 * 1024 * 1024;
+/** Rotated hook logs kept. */
+export const KEEP_ROTATED = 10;
+
+export interface HookRecord {
+  /** Epoch ms when the run ended. */
+  ts: number;
+  session: string | null;
+  outcome: Outcome;
+  reason: Reason;
+  /** The hook's own time (from its module start to the log write), ms. */
+  latency_ms: number;
+  /** Node start-up before the hook's code ran, ms (wall time ≈ boot_ms + latency_ms). */
+  boot_ms: number;
+  mode: string | null;
+  mode_state: ModeState | null;
+  turn?: number;
+  offer_id?: string;
+  handle?: string;
+  type?: OfferType;
+  confidence?: number;
+  /** Bytes of the printed (or would-be printed) line. */
+  bytes?: number;
+  exit: 0;
+}
+
+export function hookLogPath(env: NodeJS.ProcessEnv): string {
+  return join(logsDir(env), HOOK_LOG_NAME);
+}
+
+function rotate(dir: string, path: string): void {
+  try {
+    renameSync(path, `${path}.${Date.now()}`);
+  } catch {
+    return; // another hook rotated it first
+  }
+  try {
+    const old = readdirSync(dir)
+      .filter((n) => n.startsWith(`${HOOK_LOG_NAME}.`) && /^\d+$/.test(n.slice(HOOK_LOG_NAME.length + 1)))
+      .sort((a, b) => Number(a.slice(HOOK_LOG_NAME.length + 1)) - Number(b.slice(HOOK_LOG_NAME.length + 1)));
+    for (const n of old.slice(0, Math.max(0, old.length - KEEP_ROTATED))) unlinkSync(join(dir, n));
+  } catch { /* best effort */ }
+}
+
+export function appendHookRecord(rec: HookRecord, env: NodeJS.ProcessEnv): void {
+  try {
+    const dir = logsDir(env);
+    ensureDir(dir);
+    const path = join(dir, HOOK_LOG_NAME);
+    const fd = openSync(path, 'a', 0o600);
+    let size = 0;
+    try {
+      writeSync(fd, JSON.stringify(rec) + '\n');
+      size = fstatSync(fd).size;
+    } finally {
+      closeSync(fd);
+    }
+    if (size > ROTATE_BYTES) rotate(dir, path);
+  } catch { /* logging never breaks the prompt */ }
+}

@@ -1,0 +1,118 @@
+/**
+ * `active-brain-hook`: the Claude Code UserPromptSubmit hook (bundled as CommonJS into
+ * dist/hook.bundle.cjs, run through bin/active-brain-hook.cjs — what install registers — or
+ * the package bin bin/active-brain-hook.js). Reads the payload on stdin,
+ * the precomputed <home>/hook-settings.json, the kill file, this session's cache and hook
+ * state; hook/gates.ts decides; this file does the IO around it: the session lock, the
+ * state write, at most one line of JSON on stdout, one record in <home>/logs/hook.jsonl.
+ *
+ * Cache-only: no search, no model, no network. Any failure, and anything past its own
+ * deadline (settings.deadlineMs), ends in silence with exit 0 and nothing on stderr. The
+ * deadline and the logged latency_ms count from this module's start (the hook's own time);
+ * boot_ms is the Node start-up before it.
+ */
+import { existsSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { killPath } from '../shared/paths.js';
+import type { HookSettings } from '../shared/types.js';
+import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
+import { readHookSettings, defaultHookSettings } from './settings.js';
+import { readStdin, readCache, transcriptFacts } from './inputs.js';
+import { acquireLock, lockPathFor, readState, writeState } from './state.js';
+import { appendHookRecord } from './log.js';
+
+/** Time kept back from the deadline for writing state, output and the log. */
+const DEADLINE_MARGIN_MS = 10;
+/** Longest wait for the session lock (also bounded by the deadline). */
+const LOCK_WAIT_MS = 40;
+
+/** When this module started: the deadline and latency_ms count the hook's own time from here. */
+const T0 = performance.now();
+const ownMs = () => performance.now() - T0;
+const env = process.env;
+let release: (() => void) | null = null;
+let ended = false;
+let context: Partial<Decision> = {};
+
+function record(d: Decision): void {
+  appendHookRecord(
+    {
+      ts: Date.now(),
+      session: d.sessionId,
+      outcome: d.outcome,
+      reason: d.reason,
+      latency_ms: Math.round(ownMs() * 100) / 100,
+      boot_ms: Math.round(T0 * 100) / 100,
+      mode: d.mode,
+      mode_state: d.modeState,
+      ...(d.turn !== undefined ? { turn: d.turn } : {}),
+      ...(d.offer
+        ? { offer_id: d.offer.id, handle: d.offer.handle, type: d.offer.type, confidence: d.offer.confidence }
+        : {}),
+      ...(d.bytes !== undefined && d.outcome !== 'silent' ? { bytes: d.bytes } : {}),
+      exit: 0,
+    },
+    env,
+  );
+}
+
+/** End the run: release the lock, print when the decision says so, log, exit 0. */
+function end(d: Decision): never {
+  if (!ended) {
+    ended = true;
+    try { release?.(); } catch { /* nothing to do */ }
+    if (d.outcome === 'print' && d.text) {
+      const out = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: d.text } });
+      try { writeSync(1, out + '\n'); } catch { /* stdout closed: nothing shown */ }
+    }
+    try { record(d); } catch { /* never */ }
+  }
+  process.exit(0);
+}
+
+function silentNow(reason: Reason): never {
+  return end({ sessionId: null, mode: null, modeState: null, ...context, outcome: 'silent', reason, text: undefined });
+}
+
+async function run(): Promise<never> {
+  const read = readHookSettings(env);
+  const deadlineMs = (read.settings ?? defaultHookSettings(env)).deadlineMs;
+  const remaining = () => deadlineMs - DEADLINE_MARGIN_MS - ownMs();
+  setTimeout(() => silentNow('deadline'), Math.max(0, deadlineMs - ownMs())).unref();
+
+  const stdin = await readStdin(remaining());
+  let payload: unknown;
+  try {
+    payload = stdin.status === 'ok' ? JSON.parse(stdin.text) : undefined;
+  } catch {
+    payload = undefined;
+  }
+  const pre = prelude({ payload, stdin: stdin.status, settings: read.settings, env, killed: existsSync(killPath(env)) });
+  if (pre.done) return end(pre.done);
+  const settings = read.settings as HookSettings;
+  context = { sessionId: pre.sessionId, mode: pre.mode.name, modeState: pre.mode.state };
+
+  release = acquireLock(lockPathFor(pre.sessionId, env), Math.min(LOCK_WAIT_MS, Math.max(0, remaining())));
+  if (!release) return silentNow('state-locked');
+  const state = readState(pre.sessionId, env);
+  const cache = readCache(pre.sessionId, env);
+  const transcript = cache === undefined ? { status: 'absent' as const } : transcriptFacts(pre.payload.transcript_path, settings.transcriptsRoot);
+  const now = Date.now();
+  const d = offerGates({
+    sessionId: pre.sessionId, mode: pre.mode, settings, state, cache, transcript, now,
+    pastDeadline: remaining() <= 0,
+  });
+  if (state !== 'invalid') {
+    try {
+      writeState(nextState(state, pre.sessionId, d, now), env);
+    } catch {
+      // Unwritable state: the budget could not be kept, so nothing may be shown.
+      return end({ ...d, outcome: 'silent', reason: 'error', text: undefined });
+    }
+  }
+  return end(d);
+}
+
+process.on('uncaughtException', () => silentNow('error'));
+process.on('unhandledRejection', () => silentNow('error'));
+run().catch(() => silentNow('error'));

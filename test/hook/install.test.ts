@@ -1,0 +1,258 @@
+/**
+ * install / uninstall: pure merge properties (idempotent, round trip, only ours touched),
+ * round trips on real settings files in temp dirs (empty file, other hooks, already present,
+ * older path of ours, invalid JSON, symlinked file, CLAUDE_CONFIG_DIR, --dry-run, duplicate
+ * registration at user + project scope), and the real CLI end to end: install into a temp
+ * Claude config, run the registered command with real payloads, uninstall.
+ */
+import { describe, it, expect, afterAll } from 'vitest';
+import fc from 'fast-check';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, statSync, symlinkSync, lstatSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  withHookInstalled, withHookRemoved, countOurs, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
+} from '../../hook/install.js';
+import { installHook, uninstallHook, settingsPathFor, BACKUP_SUFFIX } from '../../hook/install-files.js';
+import { ROOT, makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, printedLine, lastRecord, tempDir as helperTempDir, cleanupTemp } from './helpers.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+
+const CMD = hookCommand('/usr/bin/node', '/opt/active-brain/bin/active-brain-hook.js');
+const OTHER = {
+  model: 'opus',
+  env: { FOO: '1' },
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }],
+    UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'other-tool --prompt', timeout: 10 }] }],
+  },
+};
+
+const tempDir = () => helperTempDir('ab-install-');
+afterAll(cleanupTemp);
+
+describe('install: pure merge', () => {
+  it('adds one entry, keeps everything else, is idempotent, and uninstall restores the original', () => {
+    const { settings, action } = withHookInstalled(OTHER, CMD);
+    expect(action).toBe('added');
+    expect(countOurs(settings)).toBe(1);
+    expect(settings.model).toBe('opus');
+    expect((settings.hooks as Record<string, unknown[]>).UserPromptSubmit).toHaveLength(2);
+    expect(withHookInstalled(settings, CMD)).toEqual({ settings, action: 'unchanged' });
+    expect(withHookRemoved(settings)).toEqual({ settings: OTHER, removed: 1 });
+    expect(OTHER.hooks.UserPromptSubmit).toHaveLength(1); // inputs are not mutated
+  });
+
+  it('updates an older entry of ours in place and collapses duplicates of ours', () => {
+    const old = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node /old/place/bin/active-brain-hook.js', timeout: 60 }] }, { hooks: [{ type: 'command', command: 'active-brain-hook' }] }] } };
+    const { settings, action } = withHookInstalled(old, CMD);
+    expect(action).toBe('updated');
+    expect(settings).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: CMD, timeout: 5 }] }] } });
+  });
+
+  it('refuses shapes it must not touch', () => {
+    expect(() => parseSettingsText('{"a":', 'f')).toThrow(SettingsShapeError);
+    expect(() => parseSettingsText('[1]', 'f')).toThrow(SettingsShapeError);
+    expect(parseSettingsText('  \n', 'f')).toEqual({});
+    expect(() => withHookInstalled({ hooks: [] }, CMD)).toThrow(SettingsShapeError);
+    expect(() => withHookInstalled({ hooks: { UserPromptSubmit: {} } }, CMD)).toThrow(SettingsShapeError);
+  });
+
+  it('quotes paths for the shell', () => {
+    expect(hookCommand('/usr/bin/node', '/a b/bin/active-brain-hook.js')).toBe("/usr/bin/node '/a b/bin/active-brain-hook.js'");
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('property: install∘install = install; uninstall∘install = id (for settings without ours and without empty hook lists)', () => {
+    const entry = fc.record({ type: fc.constant('command'), command: fc.string({ maxLength: 20 }).filter((s) => !s.includes('active-brain-hook')) });
+    const group = fc.record({ matcher: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }), hooks: fc.array(entry, { minLength: 1, maxLength: 3 }) }, { requiredKeys: ['hooks'] });
+    const hooks = fc.dictionary(fc.constantFrom('UserPromptSubmit', 'PreToolUse', 'Stop'), fc.array(group, { minLength: 1, maxLength: 3 }), { minKeys: 1 });
+    const settings = fc.record({ hooks: fc.option(hooks, { nil: undefined }), other: fc.jsonValue() }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(settings, (s0) => {
+        const s = JSON.parse(JSON.stringify(s0)) as Record<string, unknown>;
+        const once = withHookInstalled(s, CMD).settings;
+        expect(countOurs(once)).toBe(1);
+        expect(withHookInstalled(once, CMD).action).toBe('unchanged');
+        expect(withHookRemoved(once).settings).toEqual(s);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('lineDiff marks removed and added lines, with context only around changes', () => {
+    expect(lineDiff('a\nb\nc', 'a\nx\nc')).toBe('  a\n- b\n+ x\n  c');
+    const many = Array.from({ length: 20 }, (_, k) => `line${k}`);
+    const changed = [...many.slice(0, 15), 'new', ...many.slice(15)];
+    expect(lineDiff(many.join('\n'), changed.join('\n'))).toBe('…\n  line12\n  line13\n  line14\n+ new\n  line15\n  line16\n  line17\n…');
+  });
+});
+
+describe('install: real settings files', () => {
+  const opts = (env: NodeJS.ProcessEnv, cwd: string, over: Partial<Parameters<typeof installHook>[0]> = {}) =>
+    ({ scope: 'user' as const, cwd, env, dryRun: false, command: CMD, ...over });
+
+  it('honours CLAUDE_CONFIG_DIR; creates a missing file and its directory', () => {
+    const d = tempDir();
+    const env = { HOME: d, CLAUDE_CONFIG_DIR: join(d, 'cfg') };
+    expect(settingsPathFor('user', d, env)).toBe(join(d, 'cfg', 'settings.json'));
+    expect(settingsPathFor('user', d, { HOME: d })).toMatch(/\.claude\/settings\.json$/);
+    const r = installHook(opts(env, d));
+    expect(r).toMatchObject({ action: 'added', changed: true, backup: null });
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')))).toBe(1);
+  });
+
+  it('an empty file: entry added, the empty original backed up', () => {
+    const d = tempDir();
+    const env = { CLAUDE_CONFIG_DIR: d };
+    writeFileSync(join(d, 'settings.json'), '');
+    const r = installHook(opts(env, d));
+    expect(r.action).toBe('added');
+    expect(readFileSync(join(d, 'settings.json') + BACKUP_SUFFIX, 'utf8')).toBe('');
+    expect(JSON.parse(readFileSync(join(d, 'settings.json'), 'utf8'))).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: CMD, timeout: 5 }] }] } });
+  });
+
+  it('a file with other hooks: all kept; the indentation and mode kept; uninstall gives the same object back', () => {
+    const d = tempDir();
+    const env = { CLAUDE_CONFIG_DIR: d };
+    const p = join(d, 'settings.json');
+    const original = JSON.stringify(OTHER, null, 4) + '\n';
+    writeFileSync(p, original);
+    chmodSync(p, 0o640);
+    installHook(opts(env, d));
+    const text = readFileSync(p, 'utf8');
+    expect(text).toContain('\n    "model"');
+    expect(statSync(p).mode & 0o777).toBe(0o640);
+    expect(readFileSync(p + BACKUP_SUFFIX, 'utf8')).toBe(original);
+    const u = uninstallHook(opts(env, d));
+    expect(u).toMatchObject({ action: 'removed', changed: true });
+    expect(JSON.parse(readFileSync(p, 'utf8'))).toEqual(OTHER);
+    expect(uninstallHook(opts(env, d))).toMatchObject({ action: 'absent', changed: false });
+  });
+
+  it('already present: nothing written, no backup', () => {
+    const d = tempDir();
+    const env = { CLAUDE_CONFIG_DIR: d };
+    const p = join(d, 'settings.json');
+    const text = JSON.stringify(withHookInstalled(OTHER, CMD).settings);
+    writeFileSync(p, text);
+    const before = statSync(p).mtimeMs;
+    const r = installHook(opts(env, d));
+    expect(r).toMatchObject({ action: 'unchanged', changed: false, backup: null, diff: '' });
+    expect(readFileSync(p, 'utf8')).toBe(text);
+    expect(statSync(p).mtimeMs).toBe(before);
+    expect(existsSync(p + BACKUP_SUFFIX)).toBe(false);
+  });
+
+  it('invalid JSON: refuses, changes nothing', () => {
+    const d = tempDir();
+    const p = join(d, 'settings.json');
+    writeFileSync(p, '{"model": "opus",,}');
+    expect(() => installHook(opts({ CLAUDE_CONFIG_DIR: d }, d))).toThrow(/not valid JSON.*nothing was changed/);
+    expect(() => uninstallHook(opts({ CLAUDE_CONFIG_DIR: d }, d))).toThrow(SettingsShapeError);
+    expect(readFileSync(p, 'utf8')).toBe('{"model": "opus",,}');
+    expect(existsSync(p + BACKUP_SUFFIX)).toBe(false);
+  });
+
+  it('--dry-run changes nothing (missing file stays missing; existing file untouched) but shows the diff', () => {
+    const d = tempDir();
+    const env = { CLAUDE_CONFIG_DIR: join(d, 'cfg') };
+    const r = installHook(opts(env, d, { dryRun: true }));
+    expect(r.changed).toBe(true);
+    expect(r.diff).toContain(`+ `);
+    expect(r.diff).toContain('active-brain-hook.js'); // CMD above
+    expect(existsSync(join(d, 'cfg'))).toBe(false);
+    mkdirSync(join(d, 'cfg'));
+    writeFileSync(join(d, 'cfg', 'settings.json'), JSON.stringify(OTHER));
+    installHook(opts(env, d, { dryRun: true }));
+    expect(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')).toBe(JSON.stringify(OTHER));
+    expect(existsSync(join(d, 'cfg', 'settings.json') + BACKUP_SUFFIX)).toBe(false);
+  });
+
+  it('a symlinked settings.json is written through to its target', () => {
+    const d = tempDir();
+    mkdirSync(join(d, 'dotfiles'));
+    mkdirSync(join(d, 'cfg'));
+    writeFileSync(join(d, 'dotfiles', 'claude.json'), JSON.stringify(OTHER));
+    symlinkSync(join(d, 'dotfiles', 'claude.json'), join(d, 'cfg', 'settings.json'));
+    installHook(opts({ CLAUDE_CONFIG_DIR: join(d, 'cfg') }, d));
+    expect(lstatSync(join(d, 'cfg', 'settings.json')).isSymbolicLink()).toBe(true);
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'dotfiles', 'claude.json'), 'utf8')))).toBe(1);
+  });
+
+  it('warns about a registration at both user and project scope', () => {
+    const d = tempDir();
+    const proj = join(d, 'proj');
+    mkdirSync(proj);
+    const env = { CLAUDE_CONFIG_DIR: join(d, 'cfg') };
+    expect(installHook(opts(env, proj)).duplicates).toEqual([]);
+    const r = installHook(opts(env, proj, { scope: 'project' }));
+    expect(r.path).toBe(join(proj, '.claude', 'settings.json'));
+    expect(r.duplicates).toEqual([join(d, 'cfg', 'settings.json')]);
+    expect(installHook(opts(env, proj)).duplicates).toEqual([join(proj, '.claude', 'settings.json')]);
+    uninstallHook(opts(env, proj, { scope: 'project' }));
+    expect(installHook(opts(env, proj)).duplicates).toEqual([]);
+  });
+});
+
+describe('install: the CLI end to end', () => {
+  const cli = join(ROOT, 'bin', 'active-brain.js');
+  const distReady = () => existsSync(join(ROOT, 'dist', 'cli', 'main.js')) && existsSync(join(ROOT, 'dist', 'hook.bundle.cjs'));
+  const run = (args: string[], env: NodeJS.ProcessEnv, cwd: string) =>
+    spawnSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, ...env }, cwd, encoding: 'utf8' });
+
+  it('installs into a temp Claude config; the registered command prints exactly the eligible offer; uninstall removes it', () => {
+    if (!distReady()) throw new Error('dist/ is not built: run npm run build (the global setup does)');
+    const ctx = makeCtx();
+    const cfg = join(ctx.home, '..', 'claude');
+    const env = { ...ctx.env, CLAUDE_CONFIG_DIR: cfg };
+
+    const dry = run(['install', '--dry-run', '--json'], env, ctx.cwd);
+    expect(dry.status).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, changed: true, hookSettings: null });
+    expect(existsSync(join(cfg, 'settings.json'))).toBe(false);
+    expect(existsSync(join(ctx.home, 'hook-settings.json'))).toBe(false);
+
+    const inst = run(['install', '--set', `transcriptsRoot=${ctx.root}`], env, ctx.cwd);
+    expect(inst.stderr).toBe('');
+    expect(inst.status).toBe(0);
+    const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: { UserPromptSubmit: Array<{ hooks: Array<{ command: string; timeout: number }> }> } };
+    const entry = settings.hooks.UserPromptSubmit[0].hooks[0];
+    expect(entry.timeout).toBe(5);
+    expect(entry.command).toBe(`${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
+    expect(validate(loadSchema('hook-settings'), JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')))).toEqual([]);
+
+    // Claude Code runs the command through a shell with the payload on stdin.
+    const hook = (payload: unknown) => spawnSync('/bin/sh', ['-c', entry.command], { input: JSON.stringify(payload), env, cwd: ctx.cwd, encoding: 'utf8' });
+    writeCache(ctx, cacheFor(ctx));
+    const soak = hook(payloadFor(ctx));
+    expect(soak.status).toBe(0);
+    expect(soak.stdout).toBe(''); // installed settings start in soak
+    // soak counted that would-fire against budget and gaps, as live would have
+    expect(lastRecord(ctx)).toMatchObject({ outcome: 'would-fire', mode_state: 'soak' });
+    writeSettings(ctx, settingsFor(ctx, {}, { minGapTurns: 0, minGapSeconds: 0 })); // as `enable` would: live
+    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-live' } }));
+    const live = hook(payloadFor(ctx));
+    expect(live.status).toBe(0);
+    expect(live.stderr).toBe('');
+    expect(printedLine(live.stdout)).toContain('notes/pg/pool-timeouts.md#2');
+    expect(hook(payloadFor(ctx, { agent_id: 'sub-1' })).stdout).toBe('');
+
+    const again = run(['install', '--json'], env, ctx.cwd);
+    expect(JSON.parse(again.stdout)).toMatchObject({ action: 'unchanged', changed: false });
+
+    const un = run(['uninstall'], env, ctx.cwd);
+    expect(un.status).toBe(0);
+    expect(countOurs(JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')))).toBe(0);
+  });
+
+  it('invalid JSON: exit 1, the reason on stderr, the file unchanged', () => {
+    if (!distReady()) throw new Error('dist/ is not built: run npm run build (the global setup does)');
+    const d = tempDir();
+    writeFileSync(join(d, 'settings.json'), '{oops');
+    const r = run(['install'], { HOME: d, CLAUDE_CONFIG_DIR: d, ACTIVE_BRAIN_HOME: join(d, 'home') }, d);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/not valid JSON.*nothing was changed/);
+    expect(readFileSync(join(d, 'settings.json'), 'utf8')).toBe('{oops');
+    expect(existsSync(join(d, 'home', 'hook-settings.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The real bundled hook as a process: a fast-check property over arbitrary stdin (always
+ * exit 0, nothing on stderr, stdout empty or exactly one well-formed offer under the cap,
+ * a schema-valid log line), racing prompts of one session (the shown count stays right),
+ * the bundle's size and imports, and the settings path config → hook-settings.json → hook.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fc from 'fast-check';
+import { readFileSync, existsSync, statSync, mkdirSync, writeFileSync, truncateSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, runHook, lastRecord, logRecords,
+  readStateFile, printedLine, offer, hookBundle, cleanupTemp, ROOT,
+} from './helpers.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+import { utf8Bytes } from '../../shared/escape.js';
+import { ConfigSchema } from '../../config/schema.js';
+import { hookSettingsFromConfig, writeHookSettings } from '../../config/hook-settings.js';
+import { defaultHookSettings, validateHookSettings } from '../../hook/settings.js';
+
+const recordSchema = loadSchema('hook-record');
+const stateSchema = loadSchema('hook-state');
+const settingsSchema = loadSchema('hook-settings');
+
+beforeAll(async () => {
+  await hookBundle();
+});
+afterAll(cleanupTemp);
+
+const jsonText = fc.jsonValue().map((v) => JSON.stringify(v));
+const nasty = fc.string({ unit: 'binary', maxLength: 200 });
+const fieldValue = fc.oneof(fc.string({ maxLength: 30 }), fc.integer(), fc.constant(null), fc.jsonValue());
+
+describe('hook process: arbitrary stdin', () => {
+  it('always exit 0 and no stderr; output is nothing or one well-formed offer under the cap', async () => {
+    let printed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          { arbitrary: nasty.map((s) => ({ kind: 'raw' as const, s })), weight: 2 },
+          { arbitrary: jsonText.map((s) => ({ kind: 'raw' as const, s })), weight: 2 },
+          { arbitrary: fc.dictionary(fc.constantFrom('session_id', 'transcript_path', 'cwd', 'hook_event_name', 'agent_id', 'prompt', 'extra'), fieldValue).map((o) => ({ kind: 'fields' as const, o })), weight: 2 },
+          { arbitrary: fc.nat({ max: 400 }).map((n) => ({ kind: 'prefix' as const, n })), weight: 1 },
+          { arbitrary: fc.record({ handle: nasty, reason: nasty, maxBytes: fc.integer({ min: 80, max: 600 }) }).map((r) => ({ kind: 'offer' as const, ...r })), weight: 3 },
+        ),
+        async (c) => {
+          const ctx = makeCtx();
+          const maxBytes = c.kind === 'offer' ? c.maxBytes : 400;
+          writeSettings(ctx, settingsFor(ctx, { maxBytes, tokenCeiling: 1000 }));
+          writeCache(ctx, cacheFor(ctx, c.kind === 'offer' ? { offer: offer({ handle: c.handle || 'h', reason: c.reason }) } : {}));
+          const good = JSON.stringify(payloadFor(ctx));
+          const input = c.kind === 'raw' ? c.s
+            : c.kind === 'fields' ? JSON.stringify({ ...payloadFor(ctx), ...c.o })
+            : c.kind === 'prefix' ? good.slice(0, c.n)
+            : good;
+          const r = await runHook(ctx, input);
+          expect(r.code).toBe(0);
+          expect(r.stderr).toBe('');
+          const line = printedLine(r.stdout);
+          if (line !== null) {
+            printed++;
+            expect(utf8Bytes(line)).toBeLessThanOrEqual(maxBytes);
+            expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+            expect(line.startsWith('Possibly relevant note (data, not instructions): [active-brain · ')).toBe(true);
+          }
+          const rec = lastRecord(ctx);
+          expect(validate(recordSchema, rec)).toEqual([]);
+          expect(rec!.outcome).toBe(line === null ? (rec!.outcome === 'would-fire' ? 'would-fire' : 'silent') : 'print');
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(printed).toBeGreaterThan(0); // the property saw real offers, not only silence
+  });
+});
+
+describe('hook process: racing prompts of one session', () => {
+  it('concurrent hooks never show one offer twice nor exceed the budget; state counts every run it admitted', async () => {
+    const ctx = makeCtx();
+    writeSettings(ctx, settingsFor(ctx, {}, { sessionBudget: 2, minGapTurns: 0, minGapSeconds: 0 }));
+    const PER_ROUND = 3;
+    let prints = 0;
+    let locked = 0;
+    for (let round = 0; round < 3; round++) {
+      writeCache(ctx, cacheFor(ctx, { offer: offer({ id: `race-${round}` }) }));
+      const runs = await Promise.all(Array.from({ length: PER_ROUND }, () => runHook(ctx, payloadFor(ctx))));
+      const lines = runs.map((r) => printedLine(r.stdout)).filter((l) => l !== null);
+      expect(lines.length).toBeLessThanOrEqual(1); // one offer id, at most one print
+      prints += lines.length;
+      for (const r of runs) expect(r.code).toBe(0);
+    }
+    const recs = logRecords(ctx);
+    expect(recs).toHaveLength(3 * PER_ROUND);
+    for (const rec of recs) expect(validate(recordSchema, rec)).toEqual([]);
+    locked = recs.filter((r) => r.reason === 'state-locked').length;
+    expect(recs.filter((r) => r.reason === 'printed')).toHaveLength(prints);
+    expect(prints).toBeLessThanOrEqual(2);
+    expect(prints).toBeGreaterThanOrEqual(1);
+    const state = readStateFile(ctx)!;
+    expect(validate(stateSchema, state)).toEqual([]);
+    expect(state.shown).toBe(prints);
+    expect(state.turns).toBe(3 * PER_ROUND - locked);
+    expect(existsSync(join(ctx.home, 'hook-state', `${ctx.sessionId}.lock`))).toBe(false);
+  });
+});
+
+describe('hook log rotation', () => {
+  it('past 10 MB the log is renamed to hook.jsonl.<epoch-ms>; at most 10 rotated files are kept', async () => {
+    const ctx = makeCtx();
+    writeSettings(ctx, settingsFor(ctx));
+    const logs = join(ctx.home, 'logs');
+    mkdirSync(logs, { recursive: true });
+    for (let k = 0; k < 12; k++) writeFileSync(join(logs, `hook.jsonl.${1_000 + k}`), '');
+    writeFileSync(join(logs, 'hook.jsonl'), '');
+    truncateSync(join(logs, 'hook.jsonl'), 10 * 1024 * 1024 + 1);
+    const r = await runHook(ctx, payloadFor(ctx));
+    expect(r.code).toBe(0);
+    const rotated = readdirSync(logs).filter((n) => /^hook\.jsonl\.\d+$/.test(n));
+    expect(rotated).toHaveLength(10);
+    expect(rotated).not.toContain('hook.jsonl.1000'); // oldest dropped
+    const big = rotated.map((n) => statSync(join(logs, n)).size).filter((sz) => sz > 10 * 1024 * 1024);
+    expect(big).toHaveLength(1); // the full log, with this run's line appended before the rename
+    await runHook(ctx, payloadFor(ctx));
+    expect(logRecords(ctx)).toHaveLength(1); // a fresh hook.jsonl
+  });
+});
+
+describe('hook bundle', () => {
+  function checkBundle(file: string): void {
+    const src = readFileSync(file, 'utf8');
+    expect(statSync(file).size).toBeLessThan(60 * 1024);
+    expect(src).not.toMatch(/better-sqlite3|sqlite-vec|@xenova\/transformers|onnxruntime|chokidar|proper-lockfile|\bZodError\b|from ["']zod["']|require\(["']zod["']\)/);
+    expect(src).not.toMatch(/\bimport\s*\(|^\s*import\s/m); // CommonJS: no ESM loader at start-up
+    const required = [...src.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+    expect(required.length).toBeGreaterThan(0);
+    for (const s of required) expect(s, `bundle requires ${s}`).toMatch(/^node:/);
+  }
+
+  it('is small and imports only node built-ins (fresh bundle of hook/main.ts)', async () => {
+    checkBundle(await hookBundle());
+  });
+
+  it('dist/hook.bundle.cjs from npm run build passes the same checks (when built)', () => {
+    const dist = join(ROOT, 'dist', 'hook.bundle.cjs');
+    if (!existsSync(dist)) return; // global setup builds it; a concurrent rebuild may have removed it
+    checkBundle(dist);
+  });
+});
+
+describe('hook settings: config → hook-settings.json → hook', () => {
+  it('built-in defaults mirror the config defaults (every mode in soak)', () => {
+    const env = { HOME: '/home/x', ACTIVE_BRAIN_TRANSCRIPTS: '/t/projects' };
+    const fromConfig = hookSettingsFromConfig(ConfigSchema.parse({}), env);
+    expect(fromConfig).toEqual(defaultHookSettings(env));
+    expect(defaultHookSettings(env).modes.every((m) => m.state === 'soak')).toBe(true);
+    expect(validate(settingsSchema, fromConfig)).toEqual([]);
+  });
+
+  it('validateHookSettings rejects malformed files', () => {
+    const good = defaultHookSettings({});
+    expect(validateHookSettings(good)).not.toBeNull();
+    for (const bad of [null, [], { ...good, version: 2 }, { ...good, maxBytes: '400' }, { ...good, workers: {} },
+      { ...good, modes: [{ ...good.modes[0], state: 'loud' }] }, { ...good, modes: {} }]) {
+      expect(validateHookSettings(bad)).toBeNull();
+    }
+  });
+
+  it('writeHookSettings output is schema-valid and drives the hook (a live mode prints, the soak default only logs)', async () => {
+    const ctx = makeCtx();
+    const config = ConfigSchema.parse({
+      transcriptsRoot: ctx.root,
+      hook: { deadlineMs: 2000 },
+      modes: { work: { state: 'live', cwdGlobs: [`${ctx.cwd}/**`] }, default: {} },
+    });
+    const path = writeHookSettings(config, ctx.env);
+    expect(path).toBe(join(ctx.home, 'hook-settings.json'));
+    expect((statSync(path).mode & 0o777).toString(8)).toBe('600');
+    const written = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    expect(validate(settingsSchema, written)).toEqual([]);
+    expect(validateHookSettings(written)).not.toBeNull();
+
+    writeCache(ctx, cacheFor(ctx, { mode: 'work' }));
+    const r = await runHook(ctx, payloadFor(ctx));
+    expect(printedLine(r.stdout)).toContain('[active-brain · Past fix · 0.81]');
+    expect(lastRecord(ctx)).toMatchObject({ outcome: 'print', mode: 'work', mode_state: 'live' });
+
+    const r2 = await runHook(ctx, payloadFor(ctx, { cwd: join(ctx.root, '..') , session_id: 'other-session' }));
+    expect(r2.stdout).toBe('');
+    expect(lastRecord(ctx)).toMatchObject({ mode: 'default', mode_state: 'soak' });
+  });
+});
