@@ -30,11 +30,11 @@ export const ModeSchema = z
     /** Weight of lexical novelty (share of content words not in the last few exchanges, as a
      *  robust z against the session's own history) in the drift score; 0 = vectors only. */
     driftLexicalWeight: z.number().min(0).default(1.0),
-    /** Stall trigger: mean pairwise cos across the last `stallWindow` exchanges above the
-     *  session's own baseline by this many robust SDs (also the flow-repair guard's bar for
+    /** Stall trigger: the smallest pairwise cos across the last `stallWindow` exchanges (every
+     *  exchange resembles every other) above the session's own baseline by this many robust SDs (also the flow-repair guard's bar for
      *  "the user side repeats"). Repeated near-identical tool calls across the whole window
      *  fire the stall on their own. */
-    stallZ: z.number().min(0).default(2.0),
+    stallZ: z.number().min(0).default(3.0),
     /** Stall (vector evidence) also needs the window similarity at or above this upper
      *  quantile of the session's history (0 = a new maximum). */
     stallMaxQuantile: z.number().min(0).max(1).default(0.1),

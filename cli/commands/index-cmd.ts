@@ -1,0 +1,221 @@
+/**
+ * `active-brain index add <path> --region <name> [--kind notes|transcripts] [--scope …]`
+ * registers a source (notes folder or Claude Code transcript root) and indexes it;
+ * `active-brain index [--rebuild]` re-indexes every registered source incrementally.
+ *
+ * Validates arguments, takes the indexer lock (indexer/lock.ts), opens the store for
+ * writing (the only writer), loads the embedder, runs indexer/indexer.ts with a progress
+ * bar on a TTY, prints a summary (one JSON object with --json). Skipped files are
+ * reported on stderr as they happen (paths and reasons only).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import { defaultStorePath } from '../../shared/paths.js';
+import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
+import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
+import { createEmbedder, resolveModel } from '../../embed/embedder.js';
+import type { Embedder } from '../../embed/types.js';
+import { acquireIndexLock } from '../../indexer/lock.js';
+import { runIndex, type IndexSummary } from '../../indexer/indexer.js';
+import { createProgress } from '../../indexer/progress.js';
+import { listSourceFiles } from '../../indexer/files.js';
+
+const REGION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const KINDS: readonly SourceKind[] = ['notes', 'transcripts'];
+
+const HELP = `usage: active-brain index add <path> --region <name> [--kind notes|transcripts]
+                         [--scope global|project:<glob>] [--json]
+       active-brain index [--rebuild] [--json]
+
+index add   registers <path> under region <name> and indexes it.
+            --kind notes        a folder of .md / .markdown / .txt notes (or one file)
+            --kind transcripts  a Claude Code projects root (<root>/<project>/<session>.jsonl,
+                                subagent transcripts skipped), e.g. ~/.claude/projects
+            Without --kind it is guessed: transcripts when the folder holds .jsonl
+            transcripts and no notes, else notes.
+            --scope global (default for a new region) or project:<glob>: the region is
+            only searched for sessions whose cwd matches <glob> (e.g. project:~/work/api/**).
+            An existing region keeps its scope unless --scope is given.
+index       re-indexes every registered source: unchanged files are skipped (size+mtime,
+            then content hash), changed ones re-indexed, deleted ones removed.
+            --rebuild drops all chunks and vectors and re-embeds everything: the fix when
+            the store was built with another embedding model.
+
+Unreadable, binary (NUL bytes), oversized (indexer.maxFileBytes) or non-UTF-8 files, and
+missing or empty sources, are skipped with a message and counted; indexing goes on and
+nothing already indexed is lost. Files with a few invalid UTF-8 bytes are indexed with
+U+FFFD replacements (counted under warnings.invalid_utf8).
+Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then refuses.
+
+--json prints one object: {"sources","files_seen","indexed","unchanged","removed",
+"skipped":{reason:count},"warnings":{…},"chunks_added","chunks_total","seconds",
+"chunks_per_s","problems":[{path,reason,message}]} (plus "region","source" for add).
+Progress is drawn on stderr only when it is a terminal.
+Exit codes: 0 done (skipped bad input is reported, not a failure) · 1 some documents
+could not be embedded or stored, another indexer is running, or no sources yet ·
+2 bad arguments or config · 3 model or store unavailable, or model mismatch (--rebuild).`;
+
+/** `global` or `project:<glob>` with a non-empty glob; returns an error message or null. */
+export function scopeProblem(scope: string): string | null {
+  if (scope === 'global') return null;
+  if (scope.startsWith('project:') && scope.slice('project:'.length).trim() !== '') return null;
+  return `--scope "${scope}" is not valid: use "global" or "project:<glob>" (e.g. project:~/work/api/**)`;
+}
+
+/** Guess a source's kind from what it holds. */
+export function guessKind(path: string): SourceKind {
+  if (statSync(path).isFile()) return path.endsWith('.jsonl') ? 'transcripts' : 'notes';
+  const notes = listSourceFiles(path, 'notes').files.length;
+  const transcripts = listSourceFiles(path, 'transcripts').files.length;
+  return notes === 0 && transcripts > 0 ? 'transcripts' : 'notes';
+}
+
+function summaryLine(s: IndexSummary): string {
+  const skipped = Object.entries(s.skipped);
+  const nSkipped = skipped.reduce((n, [, c]) => n + (c ?? 0), 0);
+  const parts = [
+    `indexed ${s.indexed} file(s) (${s.chunks_added} chunks)`,
+    `${s.unchanged} unchanged`,
+    `${s.removed} removed`,
+  ];
+  if (nSkipped) parts.push(`skipped ${nSkipped} (${skipped.map(([r, c]) => `${r} ${c}`).join(', ')})`);
+  const warnings = Object.entries(s.warnings);
+  if (warnings.length) parts.push(`warnings: ${warnings.map(([w, c]) => `${w} ${c}`).join(', ')}`);
+  parts.push(`${s.chunks_total} chunks in store`);
+  parts.push(`${s.seconds} s${s.chunks_added ? ` (${s.chunks_per_s} chunks/s)` : ''}`);
+  return parts.join(' · ');
+}
+
+interface Job {
+  config: Config;
+  json: boolean;
+  /** Register this source first, then index only it. */
+  add?: { path: string; region: string; kind: SourceKind; scope: string | null };
+  rebuild: boolean;
+}
+
+async function execute(job: Job): Promise<number> {
+  const { config } = job;
+  const storePath = config.store.path ?? defaultStorePath();
+  const lock = await acquireIndexLock(config.indexer.lockWaitMs);
+  let store: StoreWriter | null = null;
+  try {
+    store = openStoreWriter(storePath);
+    let sources: SourceRecord[] | undefined;
+    let added: SourceRecord | null = null;
+    let scope: string | null = null;
+    if (job.add) {
+      const { region, kind } = job.add;
+      scope = job.add.scope ?? existingScope(storePath, region) ?? 'global';
+      store.ensureRegion(region, scope);
+      added = store.addSource(region, job.add.path, kind);
+      sources = [added];
+    } else if (store.listSources().length === 0) {
+      throw new UserError('no sources yet: add one with "active-brain index add <path> --region <name>" (e.g. active-brain index add ~/notes --region notes)', EXIT.FAIL);
+    }
+    // The model is loaded only when something needs embedding: a no-change run stays fast.
+    let embedder: Embedder | null = null;
+    const loader = { modelId: resolveModel(config.embedding).modelId, load: async () => (embedder ??= await createEmbedder(config.embedding)) };
+    let summary: IndexSummary;
+    try {
+      summary = await runIndex({
+        store,
+        embedder: loader,
+        config,
+        sources,
+        rebuild: job.rebuild,
+        progress: job.json ? undefined : createProgress(),
+        onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
+      });
+    } finally {
+      await (embedder as Embedder | null)?.dispose();
+    }
+    if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, ...summary } : summary);
+    else {
+      if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
+      process.stdout.write(summaryLine(summary) + '\n');
+    }
+    const failed = (summary.skipped.embed_failed ?? 0) + (summary.skipped.store_failed ?? 0);
+    return failed > 0 ? EXIT.FAIL : EXIT.OK;
+  } finally {
+    store?.close();
+    await lock.release();
+  }
+}
+
+/** The scope an existing region already has (so `index add` without --scope keeps it). */
+function existingScope(storePath: string, region: string): string | null {
+  try {
+    const reader = openStoreReader(storePath);
+    try {
+      return reader.regions().find((r) => r.name === region)?.scope ?? null;
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return null; // an empty store has no regions yet
+  }
+}
+
+function parseAdd(positionals: string[], values: { region?: string; kind?: string; scope?: string }): NonNullable<Job['add']> {
+  if (positionals.length === 0) {
+    throw new UserError('index add needs a path: active-brain index add <path> --region <name> (e.g. active-brain index add ~/notes --region notes)', EXIT.USAGE);
+  }
+  if (positionals.length > 1) {
+    throw new UserError(`index add takes one path, got ${positionals.length} (${positionals.join(' ')}): add each source with its own command`, EXIT.USAGE);
+  }
+  if (!values.region) {
+    throw new UserError('index add needs --region <name>: a name for this group of sources (e.g. --region notes)', EXIT.USAGE);
+  }
+  if (!REGION_NAME.test(values.region)) {
+    throw new UserError(`--region "${values.region}" is not valid: use letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. notes, pg-project)`, EXIT.USAGE);
+  }
+  if (values.kind !== undefined && !KINDS.includes(values.kind as SourceKind)) {
+    throw new UserError(`--kind "${values.kind}" is not valid: use notes or transcripts`, EXIT.USAGE);
+  }
+  if (values.scope !== undefined) {
+    const p = scopeProblem(values.scope);
+    if (p) throw new UserError(p, EXIT.USAGE);
+  }
+  const path = resolve(positionals[0]);
+  if (!existsSync(path)) {
+    throw new UserError(`${path} does not exist: check the path (nothing was registered)`, EXIT.USAGE);
+  }
+  const kind = (values.kind as SourceKind | undefined) ?? guessKind(path);
+  if (statSync(path).isFile()) {
+    const unsupported = listSourceFiles(path, kind).problems.find((p) => p.reason === 'unsupported');
+    if (unsupported) throw new UserError(`${unsupported.message.replace(/: skipped$/, '')}: give a folder, or a file of that kind (nothing was registered)`, EXIT.USAGE);
+  }
+  return { path, region: values.region, kind, scope: values.scope ?? null };
+}
+
+export const command: Command = {
+  name: 'index',
+  summary: 'add a notes/transcripts source, or re-index every source incrementally',
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseFlags(argv, {
+      region: { type: 'string' },
+      kind: { type: 'string' },
+      scope: { type: 'string' },
+      rebuild: { type: 'boolean' },
+    });
+    const [sub, ...rest] = positionals;
+    const { config } = loadConfig({ flags: values.set });
+    const json = Boolean(values.json);
+    if (sub === 'add') {
+      if (values.rebuild) throw new UserError('--rebuild goes with "active-brain index" (all sources), not with "index add"', EXIT.USAGE);
+      return execute({ config, json, rebuild: false, add: parseAdd(rest, values) });
+    }
+    if (sub !== undefined) {
+      throw new UserError(`unknown index subcommand "${sub}": use "active-brain index add <path> --region <name>" or "active-brain index"`, EXIT.USAGE);
+    }
+    for (const flag of ['region', 'kind', 'scope'] as const) {
+      if (values[flag] !== undefined) throw new UserError(`--${flag} goes with "active-brain index add <path>"`, EXIT.USAGE);
+    }
+    return execute({ config, json, rebuild: Boolean(values.rebuild) });
+  },
+};

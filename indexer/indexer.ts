@@ -1,0 +1,320 @@
+/**
+ * The incremental indexer: registered sources (notes folders, transcript roots) → chunks
+ * with vectors in the knowledge store. Reads files (indexer/files.ts,
+ * indexer/transcript-file.ts), chunks them (indexer/markdown.ts,
+ * indexer/transcript-chunks.ts), embeds in batches (embed/), writes through StoreWriter.
+ *
+ * Per file: size + mtime equal to the stored ones → unchanged (not read); else the content
+ * hash decides (equal → unchanged, the new stat recorded); else re-chunked, re-embedded and
+ * replaced in ONE store transaction, so a crash mid-index leaves every document either
+ * old or new, never half. Files gone from a source are removed; a missing or unreadable
+ * source (or sub-folder) removes nothing. Bad input (unreadable, binary, too large, not
+ * UTF-8, embedding failure) is skipped, counted in the summary and reported as a Problem;
+ * indexing goes on. The caller holds the indexer lock (indexer/lock.ts).
+ */
+import { stat } from 'node:fs/promises';
+import { sep } from 'node:path';
+import type { Config } from '../config/schema.js';
+import type { Embedder } from '../embed/types.js';
+import type { ChunkInput, DocumentInput, SourceRecord, StoreWriter } from '../store/types.js';
+import { chunkNote } from './markdown.js';
+import { chunkTranscript } from './transcript-chunks.js';
+import { listSourceFiles, readNote, type Problem, type SkipReason } from './files.js';
+import { hashFile, readTranscript } from './transcript-file.js';
+import { silentProgress, type ProgressSink } from './progress.js';
+
+export interface IndexSummary {
+  sources: number;
+  files_seen: number;
+  indexed: number;
+  unchanged: number;
+  removed: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  /** Indexed anyway, but not clean: invalid_utf8 (files decoded with replacement),
+   *  malformed_lines / overlong_lines (transcript lines skipped). */
+  warnings: Record<string, number>;
+  chunks_added: number;
+  chunks_total: number;
+  seconds: number;
+  chunks_per_s: number;
+  /** What was skipped and why (at most MAX_PROBLEMS listed; counts are complete). */
+  problems: Problem[];
+}
+
+export interface IndexOptions {
+  store: StoreWriter;
+  /** The embedder, or a loader used only once something needs embedding (a no-change run
+   *  then never loads the model). With a loader, `modelId` must be the id it will report. */
+  embedder: Embedder | EmbedderLoader;
+  config: Pick<Config, 'indexer' | 'daemon'>;
+  /** Only these sources (default: every registered source). */
+  sources?: SourceRecord[];
+  /** Drop every document, chunk and vector (and the recorded model) first, then index all. */
+  rebuild?: boolean;
+  progress?: ProgressSink;
+  /** Each problem as it happens (the CLI prints it on stderr). */
+  onProblem?: (p: Problem) => void;
+}
+
+export interface EmbedderLoader {
+  modelId: string;
+  load(): Promise<Embedder>;
+}
+
+/** Problems listed in the summary (the counts in `skipped` are always complete). */
+export const MAX_PROBLEMS = 100;
+
+interface PendingDoc {
+  doc: DocumentInput;
+  chunks: ChunkInput[];
+  texts: string[];
+}
+
+/** Text given to the embedder for one chunk: where it sits, then what it says. */
+export function embeddingText(title: string, heading: string, text: string): string {
+  const head = !heading ? title : !title || heading.startsWith(title) ? heading : `${title} — ${heading}`;
+  return head ? `${head}\n${text}` : text;
+}
+
+/**
+ * Embed texts sorted by length (so each model batch pads little), results in input order.
+ * Padding to the longest text of a batch is most of the cost when lengths are mixed.
+ */
+export async function embedByLength(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+  const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
+  const sorted = await embedder.embed(order.map((i) => texts[i]));
+  const out = new Array<Float32Array>(texts.length);
+  order.forEach((i, k) => (out[i] = sorted[k]));
+  return out;
+}
+
+class IndexRun {
+  readonly summary: IndexSummary = {
+    sources: 0,
+    files_seen: 0,
+    indexed: 0,
+    unchanged: 0,
+    removed: 0,
+    skipped: {},
+    warnings: {},
+    chunks_added: 0,
+    chunks_total: 0,
+    seconds: 0,
+    chunks_per_s: 0,
+    problems: [],
+  };
+  private pending: PendingDoc[] = [];
+  private loaded: Embedder | null = null;
+  private pendingChunks = 0;
+  private filesDone = 0;
+  private readonly progress: ProgressSink;
+
+  constructor(private readonly opts: IndexOptions) {
+    this.progress = opts.progress ?? silentProgress;
+  }
+
+  /** The embedder, loaded on first use; the store records (or checks) its model then. */
+  private async embedder(): Promise<Embedder> {
+    if (this.loaded) return this.loaded;
+    const e = this.opts.embedder;
+    const embedder = 'load' in e ? await e.load() : e;
+    this.opts.store.setModel(embedder.modelId, embedder.dim);
+    this.loaded = embedder;
+    return embedder;
+  }
+
+  problem(p: Problem): void {
+    this.summary.skipped[p.reason] = (this.summary.skipped[p.reason] ?? 0) + 1;
+    if (this.summary.problems.length < MAX_PROBLEMS) this.summary.problems.push(p);
+    this.opts.onProblem?.(p);
+  }
+
+  warn(key: string, n = 1): void {
+    if (n > 0) this.summary.warnings[key] = (this.summary.warnings[key] ?? 0) + n;
+  }
+
+  async run(): Promise<IndexSummary> {
+    const t0 = performance.now();
+    const { store } = this.opts;
+    if (this.opts.rebuild) store.clearDocuments();
+    const stored = store.model();
+    // A different recorded model throws StoreModelMismatchError (re-index with --rebuild):
+    // checked now when the ids differ (loading the model for its dimension), else when the
+    // model is first needed.
+    if (!('load' in this.opts.embedder) || (stored && stored.model !== this.opts.embedder.modelId)) await this.embedder();
+    const sources = this.opts.sources ?? store.listSources();
+    this.summary.sources = sources.length;
+
+    const listings = sources.map((s) => ({ source: s, listing: listSourceFiles(s.path, s.kind) }));
+    const total = listings.reduce((n, l) => n + l.listing.files.length, 0);
+    this.progress.start(total);
+    try {
+      for (const { source, listing } of listings) {
+        for (const p of listing.problems) this.problem(p);
+        const seen = new Set<string>();
+        for (const file of listing.files) {
+          if (await this.indexFile(source, file)) seen.add(file);
+          this.filesDone++;
+          this.progress.update(this.filesDone, this.summary.chunks_added);
+          if (this.pendingChunks >= this.opts.config.indexer.embedFlushChunks) await this.flush();
+        }
+        await this.flush();
+        this.removeDeleted(source, listing.problems, seen);
+      }
+    } finally {
+      this.progress.done();
+    }
+    this.summary.files_seen = this.filesDone;
+    this.summary.chunks_total = store.info().chunks;
+    const seconds = (performance.now() - t0) / 1000;
+    this.summary.seconds = Math.round(seconds * 100) / 100;
+    this.summary.chunks_per_s = seconds > 0 ? Math.round(this.summary.chunks_added / seconds) : 0;
+    return this.summary;
+  }
+
+  /** Index one file if it changed. Returns false when the file vanished (so it gets removed). */
+  private async indexFile(source: SourceRecord, path: string): Promise<boolean> {
+    const cfg = this.opts.config.indexer;
+    let st;
+    try {
+      st = await stat(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e}): skipped` });
+      return true;
+    }
+    const mtime = Math.trunc(st.mtimeMs);
+    const size = st.size;
+    const limit = source.kind === 'notes' ? cfg.maxFileBytes : cfg.maxTranscriptBytes;
+    if (size > limit) {
+      this.problem({
+        path,
+        reason: 'too_large',
+        message: `${path} is ${(size / 1048576).toFixed(1)} MB, over the ${(limit / 1048576).toFixed(1)} MB limit (indexer.${source.kind === 'notes' ? 'maxFileBytes' : 'maxTranscriptBytes'}): skipped`,
+      });
+      return true;
+    }
+    const existing = this.opts.store.getDocument(path);
+    if (existing && existing.mtime === mtime && existing.size === size) {
+      this.summary.unchanged++;
+      return true;
+    }
+    if (source.kind === 'notes') await this.indexNote(source, path, mtime, size, existing?.hash ?? null);
+    else await this.indexTranscript(source, path, mtime, size, existing?.hash ?? null);
+    return true;
+  }
+
+  private async indexNote(source: SourceRecord, path: string, mtime: number, size: number, oldHash: string | null): Promise<void> {
+    const cfg = this.opts.config.indexer;
+    const read = await readNote(path, cfg.maxReplacementShare);
+    if (!read.ok) {
+      this.problem(read.problem);
+      return;
+    }
+    if (read.hash === oldHash) {
+      this.opts.store.touchDocument(path, mtime, size);
+      this.summary.unchanged++;
+      return;
+    }
+    if (read.replaced > 0) this.warn('invalid_utf8');
+    const note = chunkNote(read.text, path, cfg);
+    const chunks: ChunkInput[] = note.chunks.map((c, i) => ({
+      heading: c.heading,
+      text: c.text,
+      createdAt: mtime,
+      ...(i === 0 && note.aliases.length ? { aliases: note.aliases } : {}),
+    }));
+    this.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
+  }
+
+  private async indexTranscript(source: SourceRecord, path: string, mtime: number, size: number, oldHash: string | null): Promise<void> {
+    const cfg = this.opts.config.indexer;
+    let hash: string;
+    try {
+      hash = await hashFile(path);
+      if (hash === oldHash) {
+        this.opts.store.touchDocument(path, mtime, size);
+        this.summary.unchanged++;
+        return;
+      }
+      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes);
+      this.warn('malformed_lines', read.malformedLines);
+      this.warn('overlong_lines', read.overlongLines);
+      const t = chunkTranscript(read.exchanges, cfg);
+      const title = t.title || path.split(sep).pop()!.replace(/\.jsonl$/, '');
+      const chunks: ChunkInput[] = t.chunks.map((c) => ({
+        heading: c.heading,
+        text: c.text,
+        createdAt: Number.isFinite(c.createdAt) && c.createdAt > 0 ? c.createdAt : mtime,
+        hasError: c.hasError,
+        resolved: c.resolved,
+      }));
+      this.queue({ sourceId: source.id, path, hash, mtime, size, title }, chunks);
+    } catch (e) {
+      this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): skipped` });
+    }
+  }
+
+  private queue(doc: DocumentInput, chunks: ChunkInput[]): void {
+    const texts = chunks.map((c) => embeddingText(doc.title, c.heading, c.text));
+    this.pending.push({ doc, chunks, texts });
+    this.pendingChunks += chunks.length;
+  }
+
+  /** Embed everything pending in one call, then write each document in its own transaction. */
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingChunks = 0;
+    if (batch.length === 0) return;
+    const all = batch.flatMap((d) => d.texts);
+    let vectors: Float32Array[] | null = null;
+    if (all.length > 0) {
+      const embedder = await this.embedder(); // a model that cannot load, or mismatches the store, stops the run
+      try {
+        vectors = await embedByLength(embedder, all);
+      } catch {
+        vectors = null; // retried per document below, so one bad document costs only itself
+      }
+    }
+    let off = 0;
+    for (const d of batch) {
+      let vecs: Float32Array[] | null = vectors ? vectors.slice(off, off + d.texts.length) : null;
+      off += d.texts.length;
+      if (!vecs && d.texts.length > 0) {
+        try {
+          vecs = await this.loaded!.embed(d.texts);
+        } catch (e) {
+          this.problem({ path: d.doc.path, reason: 'embed_failed', message: `embedding failed for ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
+          continue;
+        }
+      }
+      this.write(d, vecs ?? []);
+    }
+  }
+
+  private write(d: PendingDoc, vectors: Float32Array[]): void {
+    try {
+      this.opts.store.replaceDocument(d.doc, d.chunks, vectors);
+      this.summary.indexed++;
+      this.summary.chunks_added += d.chunks.length;
+    } catch (e) {
+      this.problem({ path: d.doc.path, reason: 'store_failed', message: `could not store ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
+    }
+  }
+
+  /** Remove documents of `source` whose files are gone (never under a folder we could not read). */
+  private removeDeleted(source: SourceRecord, problems: Problem[], seen: Set<string>): void {
+    if (problems.some((p) => p.path === source.path && (p.reason === 'missing_source' || p.reason === 'unreadable'))) return;
+    const blind = problems.filter((p) => p.reason === 'unreadable').map((p) => p.path + sep);
+    for (const doc of this.opts.store.listDocuments(source.id)) {
+      if (seen.has(doc.path) || blind.some((b) => doc.path.startsWith(b))) continue;
+      if (this.opts.store.removeDocument(doc.path)) this.summary.removed++;
+    }
+  }
+}
+
+/** Index the given (default: all) sources incrementally; returns the summary. */
+export function runIndex(opts: IndexOptions): Promise<IndexSummary> {
+  return new IndexRun(opts).run();
+}
