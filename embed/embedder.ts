@@ -58,14 +58,54 @@ export function resolveModel(cfg: Config['embedding'], env: NodeJS.ProcessEnv = 
   return { modelId: cfg.model, name: cfg.model, local: false, root: modelCacheDir(env) };
 }
 
-type Extractor = (texts: string[], opts: { pooling: 'mean'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
+interface Tensor {
+  data: Float32Array | BigInt64Array | number[];
+  dims: number[];
+}
+/** The parts of a transformers.js feature-extraction pipeline this module uses. */
+interface Extractor {
+  tokenizer: (texts: string[], opts: { padding: boolean; truncation: boolean }) => Record<string, Tensor> & { attention_mask: Tensor };
+  model: (inputs: Record<string, Tensor>) => Promise<{ last_hidden_state: Tensor }>;
+  dispose?: () => Promise<void>;
+}
+
+/**
+ * Tokenize once, run the model, and mean-pool over the attention mask ourselves, then L2
+ * normalize. Identical to the pipeline's `pooling: 'mean', normalize: true` (max difference
+ * ~1e-7), but ~5× less CPU: the pipeline's pooling reads the tensor element by element
+ * through a slow accessor. A text with no known token pools to the zero vector and stays
+ * zero (cosine 0 to everything: "no signal"), where normalizing would give NaN.
+ */
+async function embedBatch(extractor: Extractor, batch: string[]): Promise<Float32Array[]> {
+  const inputs = extractor.tokenizer(batch, { padding: true, truncation: true });
+  const hidden = (await extractor.model(inputs)).last_hidden_state;
+  const data = hidden.data as Float32Array;
+  const [B, S, D] = hidden.dims;
+  const mask = inputs.attention_mask.data;
+  const out: Float32Array[] = [];
+  for (let b = 0; b < B; b++) {
+    const v = new Float32Array(D);
+    for (let t = 0; t < S; t++) {
+      if (!Number(mask[b * S + t])) continue;
+      const o = (b * S + t) * D;
+      for (let d = 0; d < D; d++) v[d] += data[o + d];
+    }
+    let norm = 0;
+    for (let d = 0; d < D; d++) norm += v[d] * v[d];
+    norm = Math.sqrt(norm);
+    if (norm > 0 && Number.isFinite(norm)) for (let d = 0; d < D; d++) v[d] /= norm;
+    else v.fill(0);
+    out.push(v);
+  }
+  return out;
+}
 
 class TransformersEmbedder implements Embedder {
   private queue: Promise<unknown> = Promise.resolve();
   constructor(
     readonly modelId: string,
     readonly dim: number,
-    private readonly extractor: Extractor & { dispose?: () => Promise<void> },
+    private readonly extractor: Extractor,
     private readonly batchSize: number,
     private readonly maxChars: number,
   ) {}
@@ -80,14 +120,7 @@ class TransformersEmbedder implements Embedder {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const batch = texts.slice(i, i + this.batchSize).map((t) => (t.length > this.maxChars ? t.slice(0, this.maxChars) : t));
-      const tensor = await this.extractor(batch, { pooling: 'mean', normalize: true });
-      for (let j = 0; j < batch.length; j++) {
-        const v = tensor.data.slice(j * this.dim, (j + 1) * this.dim);
-        // A text with no known token pools to the zero vector; normalizing it gives NaN.
-        // Keep it zero: cosine 0 to everything, which every caller treats as "no signal".
-        if (!Number.isFinite(v[0])) v.fill(0);
-        out.push(v);
-      }
+      out.push(...(await embedBatch(this.extractor, batch)));
     }
     return out;
   }
@@ -122,8 +155,8 @@ export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.Proce
         : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder.`,
     );
   }
-  const probe = await extractor([PROBE_TEXT], { pooling: 'mean', normalize: true });
-  const dim = probe.dims[probe.dims.length - 1];
+  const [probe] = await embedBatch(extractor, [PROBE_TEXT]);
+  const dim = probe.length;
   return new TransformersEmbedder(model.modelId, dim, extractor, cfg.batchSize, cfg.maxChars);
 }
 

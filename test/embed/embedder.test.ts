@@ -61,3 +61,25 @@ describe('offline embedder (real transformers.js over the offline model)', () =>
     expect((err as EmbedderError).exitCode).toBe(3);
   });
 });
+
+describe('self-pooling equals the pipeline pooling', () => {
+  it('matches transformers.js mean pooling + normalize within float error', async () => {
+    const { pipeline, env } = await import('@xenova/transformers');
+    const { offlineModelPath } = await import('../helpers/model.js');
+    const { dirname, basename } = await import('node:path');
+    const path = offlineModelPath();
+    env.allowRemoteModels = false;
+    env.localModelPath = dirname(path) + '/';
+    const pipe = (await pipeline('feature-extraction', basename(path))) as unknown as (t: string[], o: object) => Promise<{ data: Float32Array }>;
+    const texts = ['short text', 'a much longer text about postgres connection pools timing out under heavy load', 'zzqxj'];
+    const ref = await pipe(texts, { pooling: 'mean', normalize: true });
+    const e = await offlineEmbedder();
+    const ours = await e.embed(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const row = ref.data.slice(i * e.dim, (i + 1) * e.dim);
+      // The pipeline turns an all-unknown text into NaN; ours keeps the zero vector.
+      if (Number.isNaN(row[0])) expect(Array.from(ours[i]).every((x) => x === 0)).toBe(true);
+      else for (let d = 0; d < e.dim; d++) expect(Math.abs(ours[i][d] - row[d])).toBeLessThan(1e-5);
+    }
+  });
+});
