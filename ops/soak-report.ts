@@ -16,7 +16,7 @@ import { daemonStatus } from '../daemon/status.js';
 import { defaultStorePath, logsDir } from '../shared/paths.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
 import { storeFingerprint, INDEX_LOG, type IndexRunRecord } from './store-fingerprint.js';
-import { ensureSoakBaseline } from './soak-baseline.js';
+import { ensureSoakBaseline, readSoakBaseline } from './soak-baseline.js';
 import { readLabels, labelCounts } from './labels.js';
 import { hookGate, livenessGates, seatGate, storeWriteGate, usefulnessGate, wouldFireGates, type Gate, type ModeRate } from './soak-gates.js';
 import { join } from 'node:path';
@@ -42,6 +42,15 @@ export interface SoakReport {
 
 interface RecallRecord { ts: number; handle: string; via: string }
 
+function earliestRecord(dir: string): number | null {
+  let min: number | null = null;
+  for (const files of [daemonLogs(dir), hookLogs(dir)]) {
+    const first = readJsonlFiles<{ ts?: number }>(files.slice(0, 1)).records.find((r) => typeof r.ts === 'number');
+    if (first && (min === null || first.ts! < min)) min = first.ts!;
+  }
+  return min;
+}
+
 function seatOf(d: DecisionRecord): string {
   return d.worker ? 'worker' : d.sidechain ? 'subagent' : 'interactive';
 }
@@ -50,9 +59,11 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
   const env = opts.env ?? process.env;
   const now = opts.now ?? Date.now();
   const storePath = config.store.path ?? defaultStorePath(env);
-  const baseline = ensureSoakBaseline(storePath, env, now);
-  const since = opts.sinceMs ?? baseline.startedAt;
   const dir = logsDir(env);
+  // The daemon records the baseline when it first starts; when it has not (an older state
+  // dir), the soak began with the earliest record in the logs.
+  const baseline = readSoakBaseline(env) ?? ensureSoakBaseline(storePath, env, earliestRecord(dir) ?? now);
+  const since = opts.sinceMs ?? baseline.startedAt;
 
   const hook = readJsonlFiles<HookRecord>(hookLogs(dir), since);
   const decisions = readJsonlFiles<DecisionRecord>(daemonLogs(dir), since);

@@ -20,6 +20,7 @@ import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
 import { acquireIndexLock } from '../../indexer/lock.js';
 import { runIndex, type IndexSummary } from '../../indexer/indexer.js';
+import { recordIndexRun } from '../../ops/store-fingerprint.js';
 import { createProgress } from '../../indexer/progress.js';
 import { listSourceFiles } from '../../indexer/files.js';
 
@@ -102,6 +103,7 @@ async function execute(job: Job): Promise<number> {
   const storePath = config.store.path ?? defaultStorePath();
   const lock = await acquireIndexLock(config.indexer.lockWaitMs);
   let store: StoreWriter | null = null;
+  let summaryCounts = { indexed: 0, removed: 0 };
   try {
     store = openStoreWriter(storePath);
     let sources: SourceRecord[] | undefined;
@@ -133,6 +135,7 @@ async function execute(job: Job): Promise<number> {
     } finally {
       await (embedder as Embedder | null)?.dispose();
     }
+    summaryCounts = { indexed: summary.indexed, removed: summary.removed };
     if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, ...summary } : summary);
     else {
       if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
@@ -142,6 +145,15 @@ async function execute(job: Job): Promise<number> {
     return failed > 0 ? EXIT.FAIL : EXIT.OK;
   } finally {
     store?.close();
+    // Record the store's fingerprint as the indexer left it (still under the lock), so
+    // `soak report` can tell the indexer's writes from anyone else's.
+    if (store) {
+      try {
+        recordIndexRun(storePath, { indexed: summaryCounts.indexed, removed: summaryCounts.removed });
+      } catch (e) {
+        process.stderr.write(`active-brain: could not record the index run in logs/index.jsonl: ${(e as Error).message}\n`);
+      }
+    }
     await lock.release();
   }
 }
