@@ -1,0 +1,54 @@
+/**
+ * `active-brain status [--json]`: the truth about the daemon (lock held + pid alive + canary
+ * fresh, via daemon/status.ts — never the pid file alone), the kill switch, the modes and
+ * their rollout state, the knowledge store (opened read-only) and the model.
+ */
+import { existsSync } from 'node:fs';
+import { parseFlags, printJson, EXIT, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { defaultStorePath, homeDir } from '../../shared/paths.js';
+import { daemonStatus, type DaemonStatus, type StoreSummary } from '../../daemon/status.js';
+import { summarizeStore } from '../../daemon/store-summary.js';
+
+function human(s: DaemonStatus): string {
+  const lines: string[] = [];
+  if (s.running) {
+    lines.push(`daemon:   running (pid ${s.pid}, up ${s.uptime_s} s, canary ${s.canary_age_s} s old, ${s.sessions} session(s) watched)`);
+  } else {
+    const why = s.problem ? ` — ${s.problem}${s.pid ? ` (pid ${s.pid})` : ''}` : '';
+    lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
+  }
+  lines.push(`kill:     ${s.killed ? 'KILL file present — no offers (remove with "active-brain unkill")' : 'off'}`);
+  const modes = Object.entries(s.modes).map(([n, m]) => `${n}=${m.state}`).join(', ');
+  lines.push(`modes:    ${modes || '(none)'}`);
+  const st = s.store;
+  if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
+  else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
+  else lines.push(`store:    ${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
+  lines.push(`model:    ${s.model.configured}${s.model.store && s.model.store !== s.model.configured ? ` (store built with ${s.model.store})` : ''}`);
+  if (s.last_error) lines.push(`last error: ${s.last_error}`);
+  return lines.join('\n');
+}
+
+export const command: Command = {
+  name: 'status',
+  summary: 'honest state of daemon, store, model, mode, kill',
+  help: `usage: active-brain status [--json] [--set key.path=value ...]
+
+Reports whether the daemon is really running — the lock is held, its pid is alive and the
+canary was rewritten within 3 cycles — plus uptime, sessions watched, the kill switch,
+every mode's rollout state, the knowledge store and the model, and the last error.
+--json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
+"store":{…},"model":{…},"uptime_s","last_error","modes":{…},"problem","lock":{…}}.
+Exit 0 when the daemon is running, 1 when it is not.`,
+  async run(argv) {
+    const { values } = parseFlags(argv, {}, false);
+    const { config } = loadConfig({ flags: values.set });
+    const storePath = config.store.path ?? defaultStorePath();
+    const store: StoreSummary = existsSync(storePath) ? await summarizeStore(storePath) : { path: storePath, present: false };
+    const s = daemonStatus(config, store);
+    if (values.json) printJson({ home: homeDir(), ...s });
+    else process.stdout.write(human(s) + '\n');
+    return s.running ? EXIT.OK : EXIT.FAIL;
+  },
+};

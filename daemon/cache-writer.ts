@@ -1,0 +1,70 @@
+/**
+ * Offer caches `<home>/cache/<session>.json` (shared/types.ts OfferCache): the daemon's only
+ * channel to the hook. Written atomically (shared/atomic.ts: temp + fsync + rename) after every
+ * decision — silence included (offer null) — stamped with the turn, byte offset and exchange
+ * uuid it was computed for, so the hook can reject a stale offer. Cleared on kill.
+ * Session ids that are not safe file names are refused (never written).
+ */
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
+import { safeSessionId } from '../shared/paths.js';
+import type { Offer, OfferCache } from '../shared/types.js';
+
+export interface CacheStamp {
+  sessionId: string;
+  mode: string;
+  turn: number;
+  transcriptOffset: number;
+  transcriptPath: string;
+  exchangeUuid: string;
+}
+
+/** Build the cache record for one decision (pure). */
+export function buildOfferCache(stamp: CacheStamp, offer: Offer | null, now: number, ttlSeconds: number): OfferCache {
+  return {
+    version: 1,
+    sessionId: stamp.sessionId,
+    mode: stamp.mode,
+    turn: stamp.turn,
+    transcriptOffset: stamp.transcriptOffset,
+    transcriptPath: stamp.transcriptPath,
+    exchangeUuid: stamp.exchangeUuid,
+    createdAt: now,
+    expiresAt: now + ttlSeconds * 1000,
+    offer,
+  };
+}
+
+export class CacheWriter {
+  constructor(private readonly dir: string) {}
+
+  /** Write one session's cache atomically. Throws on IO errors (the caller logs and skips). */
+  write(cache: OfferCache): string {
+    const id = safeSessionId(cache.sessionId);
+    if (!id) throw Object.assign(new Error('unsafe session id'), { code: 'EUNSAFEID' });
+    ensureDir(this.dir);
+    const path = join(this.dir, `${id}.json`);
+    writeJsonAtomic(path, cache);
+    return path;
+  }
+
+  /** Remove every cache (and leftover temp file). Returns how many files were removed. */
+  clearAll(): number {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return 0;
+    }
+    let n = 0;
+    for (const name of names) {
+      if (!name.endsWith('.json') && !name.endsWith('.tmp')) continue;
+      try {
+        unlinkSync(join(this.dir, name));
+        n++;
+      } catch { /* gone already */ }
+    }
+    return n;
+  }
+}

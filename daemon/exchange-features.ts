@@ -1,0 +1,35 @@
+/**
+ * Build the trigger features of one exchange (daemon/session-state.ts ExchangeFeatures) from a
+ * parsed transcript Exchange (shared/types.ts) and the vectors the caller embedded. The
+ * caller (daemon pipeline, replay, evals) owns embedding; this adds the lexical parts:
+ * content-token hashes, tool-call and tool-error signatures. Pure.
+ */
+import type { Exchange } from '../shared/types.js';
+import type { ExchangeFeatures } from './session-state.js';
+import { contentTokenHashes, errorSignatures, toolSignatures } from './lexical.js';
+
+export interface ExchangeVectors {
+  /** The whole exchange. */
+  vec: Float32Array;
+  /** The human's prompt (null when there is none). */
+  userVec: Float32Array | null;
+  /** The assistant's visible side (null when none is visible). */
+  assistantVec: Float32Array | null;
+}
+
+/** The exchange fields the features read. */
+export type ExchangeText = Pick<Exchange, 'user' | 'assistant' | 'toolCalls' | 'toolErrors' | 'assistantVisible' | 'timestamp'>;
+
+export function exchangeFeatures(ex: ExchangeText, v: ExchangeVectors): ExchangeFeatures {
+  const text = [ex.user, ex.assistant, ...ex.toolCalls].filter(Boolean).join('\n');
+  return {
+    vec: v.vec,
+    userVec: v.userVec,
+    assistantVec: v.assistantVec,
+    tokens: contentTokenHashes(text),
+    toolSigs: toolSignatures(ex.toolCalls),
+    errorSigs: errorSignatures(ex.toolErrors),
+    assistantVisible: ex.assistantVisible,
+    timestamp: ex.timestamp,
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The daemon's JSONL log: `<home>/logs/daemon.jsonl`, size-rotated by rotating-file-stream
+ * (classic logrotate numbering: daemon.jsonl.1 is the newest rotated file). Two record types,
+ * each with a JSON Schema in logs-schema/: `decision` (one per exchange the pipeline saw) and
+ * `event` (lifecycle, skipped input, sessions). Records carry ids, hashes, scores and reason
+ * codes only: callers build them from daemon/pipeline.ts Decisions, never from raw text.
+ * A failing log (disk full, unwritable) never stops the daemon: the error is counted and kept
+ * for the canary's lastError.
+ */
+import { createStream, type RotatingFileStream } from 'rotating-file-stream';
+import { join } from 'node:path';
+import { ensureDir } from '../shared/atomic.js';
+import type { Config } from '../config/schema.js';
+import type { ModeState, OfferType } from '../shared/types.js';
+import type { Decision } from './pipeline.js';
+
+/** File name of the daemon log inside the logs dir. */
+export const DAEMON_LOG_FILE = 'daemon.jsonl';
+
+export type EventName =
+  | 'start'
+  | 'stop'
+  | 'kill'
+  | 'idle-exit'
+  | 'error'
+  | 'skipped-line'
+  | 'session-new'
+  | 'session-evicted'
+  | 'file-removed'
+  | 'store-missing'
+  | 'cache-write-failed';
+
+/** One `event` record (logs-schema/daemon-event.schema.json). */
+export interface EventRecord {
+  type: 'event';
+  ts: number;
+  pid: number;
+  event: EventName;
+  /** A reason code (e.g. `malformed`, `line-too-long`, `EACCES`), never free text from transcripts. */
+  reason?: string;
+  sessionId?: string;
+  /** Transcript file path (a path, not content). */
+  path?: string;
+  offset?: number;
+  bytes?: number;
+  /** Error message from the daemon's own code or the OS (never transcript content). */
+  message?: string;
+  figures?: Record<string, number>;
+}
+
+/** One `decision` record (logs-schema/daemon-decision.schema.json). */
+export interface DecisionRecord {
+  type: 'decision';
+  ts: number;
+  sessionId: string;
+  turn: number;
+  exchangeUuid: string;
+  offset: number;
+  mode: string | null;
+  mode_state: ModeState | null;
+  worker: boolean;
+  sidechain: boolean;
+  seed: boolean;
+  prompt_only: boolean;
+  injected: boolean;
+  trigger: 'drift' | 'stall' | 'error' | null;
+  /** Trigger figures (cosines, z-scores, thresholds): numbers only. */
+  trigger_values: Record<string, number>;
+  /** Gate outcomes in order: each gate name with pass/fail and a reason code. */
+  gates: Array<{ gate: string; pass: boolean; reason: string | null }>;
+  /** True when an offer was produced (logged whatever the mode's state; soak never prints). */
+  would_fire: boolean;
+  /** Reason code for silence, null when an offer was produced. */
+  silence: string | null;
+  offer: null | {
+    id: string;
+    chunkId: number;
+    handle: string;
+    type: OfferType;
+    confidence: number;
+    region: string;
+    wildcard: boolean;
+    reasoned: boolean;
+  };
+  sufficiency: number | null;
+  candidates: number;
+  latency_ms: Record<string, number>;
+}
+
+export type LogRecord = EventRecord | DecisionRecord;
+
+export interface JsonlLog {
+  write(record: LogRecord): void;
+  /** Flush and close; resolves when everything written has reached the file. */
+  close(): Promise<void>;
+  /** Write errors so far (the log never throws at callers). */
+  readonly errors: number;
+  readonly lastError: string | null;
+}
+
+/** Open `<dir>/<file>` as a rotating JSONL log with config.logs limits. */
+export function openJsonlLog(dir: string, logs: Config['logs'], file = DAEMON_LOG_FILE): JsonlLog {
+  ensureDir(dir);
+  let errors = 0;
+  let lastError: string | null = null;
+  let stream: RotatingFileStream | null = null;
+  const fail = (e: unknown) => {
+    errors++;
+    lastError = `log ${file}: ${(e as Error)?.message ?? String(e)}`;
+  };
+  try {
+    stream = createStream(file, { path: dir, size: logs.rotateSize, rotate: logs.maxFiles, mode: 0o600 });
+    stream.on('error', fail);
+    stream.on('warning', fail);
+  } catch (e) {
+    fail(e);
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    write(record) {
+      if (!stream || closing) return;
+      try {
+        stream.write(JSON.stringify(record) + '\n');
+      } catch (e) {
+        fail(e);
+      }
+    },
+    close() {
+      if (closing) return closing;
+      closing = new Promise<void>((resolve) => {
+        if (!stream) return resolve();
+        const s = stream;
+        s.once('finish', () => resolve());
+        s.once('error', () => resolve());
+        s.end();
+      });
+      return closing;
+    },
+    get errors() {
+      return errors;
+    },
+    get lastError() {
+      return lastError;
+    },
+  };
+}
+
+/** The daemon log's files, oldest first (rotated .N files, highest N first, then the live file). */
+export function daemonLogFiles(dir: string, names: string[], file = DAEMON_LOG_FILE): string[] {
+  const rotated = names
+    .map((n) => ({ n, m: new RegExp(`^${file.replace(/\./g, '\\.')}\\.(\\d+)$`).exec(n) }))
+    .filter((x) => x.m)
+    .sort((a, b) => Number(b.m![1]) - Number(a.m![1]))
+    .map((x) => join(dir, x.n));
+  return names.includes(file) ? [...rotated, join(dir, file)] : rotated;
+}
+
+/** The decision log record for one pipeline Decision (ids, figures and reason codes only). */
+export function decisionRecord(d: Decision, ts: number): DecisionRecord {
+  return {
+    type: 'decision',
+    ts,
+    sessionId: d.sessionId,
+    turn: d.turn,
+    exchangeUuid: d.exchangeUuid,
+    offset: d.offset,
+    mode: d.mode,
+    mode_state: d.modeState,
+    worker: d.worker !== null,
+    sidechain: d.sidechain,
+    seed: d.seed,
+    prompt_only: d.promptOnly,
+    injected: d.injected,
+    trigger: d.trigger,
+    trigger_values: d.triggerValues,
+    gates: d.gates.map((g) => ({ gate: g.gate, pass: g.pass, reason: g.reason })),
+    would_fire: d.offer !== null,
+    silence: d.silence,
+    offer: d.offer
+      ? {
+          id: d.offer.id,
+          chunkId: d.offer.chunkId,
+          handle: d.offer.handle,
+          type: d.offer.type,
+          confidence: d.offer.confidence,
+          region: d.offer.region,
+          wildcard: d.offer.wildcard,
+          reasoned: d.offer.reasoned,
+        }
+      : null,
+    sufficiency: d.sufficiency,
+    candidates: d.candidates,
+    latency_ms: d.latency,
+  };
+}

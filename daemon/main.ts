@@ -1,0 +1,450 @@
+/**
+ * The daemon process (`active-brain start`): one per state dir.
+ *
+ *   config ─▶ state dir (0700) ─▶ singleton lock ─▶ hook settings ─▶ store (read-only; optional)
+ *   ─▶ embedder ─▶ tailer (daemon/tailer.ts) ─▶ per file: records ─▶ ExchangeAssembler
+ *   ─▶ settled exchanges ─▶ Pipeline (daemon/pipeline.ts) ─▶ offer cache (daemon/cache-writer.ts)
+ *   + decision log (daemon/logs.ts) ─▶ tailer.commit(offset, assembler snapshot)
+ *
+ * A cycle timer (daemon.cycleMs) rewrites the canary, checks the KILL file (present → clear
+ * caches, log, exit 0), the idle exit (daemon.idleExitMinutes) and evicts idle sessions; it
+ * also opens the store once it appears. SIGTERM/SIGINT: stop reading, flush the log, release
+ * the lock, exit 0. Errors on one file or line are logged with a reason code and skipped.
+ * Nothing here logs conversation text: records are built from Decisions (ids and numbers).
+ */
+import { chmodSync, existsSync } from 'node:fs';
+import { loadConfig } from '../config/load.js';
+import { writeHookSettings } from '../config/hook-settings.js';
+import { createEmbedder } from '../embed/embedder.js';
+import type { Embedder } from '../embed/types.js';
+import { createOfferBuilder } from '../retrieval/builder.js';
+import { createReasoner } from '../retrieval/reasoner.js';
+import type { OfferBuilder } from '../retrieval/types.js';
+import { openStoreReader } from '../store/reader.js';
+import type { StoreReader } from '../store/types.js';
+import { ensureDir } from '../shared/atomic.js';
+import {
+  cacheDir,
+  canaryPath,
+  defaultStorePath,
+  defaultTranscriptsRoot,
+  homeDir,
+  killPath,
+  logsDir,
+  offsetsPath,
+} from '../shared/paths.js';
+import type { Canary } from '../shared/types.js';
+import { parseLine } from '../transcript/records.js';
+import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
+import { buildOfferCache, CacheWriter } from './cache-writer.js';
+import { writeCanary } from './canary.js';
+import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
+import { decisionRecord, openJsonlLog, type EventRecord, type JsonlLog } from './logs.js';
+import { Pipeline, type Decision } from './pipeline.js';
+import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
+
+/** Skipped-line events logged per file (then counted silently): binary garbage cannot flood the log. */
+export const MAX_SKIP_EVENTS_PER_FILE = 20;
+/** Longest error message kept in logs and the canary. */
+const MAX_MESSAGE_CHARS = 300;
+
+export interface DaemonOptions {
+  /** `key.path=value` config overrides (from --set). */
+  flags?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Where human-readable start/stop lines go (default stderr). */
+  out?: (line: string) => void;
+}
+
+interface FileEntry {
+  asm: ExchangeAssembler;
+  sessionId: string;
+  subagent: boolean;
+  chain: Promise<void>;
+  settle: NodeJS.Timeout | null;
+  skipped: number;
+}
+
+const clip = (s: string) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
+const errMsg = (e: unknown) => clip(e instanceof Error ? e.message : String(e));
+
+function isSnapshot(v: unknown): v is AssemblerSnapshot {
+  const s = v as AssemblerSnapshot | null;
+  return !!s && typeof s === 'object' && typeof s.offset === 'number' && typeof s.nextIndex === 'number' && typeof s.assistantVisible === 'boolean';
+}
+
+/** A cheap malformed-line check for lines the parser dropped (unknown types are not "malformed"). */
+function looksMalformed(line: string): boolean {
+  const t = line.trim();
+  if (!t) return false;
+  if (!t.startsWith('{') || !t.endsWith('}')) return true;
+  try {
+    JSON.parse(t);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Open the store read-only and check it was built with this embedder's model. */
+function openStore(path: string, embedder: Embedder): { store: StoreReader | null; silence: string | null; problem: string | null } {
+  if (!existsSync(path)) return { store: null, silence: 'no-store', problem: null };
+  let store: StoreReader;
+  try {
+    store = openStoreReader(path);
+  } catch (e) {
+    return { store: null, silence: 'store-unreadable', problem: errMsg(e) };
+  }
+  try {
+    store.checkModel(embedder.modelId, embedder.dim);
+  } catch (e) {
+    store.close();
+    return { store: null, silence: 'store-model-mismatch', problem: errMsg(e) };
+  }
+  return { store, silence: null, problem: null };
+}
+
+/** Run the daemon until it is stopped. Resolves with the process exit code. */
+export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
+  const env = opts.env ?? process.env;
+  const say = opts.out ?? ((l: string) => process.stderr.write(`active-brain: ${l}\n`));
+  const { config } = loadConfig({ env, flags: opts.flags });
+  const home = homeDir(env);
+  try {
+    ensureDir(home);
+    chmodSync(home, 0o700);
+  } catch (e) {
+    say(`cannot use the state dir ${home}: ${errMsg(e)}. Set ACTIVE_BRAIN_HOME to a writable folder.`);
+    return 3;
+  }
+
+  let shutdown: ((code: number, reason: string) => Promise<void>) | null = null;
+  let lock: DaemonLock;
+  try {
+    lock = await acquireDaemonLock(env, (e) => {
+      lastError = `lock compromised: ${errMsg(e)}`;
+      void shutdown?.(1, 'lock-compromised');
+    });
+  } catch (e) {
+    if (e instanceof AlreadyRunningError) {
+      process.stderr.write(`${e.message}\n`);
+      return 1;
+    }
+    say(`cannot take the daemon lock in ${home}: ${errMsg(e)}`);
+    return 3;
+  }
+
+  const pid = process.pid;
+  const startedAt = Date.now();
+  let lastError: string | null = null;
+  const log: JsonlLog = openJsonlLog(logsDir(env), config.logs);
+  const event = (e: Omit<EventRecord, 'type' | 'ts' | 'pid'>) => log.write({ type: 'event', ts: Date.now(), pid, ...e });
+  const fail = (reason: string, e: unknown, extra: Partial<EventRecord> = {}) => {
+    lastError = `${reason}: ${errMsg(e)}`;
+    event({ event: 'error', reason, message: errMsg(e), ...extra });
+  };
+  event({ event: 'start', figures: { cycleMs: config.daemon.cycleMs }, ...(lock.recovered ? { reason: `recovered-${lock.recovered}` } : {}) });
+
+  try {
+    writeHookSettings(config, env);
+  } catch (e) {
+    fail('hook-settings', e);
+  }
+
+  let embedder: Embedder;
+  try {
+    embedder = await createEmbedder(config.embedding, env);
+  } catch (e) {
+    fail('embedder', e);
+    say(errMsg(e));
+    event({ event: 'stop', reason: 'embedder-failed' });
+    await log.close();
+    await lock.release();
+    return 3;
+  }
+
+  // ---- store and offer builder (optional: without a store the daemon still watches) ----
+  const storePath = config.store.path ?? defaultStorePath(env);
+  let store: StoreReader | null = null;
+  let builder: OfferBuilder | null = null;
+  let silenceReason = 'no-store';
+  const reasoner = config.reasoner.enabled ? createReasoner(config.reasoner, env) : null;
+  const tryStore = () => {
+    const r = openStore(storePath, embedder);
+    if (r.store) {
+      store = r.store;
+      builder = createOfferBuilder({ store: r.store, embedder, config, reasoner });
+      pipeline.setOfferBuilder(builder);
+      return;
+    }
+    if (r.silence !== silenceReason || r.problem) {
+      silenceReason = r.silence ?? 'no-store';
+      pipeline.setOfferBuilder(null, silenceReason);
+      if (r.problem) {
+        fail(silenceReason, r.problem, { path: storePath });
+        say(`${r.problem} — running without retrieval (offers silent: ${silenceReason})`);
+      }
+    }
+  };
+
+  const pipeline = new Pipeline({
+    embedder,
+    offerBuilder: null,
+    noBuilderReason: silenceReason,
+    config,
+    home,
+    now: Date.now,
+    rng: Math.random,
+  });
+  tryStore();
+  if (!store && silenceReason === 'no-store') event({ event: 'store-missing', reason: 'no-store', path: storePath });
+
+  const caches = new CacheWriter(cacheDir(env));
+  let killed = false;
+  let cycles = 0;
+  let lastActivity = Date.now();
+  let stopping = false;
+  const files = new Map<string, FileEntry>();
+  const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
+  const tailer = new Tailer({ root, offsetsPath: offsetsPath(env), daemon: config.daemon });
+
+  // ---- per exchange: pipeline → cache → decision log ----
+  const decide = async (path: string, f: FileEntry, ex: AssembledExchange): Promise<Decision | null> => {
+    let d: Decision;
+    try {
+      d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent });
+    } catch (e) {
+      fail('pipeline', e, { sessionId: f.sessionId, path, offset: ex.endOffset });
+      return null;
+    }
+    if (d.newSession) event({ event: 'session-new', sessionId: d.sessionId, path });
+    return d;
+  };
+  /** Log a decision; write its cache only when asked (the newest decision of a read batch:
+   *  during catch-up older exchanges' caches would be overwritten at once anyway). */
+  const publish = (path: string, d: Decision, writeCache: boolean): void => {
+    if (killed || stopping) return;
+    const t0 = performance.now();
+    // The KILL file wins at once, not only at the next cycle: no new cache after it appears.
+    if (writeCache && d.cacheable && d.mode !== null && !existsSync(killPath(env))) {
+      try {
+        caches.write(
+          buildOfferCache(
+            { sessionId: d.sessionId, mode: d.mode, turn: d.turn, transcriptOffset: d.offset, transcriptPath: path, exchangeUuid: d.exchangeUuid },
+            d.offer,
+            Date.now(),
+            config.daemon.cacheTtlSeconds,
+          ),
+        );
+        d.latency.cache = Math.round((performance.now() - t0) * 100) / 100;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'error';
+        lastError = `cache-write-failed: ${errMsg(e)}`;
+        event({ event: 'cache-write-failed', reason: code, sessionId: d.sessionId, message: errMsg(e) });
+      }
+    }
+    log.write(decisionRecord(d, Date.now()));
+  };
+
+  const fileEntry = (path: string, sessionId: string, info: LinesInfo | null): FileEntry => {
+    let f = files.get(path);
+    if (!f || info?.first) {
+      if (f?.settle) clearTimeout(f.settle);
+      const resume = info && isSnapshot(info.state) ? info.state : undefined;
+      f = {
+        asm: new ExchangeAssembler({ sessionId, resume }),
+        sessionId,
+        subagent: info?.subagent ?? false,
+        chain: f?.chain ?? Promise.resolve(),
+        settle: null,
+        skipped: f?.skipped ?? 0,
+      };
+      files.set(path, f);
+    }
+    return f;
+  };
+
+  const commit = (path: string, f: FileEntry) => {
+    try {
+      tailer.commit(path, f.asm.committableOffset, f.asm.snapshot());
+    } catch (e) {
+      fail('commit', e, { path });
+    }
+  };
+
+  const scheduleSettle = (path: string, f: FileEntry) => {
+    if (f.settle) clearTimeout(f.settle);
+    f.settle = null;
+    if (!f.asm.settleCandidate) return;
+    f.settle = setTimeout(() => {
+      f.settle = null;
+      f.chain = f.chain.then(async () => {
+        if (files.get(path) !== f || !f.asm.settleCandidate) return;
+        const ex = f.asm.flush();
+        const d = ex ? await decide(path, f, ex) : null;
+        if (d) publish(path, d, true);
+        commit(path, f);
+      });
+    }, config.daemon.settleMs);
+  };
+
+  tailer.on('lines', (path: string, sessionId: string, lines: TailLine[], info: LinesInfo) => {
+    if (!info.seed) lastActivity = Date.now();
+    const f = fileEntry(path, sessionId, info);
+    if (f.settle) clearTimeout(f.settle);
+    f.settle = null;
+    const run = f.chain.then(async () => {
+      let newest: Decision | null = null;
+      for (const l of lines) {
+        const rec = parseLine(l.line);
+        if (!rec && looksMalformed(l.line)) {
+          if (f.skipped++ < MAX_SKIP_EVENTS_PER_FILE) {
+            event({ event: 'skipped-line', reason: 'malformed', path, offset: l.startOffset, bytes: l.endOffset - l.startOffset });
+          }
+        }
+        const done = f.asm.push(rec, l.startOffset, l.endOffset, info.seed);
+        for (const ex of done) {
+          const d = await decide(path, f, ex);
+          if (!d) continue;
+          if (newest) publish(path, newest, false);
+          newest = d;
+        }
+      }
+      if (newest) publish(path, newest, true);
+      f.asm.advance(info.endOffset);
+      commit(path, f);
+      scheduleSettle(path, f);
+    });
+    f.chain = run.catch((e) => fail('consumer', e, { path }));
+    return f.chain;
+  });
+  tailer.on('skipped', (path: string, reason: string, detail: { startOffset?: number; endOffset?: number; code?: string } = {}) => {
+    const f = files.get(path);
+    const n = f ? f.skipped++ : 0;
+    if (n >= MAX_SKIP_EVENTS_PER_FILE) return;
+    event({
+      event: 'skipped-line',
+      reason: detail.code && reason !== detail.code ? `${reason}:${detail.code}` : reason,
+      path,
+      ...(detail.startOffset !== undefined ? { offset: detail.startOffset } : {}),
+      ...(detail.startOffset !== undefined && detail.endOffset !== undefined ? { bytes: detail.endOffset - detail.startOffset } : {}),
+    });
+  });
+  const dropFile = (path: string) => {
+    const f = files.get(path);
+    if (f?.settle) clearTimeout(f.settle);
+    files.delete(path);
+    pipeline.forget(path);
+  };
+  tailer.on('reset', (path: string, reason: string) => {
+    event({ event: 'file-removed', reason: `reset-${reason}`, path });
+    dropFile(path);
+  });
+  tailer.on('removed', (path: string) => {
+    event({ event: 'file-removed', reason: 'deleted', path });
+    dropFile(path);
+  });
+  tailer.on('warning', (reason: string, detail: { message?: string; code?: string; path?: string } = {}) => {
+    if (reason === 'root-missing') return; // the tailer waits for it; not an error
+    lastError = `${reason}${detail.code ? ` ${detail.code}` : ''}`;
+    event({ event: 'error', reason, ...(detail.path ? { path: detail.path } : {}), ...(detail.message ? { message: clip(detail.message) } : {}) });
+  });
+
+  // ---- the cycle: canary, kill file, idle exit, eviction, late store ----
+  const canary = (): Canary => ({
+    version: 1,
+    pid,
+    startedAt,
+    cycles,
+    lastCycleAt: Date.now(),
+    cycleMs: config.daemon.cycleMs,
+    sessionsWatched: tailer.watchedSessions,
+    killed,
+    lastError: log.lastError ?? lastError,
+  });
+  const cycle = () => {
+    if (stopping) return;
+    cycles++;
+    if (existsSync(killPath(env))) {
+      killed = true;
+      const n = caches.clearAll();
+      event({ event: 'kill', reason: 'kill-file', figures: { cachesCleared: n } });
+      void shutdown!(0, 'kill-file');
+      return;
+    }
+    for (const ev of pipeline.evict()) {
+      // The file's assembler stays (small; it keeps exchange numbering); only the state goes.
+      event({ event: 'session-evicted', reason: ev.reason, sessionId: ev.sessionId, path: ev.path });
+    }
+    if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
+    try {
+      writeCanary(canaryPath(env), canary());
+    } catch (e) {
+      lastError = `canary: ${errMsg(e)}`;
+    }
+    const idleMin = config.daemon.idleExitMinutes;
+    if (idleMin > 0 && Date.now() - lastActivity > idleMin * 60_000) {
+      event({ event: 'idle-exit', reason: 'idle', figures: { idleMinutes: idleMin } });
+      void shutdown!(0, 'idle');
+    }
+  };
+
+  return new Promise<number>((resolve) => {
+    let exitCode: number | null = null;
+    let timer: NodeJS.Timeout | null = null;
+    const onSignal = (sig: NodeJS.Signals) => void shutdown!(0, sig.toLowerCase());
+    const onRejection = (e: unknown) => fail('unhandled', e);
+    const onException = (e: unknown) => fail('uncaught', e);
+    shutdown = async (code: number, reason: string) => {
+      if (stopping) return;
+      stopping = true;
+      exitCode = code;
+      if (timer) clearInterval(timer);
+      for (const f of files.values()) if (f.settle) clearTimeout(f.settle);
+      try {
+        await tailer.close();
+        await Promise.allSettled([...files.values()].map((f) => f.chain));
+      } catch (e) {
+        fail('tailer-close', e);
+      }
+      if (killed) caches.clearAll(); // anything written while stopping
+      try {
+        writeCanary(canaryPath(env), { ...canary(), killed });
+      } catch { /* best effort */ }
+      event({ event: 'stop', reason, figures: { cycles, uptimeMs: Date.now() - startedAt } });
+      await log.close();
+      try { (store as StoreReader | null)?.close(); } catch { /* closing */ }
+      try { await embedder.dispose(); } catch { /* closing */ }
+      await lock.release();
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      process.off('unhandledRejection', onRejection);
+      process.off('uncaughtException', onException);
+      say(`daemon stopped (${reason})`);
+      resolve(exitCode);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('unhandledRejection', onRejection);
+    process.on('uncaughtException', onException);
+
+    // The first canary is written once the watcher is ready, so a canary means "observing".
+    const begin = () => {
+      if (stopping) return;
+      cycle();
+      if (stopping) return;
+      timer = setInterval(cycle, config.daemon.cycleMs);
+      say(`daemon running (pid ${pid}); watching ${root}; state in ${home}`);
+    };
+    if (existsSync(killPath(env))) {
+      // KILL present at start: a clean exit 0 (no restart loop under a service manager).
+      say(`KILL file present (${killPath(env)}): not observing. Remove it with "active-brain unkill".`);
+      return cycle();
+    }
+    tailer.start().then(begin, (e) => {
+      fail('tailer-start', e);
+      begin();
+    });
+  });
+}
+

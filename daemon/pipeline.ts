@@ -1,0 +1,339 @@
+/**
+ * The daemon pipeline: one exchange in → one Decision out. Used by the daemon
+ * (daemon/main.ts, live transcripts) and by `active-brain replay` (recordings), so it does no
+ * IO of its own: the embedder, the offer builder, the config, the clock and the randomness
+ * are injected.
+ *
+ *   exchange ─▶ texts (daemon/exchange-text.ts) ─▶ one batched embed (whole, user, assistant)
+ *            ─▶ features (daemon/lexical.ts) ─▶ triggers on the state before the exchange
+ *            ─▶ record into session state (daemon/session-state.ts)
+ *            ─▶ gates: observed? (worker / sidechain / seed / injected) · mode · trigger ·
+ *               cooldown · store ─▶ OfferBuilder (retrieval/) ─▶ session FIFO
+ *
+ * Session state is keyed by transcript path (a subagent file never shares its parent's
+ * state), bounded (daemon.maxSessions, idle eviction). Decisions carry ids, figures and
+ * reason codes only; the exchange text stays in memory (a few recent exchanges per session
+ * for the offer builder) and never reaches a Decision.
+ */
+import { ModeSchema, type Config, type Mode } from '../config/schema.js';
+import type { Embedder } from '../embed/types.js';
+import type { OfferBuilder, TriggerKind } from '../retrieval/types.js';
+import type { Exchange, ModeState, Offer } from '../shared/types.js';
+import { modeFor } from '../shared/modes.js';
+import { exchangeTexts } from './exchange-text.js';
+import { exchangeFeatures } from './exchange-features.js';
+import {
+  centroidUnit,
+  createSessionState,
+  isPromptOnly,
+  markBuild,
+  recordExchange,
+  rememberOffered,
+  type ExchangeFeatures,
+  type SessionState,
+} from './session-state.js';
+import { evaluateTriggers, type TriggerResult } from './triggers.js';
+import { isWorkerSession, type WorkerReason } from './workers.js';
+
+/** Recent exchanges per session handed to the offer builder (oldest first, newest last). */
+export const RECENT_EXCHANGES = 4;
+
+export interface PipelineDeps {
+  embedder: Pick<Embedder, 'embed'>;
+  /** null: no store (or an unusable one); offers are silent with `noBuilderReason`. */
+  offerBuilder: OfferBuilder | null;
+  /** Silence code used when offerBuilder is null (default `no-store`). */
+  noBuilderReason?: string;
+  config: Config;
+  /** State dir (worker detection: sessions under it are active-brain's own). */
+  home: string;
+  now: () => number;
+  rng: () => number;
+}
+
+export interface PipelineInput {
+  exchange: Exchange & { seed?: boolean };
+  /** Transcript file the exchange came from. */
+  path: string;
+  /** History read to seed state: never offered. */
+  seed?: boolean;
+  /** From a subagent file. */
+  subagent?: boolean;
+}
+
+export interface Gate {
+  gate: string;
+  pass: boolean;
+  reason: string | null;
+}
+
+export interface Decision {
+  sessionId: string;
+  path: string;
+  turn: number;
+  exchangeUuid: string;
+  /** Transcript byte offset just past the exchange. */
+  offset: number;
+  mode: string | null;
+  modeState: ModeState | null;
+  worker: WorkerReason | null;
+  sidechain: boolean;
+  seed: boolean;
+  promptOnly: boolean;
+  injected: boolean;
+  trigger: TriggerKind | null;
+  triggerValues: Record<string, number>;
+  gates: Gate[];
+  offer: Offer | null;
+  /** Reason code for silence; null when an offer was made. */
+  silence: string | null;
+  sufficiency: number | null;
+  candidates: number;
+  latency: Record<string, number>;
+  /** This exchange opened a new session in memory. */
+  newSession: boolean;
+  /** Whether the hook may be told about this decision (an offer cache for this session). */
+  cacheable: boolean;
+}
+
+interface SessionEntry {
+  state: SessionState;
+  recent: Exchange[];
+  lastActive: number;
+  sessionId: string;
+  /** Sticky worker verdict (a session is a worker once any exchange shows it). */
+  worker: WorkerReason | null;
+}
+
+type NamedMode = Mode & { name: string };
+
+function numbersOnly(o: Record<string, unknown> | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = Math.round(v * 10000) / 10000;
+    else if (typeof v === 'boolean') out[k] = v ? 1 : 0;
+  }
+  return out;
+}
+
+const DEFAULT_MODE: NamedMode = { ...ModeSchema.parse({}), name: '' };
+
+/** Reason code when no trigger fired: the most telling of the trigger's reasons. */
+function triggerSilence(tr: TriggerResult): string {
+  if (tr.reasons.includes('warmup')) return 'warmup';
+  const guard = tr.reasons.find((r) => r.startsWith('guard:'));
+  return guard ?? 'no-trigger';
+}
+
+/** Trigger figures for the decision log: numbers only, flat names. */
+export function triggerValues(tr: TriggerResult): Record<string, number> {
+  return numbersOnly({
+    drift_cos: tr.drift.cos,
+    drift_affinity: tr.drift.affinity,
+    drift_novelty: tr.drift.novelty,
+    drift_z: tr.drift.z,
+    drift_quantile: tr.drift.quantile,
+    drift_fired: tr.drift.fired,
+    stall_sim: tr.stall.meanSim,
+    stall_z: tr.stall.z,
+    stall_quantile: tr.stall.quantile,
+    stall_tool_repeat: tr.stall.toolRepeat,
+    stall_fired: tr.stall.fired,
+    stall_prompt_only: tr.stall.promptOnly,
+    guard_flow_repair: tr.guard.flowRepair,
+    guard_user_sim: tr.guard.userSim,
+    guard_assistant_sim: tr.guard.assistantSim,
+    guard_user_z: tr.guard.userZ,
+    guard_assistant_z: tr.guard.assistantZ,
+    error_new: tr.error.newErrors,
+    error_fired: tr.error.fired,
+    cooldown_blocked: tr.cooldown.blocked,
+  });
+}
+
+const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
+
+export class Pipeline {
+  private readonly sessions = new Map<string, SessionEntry>();
+  private readonly modes: NamedMode[];
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.modes = Object.entries(deps.config.modes).map(([name, m]) => ({ ...m, name }));
+  }
+
+  /** Swap the offer builder (the store appeared, or became unusable). */
+  setOfferBuilder(builder: OfferBuilder | null, noBuilderReason = 'no-store'): void {
+    this.deps.offerBuilder = builder;
+    this.deps.noBuilderReason = noBuilderReason;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Session ids in memory (for status / eviction logs). */
+  sessionPaths(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  /** Drop one session's state (file removed, truncated or replaced). */
+  forget(path: string): boolean {
+    return this.sessions.delete(path);
+  }
+
+  /** Evict sessions idle longer than daemon.sessionIdleEvictMinutes, then the least recently
+   *  active beyond daemon.maxSessions. Returns the evicted transcript paths with session ids. */
+  evict(now = this.deps.now()): Array<{ path: string; sessionId: string; reason: 'idle' | 'capacity' }> {
+    const d = this.deps.config.daemon;
+    const out: Array<{ path: string; sessionId: string; reason: 'idle' | 'capacity' }> = [];
+    const idleMs = d.sessionIdleEvictMinutes * 60_000;
+    for (const [p, e] of this.sessions) {
+      if (now - e.lastActive > idleMs) {
+        this.sessions.delete(p);
+        out.push({ path: p, sessionId: e.sessionId, reason: 'idle' });
+      }
+    }
+    if (this.sessions.size > d.maxSessions) {
+      const byAge = [...this.sessions.entries()].sort((a, b) => a[1].lastActive - b[1].lastActive);
+      for (const [p, e] of byAge.slice(0, this.sessions.size - d.maxSessions)) {
+        this.sessions.delete(p);
+        out.push({ path: p, sessionId: e.sessionId, reason: 'capacity' });
+      }
+    }
+    return out;
+  }
+
+  async process(input: PipelineInput): Promise<Decision> {
+    const tStart = performance.now();
+    const { config } = this.deps;
+    const ex = input.exchange;
+    const seed = Boolean(input.seed ?? ex.seed);
+    const now = this.deps.now();
+
+    let entry = this.sessions.get(input.path);
+    const newSession = !entry;
+    if (!entry) {
+      entry = { state: createSessionState(ex.sessionId), recent: [], lastActive: now, sessionId: ex.sessionId, worker: null };
+      this.sessions.set(input.path, entry);
+    }
+    entry.lastActive = now;
+    const verdict = isWorkerSession(
+      { path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null },
+      config.workers,
+      this.deps.home,
+    );
+    if (verdict) entry.worker ??= verdict;
+    if (input.subagent) entry.worker ??= 'subagent-file';
+    const worker = entry.worker;
+
+    // Embed: whole exchange, user side, assistant side — one batched call.
+    const texts = exchangeTexts(ex, config.embedding.maxChars);
+    const batch = [texts.whole || ' '];
+    const userAt = texts.user ? batch.push(texts.user) - 1 : -1;
+    const asstAt = texts.assistant ? batch.push(texts.assistant) - 1 : -1;
+    const tEmbed = performance.now();
+    const vecs = await this.deps.embedder.embed(batch);
+    const embedMs = ms(tEmbed);
+    const features: ExchangeFeatures = exchangeFeatures(ex, {
+      vec: vecs[0],
+      userVec: userAt >= 0 ? vecs[userAt] : null,
+      assistantVec: asstAt >= 0 ? vecs[asstAt] : null,
+    });
+
+    const mode = modeFor(this.modes, ex.cwd);
+    const sc = config.session;
+
+    // Triggers on the state before this exchange; then record it.
+    const tTrig = performance.now();
+    const state = entry.state;
+    // Sessions no mode applies to still keep state (measured with the default thresholds).
+    const tr = evaluateTriggers(state, features, mode ?? DEFAULT_MODE, sc);
+    recordExchange(state, features, tr.measures, sc);
+    const trigMs = ms(tTrig);
+    const promptOnly = isPromptOnly(state);
+
+    entry.recent.push(ex);
+    if (entry.recent.length > RECENT_EXCHANGES) entry.recent.splice(0, entry.recent.length - RECENT_EXCHANGES);
+
+    const gates: Gate[] = [];
+    const gate = (name: string, pass: boolean, reason: string | null): boolean => {
+      gates.push({ gate: name, pass, reason: pass ? null : reason });
+      return pass;
+    };
+    const decision: Decision = {
+      sessionId: ex.sessionId,
+      path: input.path,
+      turn: ex.index,
+      exchangeUuid: ex.uuid,
+      offset: ex.endOffset,
+      mode: mode?.name ?? null,
+      modeState: mode?.state ?? null,
+      worker,
+      sidechain: ex.isSidechain,
+      seed,
+      promptOnly,
+      injected: ex.injected,
+      trigger: tr.kind,
+      triggerValues: triggerValues(tr),
+      gates,
+      offer: null,
+      silence: null,
+      sufficiency: null,
+      candidates: 0,
+      latency: {},
+      newSession,
+      cacheable: !worker && !ex.isSidechain && !seed,
+    };
+    const finish = (silence: string | null): Decision => {
+      decision.silence = decision.offer ? null : silence;
+      decision.latency = { ...decision.latency, embed: embedMs, triggers: trigMs, total: ms(tStart) };
+      return decision;
+    };
+
+    if (!gate('observed', !worker && !ex.isSidechain, ex.isSidechain ? 'sidechain' : `worker-${worker}`)) return finish(gates.at(-1)!.reason);
+    if (!gate('live-line', !seed, 'seed')) return finish('seed');
+    if (!gate('typed-prompt', !ex.injected, 'injected')) return finish('injected');
+    if (!gate('mode', mode !== null && mode.state !== 'off', mode ? 'mode-off' : 'no-mode')) return finish(gates.at(-1)!.reason);
+    if (!gate('cooldown', !tr.cooldown.blocked, tr.reasons.find((r) => r.startsWith('cooldown')) ?? 'cooldown')) return finish('cooldown');
+    if (!gate('trigger', tr.kind !== null, triggerSilence(tr))) return finish(gates.at(-1)!.reason);
+    const builder = this.deps.offerBuilder;
+    if (!gate('store', builder !== null, this.deps.noBuilderReason ?? 'no-store')) return finish(gates.at(-1)!.reason);
+
+    markBuild(state, ex.timestamp);
+    const tBuild = performance.now();
+    const centroid = centroidUnit(state) ?? features.vec;
+    let built;
+    try {
+      built = await builder!.build({
+        sessionId: ex.sessionId,
+        cwd: ex.cwd,
+        exchange: ex,
+        recent: [...entry.recent],
+        exchangeVector: features.vec,
+        centroid,
+        trigger: tr.kind!,
+        excludeChunkIds: [...state.offered],
+        rng: this.deps.rng,
+      });
+    } catch (e) {
+      decision.latency.build = ms(tBuild);
+      gate('offer', false, 'build-error');
+      return finish('build-error');
+    }
+    decision.latency = { ...decision.latency, build: ms(tBuild), ...prefixed(built.figures) };
+    decision.sufficiency = Number.isFinite(built.sufficiency) ? built.sufficiency : null;
+    decision.candidates = built.candidates.length;
+    if (!gate('offer', built.offer !== null, built.silence ?? 'no-offer')) return finish(gates.at(-1)!.reason);
+    decision.offer = built.offer;
+    rememberOffered(state, [built.offer!.chunkId], config.retrieval.dedupWindow);
+    return finish(null);
+  }
+}
+
+/** Builder figures that are timings go to latency (ms); keep their names distinct. */
+function prefixed(figures: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(figures)) if (Number.isFinite(v) && v >= 0 && /ms$/i.test(k)) out[`build_${k}`] = v;
+  return out;
+}

@@ -1,0 +1,87 @@
+/**
+ * The daemon's honest state for `active-brain status` (and anyone else who must not trust a
+ * pid file): running = the lock is held (fresh) AND its pid is alive AND the canary is fresh
+ * AND names the same pid. Reads the lock (daemon/lock.ts), the canary (daemon/canary.ts), the
+ * KILL file and config; the store summary is passed in by the caller (it needs SQLite).
+ */
+import { existsSync } from 'node:fs';
+import { canaryPath, killPath } from '../shared/paths.js';
+import { lockState, type LockState } from './lock.js';
+import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
+import type { Config } from '../config/schema.js';
+import type { Canary, ModeState } from '../shared/types.js';
+
+export interface StoreSummary {
+  path: string;
+  present: boolean;
+  chunks?: number;
+  regions?: number;
+  documents?: number;
+  bytes?: number;
+  model?: string | null;
+  dim?: number | null;
+  error?: string;
+}
+
+export interface DaemonStatus {
+  running: boolean;
+  pid: number | null;
+  canary_age_s: number | null;
+  sessions: number | null;
+  /** The modes' common state (`soak`, `live`, `off`) or `mixed`. */
+  mode: ModeState | 'mixed' | null;
+  killed: boolean;
+  store: StoreSummary;
+  model: { configured: string; localPath: string | null; store: string | null };
+  uptime_s: number | null;
+  last_error: string | null;
+  modes: Record<string, { state: ModeState; cwdGlobs: string[] }>;
+  /** Why running is false when a daemon seems to exist (e.g. `stale-canary`, `dead-pid`). */
+  problem: string | null;
+  lock: { held: boolean; age_s: number | null };
+}
+
+/** Why a daemon that left traces is not running (null when running or cleanly stopped). */
+export function diagnose(lock: LockState, canary: Canary | null, now: number): { running: boolean; pid: number | null; problem: string | null } {
+  const pid = lock.pid ?? null;
+  if (!lock.held) {
+    if (lock.lockAgeMs !== null) return { running: false, pid, problem: 'stale-lock' };
+    if (pid !== null && lock.pidAlive) return { running: false, pid, problem: 'no-lock' };
+    return { running: false, pid: null, problem: null };
+  }
+  if (pid === null) return { running: false, pid: null, problem: 'no-pid-file' };
+  if (!lock.pidAlive) return { running: false, pid, problem: 'dead-pid' };
+  if (!canary) return { running: false, pid, problem: 'no-canary' };
+  if (canary.pid !== pid) return { running: false, pid, problem: 'canary-pid-mismatch' };
+  if (!canaryFresh(canary, now)) return { running: false, pid, problem: 'stale-canary' };
+  return { running: true, pid, problem: null };
+}
+
+export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.ProcessEnv = process.env, now = Date.now()): DaemonStatus {
+  const lock = lockState(env, now);
+  const canary = readCanary(canaryPath(env));
+  const d = diagnose(lock, canary, now);
+  const modes: DaemonStatus['modes'] = {};
+  for (const [name, m] of Object.entries(config.modes)) modes[name] = { state: m.state, cwdGlobs: [...m.cwdGlobs] };
+  const states = [...new Set(Object.values(modes).map((m) => m.state))];
+  const live = d.running && canary !== null;
+  return {
+    running: d.running,
+    pid: d.pid,
+    canary_age_s: canary ? Math.round(canaryAgeMs(canary, now) / 100) / 10 : null,
+    sessions: live ? canary!.sessionsWatched : null,
+    mode: states.length === 0 ? null : states.length === 1 ? states[0] : 'mixed',
+    killed: existsSync(killPath(env)),
+    store,
+    model: {
+      configured: config.embedding.localModelPath ?? config.embedding.model,
+      localPath: config.embedding.localModelPath ?? null,
+      store: store.model ?? null,
+    },
+    uptime_s: live ? Math.round((now - canary!.startedAt) / 1000) : null,
+    last_error: canary?.lastError ?? null,
+    modes,
+    problem: d.problem,
+    lock: { held: lock.held, age_s: lock.lockAgeMs === null ? null : Math.round(lock.lockAgeMs / 1000) },
+  };
+}

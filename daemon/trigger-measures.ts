@@ -1,0 +1,109 @@
+/**
+ * The raw measurements the triggers decide on, computed from a session's state (before the
+ * newest exchange is recorded) and the newest exchange's features. Pure. Every vector
+ * measure is an affine function of cosines (dot products with unit vectors or with the
+ * weights-sum-to-1 EWMA), so rescaling a model's cosine range rescales them affinely and the
+ * robust z-scores in daemon/triggers.ts stay the same.
+ */
+import type { ExchangeFeatures, RingEntry, SessionState } from './session-state.js';
+import { jaccard } from './lexical.js';
+
+/** Exchanges before the newest whose content words count as "the recent window" (cohesion). */
+export const COHESION_WINDOW = 3;
+/** Two exchanges' tool-call signature sets this similar (Jaccard) count as the same action. */
+export const TOOL_REPEAT_JACCARD = 0.5;
+
+export interface Measures {
+  /** v·a: EWMA-weighted mean cosine of the newest exchange to the recent prompts (the drift anchor; null: no past). */
+  affinity: number | null;
+  /** Plain cosine of the newest exchange to the normalized anchor (for logs). */
+  cosToAnchor: number | null;
+  /** Share of the newest exchange's content tokens absent from the recent window (null: no tokens or no window). */
+  novelty: number | null;
+  /** Smallest pairwise cosine across the stall window (the newest and the previous window−1):
+   *  high only when *every* exchange in the window resembles every other — repetition, not
+   *  one lucky pair. The stall decision and its calibration use this. */
+  windowSim: number | null;
+  /** Mean pairwise cosine across the same window (reported in logs). */
+  windowMeanSim: number | null;
+  /** The smallest pairwise cosine over user-side / assistant-side vectors (null when a side is missing in the window). */
+  userSim: number | null;
+  assistantSim: number | null;
+  /** Consecutive exchanges ending at the newest with near-identical tool calls (0 when it has none). */
+  toolRepeat: number;
+  /** Tool errors of the newest exchange not seen anywhere in the ring buffer. */
+  newErrors: number;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+function norm(a: Float32Array): number {
+  return Math.sqrt(dot(a, a));
+}
+
+/** Mean and smallest pairwise dot product of unit vectors; null when fewer than 2 or any is missing. */
+export function pairwise(vs: readonly (Float32Array | null)[]): { mean: number; min: number } | null {
+  if (vs.length < 2 || vs.some((v) => v === null)) return null;
+  let s = 0;
+  let n = 0;
+  let min = Infinity;
+  for (let i = 0; i < vs.length; i++)
+    for (let j = i + 1; j < vs.length; j++) {
+      const d = dot(vs[i]!, vs[j]!);
+      s += d;
+      n++;
+      if (d < min) min = d;
+    }
+  return { mean: s / n, min };
+}
+
+function toolRepeatRun(ring: readonly RingEntry[], newest: ExchangeFeatures): number {
+  if (newest.toolSigs.length === 0) return 0;
+  let run = 1;
+  for (let i = ring.length - 1; i >= 0; i--) {
+    if (jaccard(ring[i].toolSigs, newest.toolSigs) < TOOL_REPEAT_JACCARD) break;
+    run++;
+  }
+  return run;
+}
+
+/** Measure the newest exchange against the state as it was before it (the state is not changed). */
+export function measureExchange(state: SessionState, newest: ExchangeFeatures, stallWindow: number): Measures {
+  const ring = state.ring;
+  let affinity: number | null = null;
+  let cosToAnchor: number | null = null;
+  if (state.anchor) {
+    affinity = dot(newest.vec, state.anchor);
+    const n = norm(state.anchor);
+    cosToAnchor = n > 0 ? affinity / n : null;
+  }
+
+  let novelty: number | null = null;
+  const recent = ring.slice(-COHESION_WINDOW);
+  if (newest.tokens.length > 0 && recent.length > 0) {
+    const seen = new Set<number>();
+    for (const e of recent) for (const t of e.tokens) seen.add(t);
+    let fresh = 0;
+    for (const t of newest.tokens) if (!seen.has(t)) fresh++;
+    novelty = fresh / newest.tokens.length;
+  }
+
+  const win = ring.slice(-(stallWindow - 1));
+  const full = win.length === stallWindow - 1;
+  const whole = full ? pairwise([...win.map((e) => e.vec), newest.vec]) : null;
+  const userSim = full ? (pairwise([...win.map((e) => e.userVec), newest.userVec])?.min ?? null) : null;
+  const assistantSim = full ? (pairwise([...win.map((e) => e.assistantVec), newest.assistantVec])?.min ?? null) : null;
+
+  let newErrors = 0;
+  if (newest.errorSigs.length > 0) {
+    const seen = new Set<number>();
+    for (const e of ring) for (const s of e.errorSigs) seen.add(s);
+    for (const s of newest.errorSigs) if (!seen.has(s)) newErrors++;
+  }
+
+  return { affinity, cosToAnchor, novelty, windowSim: whole?.min ?? null, windowMeanSim: whole?.mean ?? null, userSim, assistantSim, toolRepeat: toolRepeatRun(ring, newest), newErrors };
+}

@@ -1,0 +1,108 @@
+/**
+ * End to end through the real daemon process with a real store: a session warms up on one
+ * topic, then a tool fails with an error the store has a past fix for → the daemon writes a
+ * would-fire offer (soak) into the session's cache and logs it; the same session as a
+ * `claude -p` worker (entrypoint sdk-cli) gets no offer and no cache.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { buildStore, type TestStore } from '../retrieval/helpers.js';
+import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+import {
+  appendExchange,
+  assistantLine,
+  cli,
+  decisions,
+  newSession,
+  readJson,
+  startDaemon,
+  tempEnv,
+  turnEndLine,
+  userLine,
+  waitCanary,
+  waitFor,
+  type Env,
+  type Session,
+} from './helpers.js';
+
+let store: TestStore;
+beforeAll(async () => {
+  store = await buildStore([...FIXTURE, ...FILLER]);
+});
+afterAll(() => store?.cleanup());
+
+const WARMUP: Array<[string, string]> = [
+  ['Set up the postgres connection for the api service', 'Added a pg pool in src/db/pool.ts.'],
+  ['Add a health check endpoint that runs a query against postgres', 'Added GET /health running SELECT 1.'],
+  ['Write a load test for the api with many concurrent requests', 'Added a k6 script with 200 virtual users.'],
+  ['Run the load test against the api and the database', 'Running it now.'],
+];
+
+/** The failing exchange in real transcript format: a Bash tool call whose result is an error. */
+function appendErrorExchange(s: Session, entrypoint?: string): void {
+  const toolId = `toolu_${randomUUID().replace(/-/g, '')}`;
+  const patch = (line: string) => (entrypoint ? JSON.stringify({ ...JSON.parse(line), entrypoint }) : line);
+  const toolUse = JSON.stringify({
+    ...JSON.parse(assistantLine(s, '')),
+    message: { role: 'assistant', id: `msg_${randomUUID()}`, type: 'message', content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm run load-test' } }] },
+  });
+  const result = JSON.stringify({
+    ...JSON.parse(userLine(s, '')),
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, is_error: true, content: PG_ERROR_TURN.toolErrors[0] }] },
+  });
+  const lines = [userLine(s, PG_ERROR_TURN.user), toolUse, result, assistantLine(s, PG_ERROR_TURN.assistant), turnEndLine(s)];
+  appendFileSync(s.path, lines.map(patch).join('\n') + '\n');
+}
+
+function appendWarmup(s: Session, entrypoint?: string): void {
+  for (const [u, a] of WARMUP) {
+    if (!entrypoint) appendExchange(s, u, a);
+    else appendFileSync(s.path, [userLine(s, u), assistantLine(s, a), turnEndLine(s)].map((l) => JSON.stringify({ ...JSON.parse(l), entrypoint })).join('\n') + '\n');
+  }
+}
+
+describe('daemon offers (real process, real store)', () => {
+  let e: Env;
+  afterAll(() => e?.cleanup());
+
+  it('a new tool error with a past fix in the store → would-fire offer in the cache; a worker session gets none', async () => {
+    e = tempEnv();
+    e.env.ACTIVE_BRAIN_STORE = store.path;
+    const d = startDaemon(e, ['session.cooldownSeconds=0']);
+    await waitCanary(e, d.pid);
+
+    const s = newSession(e);
+    appendWarmup(s);
+    appendErrorExchange(s);
+    const cachePath = join(e.home, 'cache', `${s.id}.json`);
+    const cache = await waitFor(() => {
+      const c = readJson<{ turn: number; offer: Record<string, unknown> | null }>(cachePath);
+      return c && c.turn === 4 ? c : null;
+    }, 20_000, 'cache for the error turn');
+    expect(validate(loadSchema('offer-cache'), cache)).toEqual([]);
+    expect(cache.offer).toMatchObject({ type: 'past-fix', trigger: 'error', region: 'past-sessions' });
+    const dec = await waitFor(() => decisions(e).find((r) => r.sessionId === s.id && r.turn === 4), 5000, 'decision for the error turn');
+    expect(dec).toMatchObject({ would_fire: true, silence: null, trigger: 'error', mode_state: 'soak' });
+    expect((dec.offer as { handle: string }).handle).toBe((cache.offer as { handle: string }).handle);
+
+    // status reads the same store read-only: size and model.
+    const st = JSON.parse(cli(e, ['status', '--json']).stdout);
+    expect(st).toMatchObject({ running: true, store: { present: true, model: 'offline-glove-sif' }, model: { store: 'offline-glove-sif' } });
+    expect(st.store.chunks).toBeGreaterThan(5);
+
+    // The same conversation from a `claude -p` worker: observed, never offered, no cache.
+    const w = newSession(e);
+    appendWarmup(w, 'sdk-cli');
+    appendErrorExchange(w, 'sdk-cli');
+    await waitFor(() => decisions(e).some((r) => r.sessionId === w.id && r.turn === 4), 20_000, 'worker decision');
+    const wd = decisions(e).find((r) => r.sessionId === w.id && r.turn === 4)!;
+    expect(wd).toMatchObject({ worker: true, would_fire: false, silence: 'worker-entrypoint' });
+    expect(existsSync(join(e.home, 'cache', `${w.id}.json`))).toBe(false);
+
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  });
+});

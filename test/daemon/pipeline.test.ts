@@ -1,0 +1,148 @@
+/**
+ * daemon/pipeline.ts with real parts: the offline model, a real SQLite store (the retrieval
+ * fixture), the real offer builder, the real triggers. A control sequence (warm-up, then a
+ * new tool error) produces an offer; the same sequence through each safety gate is silent
+ * with its reason code while session state is still kept. Decisions carry no text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema, type Config } from '../../config/schema.js';
+import { createOfferBuilder } from '../../retrieval/builder.js';
+import type { Exchange } from '../../shared/types.js';
+import { Pipeline, type Decision, type PipelineDeps } from '../../daemon/pipeline.js';
+import { decisionRecord } from '../../daemon/logs.js';
+import { buildStore, exchange, T0, DAY, type TestStore } from '../retrieval/helpers.js';
+import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+
+let s: TestStore;
+beforeAll(async () => {
+  s = await buildStore([...FIXTURE, ...FILLER]);
+});
+afterAll(() => s?.cleanup());
+
+const SENTINEL = 'plover-sentinel-9931';
+const WARMUP = [
+  'Set up the postgres connection for the api service',
+  'Add a health check endpoint that runs a query against postgres',
+  'Write a load test for the api with many concurrent requests',
+  `Run the ${SENTINEL} load test against the api and the database`,
+];
+
+function cfg(over: Record<string, unknown> = {}): Config {
+  return ConfigSchema.parse({ session: { cooldownSeconds: 0 }, ...over });
+}
+
+function deps(config: Config, over: Partial<PipelineDeps> = {}): PipelineDeps {
+  return {
+    embedder: s.embedder,
+    offerBuilder: createOfferBuilder({ store: s.reader, embedder: s.embedder, config }),
+    config,
+    home: '/nonexistent/active-brain-home',
+    now: () => T0 + 30 * DAY,
+    rng: () => 0.99,
+    ...over,
+  };
+}
+
+/** Warm-up exchanges, then the postgres ECONNRESET turn (a new tool error). */
+function session(p: Partial<Exchange> = {}): Exchange[] {
+  const out: Exchange[] = WARMUP.map((user, i) =>
+    exchange({ user, assistant: `Done: ${user.toLowerCase()}.`, index: i, uuid: `u${i}`, endOffset: 100 * (i + 1), timestamp: T0 + 30 * DAY + i * 60_000, ...p }),
+  );
+  out.push(exchange({ ...PG_ERROR_TURN, index: 4, uuid: 'u4', endOffset: 500, timestamp: T0 + 30 * DAY + 5 * 60_000, ...p }));
+  return out;
+}
+
+async function run(p: Pipeline, exs: Exchange[], extra: { seed?: boolean; subagent?: boolean; path?: string } = {}): Promise<Decision[]> {
+  const out: Decision[] = [];
+  for (const ex of exs) out.push(await p.process({ exchange: ex, path: extra.path ?? '/t/s1.jsonl', seed: extra.seed, subagent: extra.subagent }));
+  return out;
+}
+
+describe('pipeline', () => {
+  it('control: a new tool error after warm-up produces an offer, remembered in the session FIFO', async () => {
+    const p = new Pipeline(deps(cfg()));
+    const ds = await run(p, session());
+    for (const d of ds.slice(0, 4)) {
+      expect(d.offer).toBeNull();
+      expect(d.cacheable).toBe(true);
+    }
+    expect(ds[0].silence).toBe('warmup');
+    const last = ds[4];
+    expect(last.trigger).toBe('error');
+    expect(last.silence).toBeNull();
+    expect(last.offer).toMatchObject({ type: 'past-fix', trigger: 'error' });
+    expect(last.gates.every((g) => g.pass)).toBe(true);
+    expect(last).toMatchObject({ turn: 4, exchangeUuid: 'u4', offset: 500, mode: 'default', modeState: 'soak', worker: null });
+    expect(last.latency.embed).toBeGreaterThanOrEqual(0);
+    expect(last.latency.build).toBeGreaterThanOrEqual(0);
+
+    // The same error again later: the offered chunk is excluded (FIFO), never offered twice.
+    const again = await p.process({
+      exchange: exchange({ ...PG_ERROR_TURN, toolErrors: ['Error: connect ECONNRESET 10.0.0.5:5432 at pool.acquire'], index: 8, uuid: 'u8', timestamp: T0 + 31 * DAY }),
+      path: '/t/s1.jsonl',
+    });
+    if (again.offer) expect(again.offer.chunkId).not.toBe(last.offer!.chunkId);
+
+    // Decision records: schema-valid and free of conversation text.
+    const schema = loadSchema('daemon-decision');
+    for (const d of [...ds, again]) {
+      const rec = decisionRecord(d, Date.now());
+      expect(validate(schema, rec)).toEqual([]);
+      const json = JSON.stringify(rec);
+      expect(json).not.toContain(SENTINEL);
+      expect(json).not.toContain('ECONNRESET');
+      expect(json).not.toContain('load test');
+    }
+  });
+
+  const silent: Array<[string, () => Promise<Decision[]>, string]> = [
+    ['worker entrypoint (claude -p)', async () => run(new Pipeline(deps(cfg())), session({ entrypoint: 'sdk-cli' })), 'worker-entrypoint'],
+    ['sidechain records', async () => run(new Pipeline(deps(cfg())), session({ isSidechain: true })), 'sidechain'],
+    ['subagent file', async () => run(new Pipeline(deps(cfg())), session(), { subagent: true, path: '/t/s1/subagents/agent-a1.jsonl' }), 'worker-subagent-file'],
+    ['seed history', async () => run(new Pipeline(deps(cfg())), session(), { seed: true }), 'seed'],
+    ['injected prompt', async () => run(new Pipeline(deps(cfg())), session({ injected: true })), 'injected'],
+    ['mode off', async () => run(new Pipeline(deps(cfg({ modes: { default: { state: 'off' } } }))), session()), 'mode-off'],
+    ['no mode for this cwd', async () => run(new Pipeline(deps(cfg({ modes: { web: { cwdGlobs: ['/srv/web/**'] } } }))), session()), 'no-mode'],
+    ['no store', async () => run(new Pipeline(deps(cfg(), { offerBuilder: null })), session()), 'no-store'],
+  ];
+  for (const [name, go, reason] of silent) {
+    it(`gate: ${name} → silent (${reason}), state still kept`, async () => {
+      const ds = await go();
+      const last = ds[4];
+      expect(last.offer).toBeNull();
+      expect(last.silence).toBe(reason);
+      expect(last.gates.at(-1)).toMatchObject({ pass: false, reason });
+      // The state kept counting turns: the triggers saw a warm session.
+      expect(last.triggerValues.error_new).toBe(1);
+    });
+  }
+
+  it('cooldown: a second trigger right after a build is held back', async () => {
+    const config = cfg({ session: { cooldownTurns: 3, cooldownSeconds: 0 } });
+    const p = new Pipeline(deps(config));
+    const ds = await run(p, session());
+    expect(ds[4].offer).not.toBeNull();
+    const next = await p.process({
+      exchange: exchange({ user: 'still failing', toolErrors: ['TypeError: cannot read properties of undefined (reading pool)'], index: 5, uuid: 'u5', timestamp: T0 + 30 * DAY + 6 * 60_000 }),
+      path: '/t/s1.jsonl',
+    });
+    expect(next.offer).toBeNull();
+    expect(next.silence).toBe('cooldown');
+  });
+
+  it('sessions are bounded: idle and capacity eviction', async () => {
+    let now = T0;
+    const config = cfg({ daemon: { maxSessions: 2, sessionIdleEvictMinutes: 1 } });
+    const p = new Pipeline(deps(config, { now: () => now }));
+    for (const i of [1, 2, 3]) {
+      now += 1000;
+      await p.process({ exchange: exchange({ user: `hello ${i}`, sessionId: `s${i}` }), path: `/t/s${i}.jsonl` });
+    }
+    expect(p.sessionCount).toBe(3);
+    expect(p.evict(now).map((e) => e.reason)).toEqual(['capacity']);
+    expect(p.sessionCount).toBe(2);
+    expect(p.evict(now + 2 * 60_000).length).toBe(2);
+    expect(p.sessionCount).toBe(0);
+  });
+});
