@@ -21,19 +21,20 @@ export const ModeSchema = z
     /** At least this many seconds between two printed offers in one session. */
     minGapSeconds: z.number().min(0).default(300),
     /** Drift trigger (daemon/triggers.ts): fire when the newest exchange's affinity to the
-     *  drift anchor (recent prompts, session.anchorAlpha) falls this many robust SDs (median/MAD of the session's own recent
-     *  values) below normal — plus `driftLexicalWeight` × the robust z of its lexical novelty.
-     *  Scale-free across embedding models. Tuned on TIAGE train (docs/BENCHMARKS.md). */
+     *  drift anchor (recent prompts, session.anchorAlpha) falls this many robust SDs
+     *  (median/MAD of the session's own recent values) below normal — plus
+     *  `driftLexicalWeight` × the robust z of its lexical novelty. Scale-free across
+     *  embedding models. Tuned on TIAGE train only (docs/BENCHMARKS.md). */
     driftZ: z.number().min(0).default(0.8),
     /** Drift also needs the affinity at or below this quantile of the session's own history. */
     driftMaxQuantile: z.number().min(0).max(1).default(0.25),
     /** Weight of lexical novelty (share of content words not in the last few exchanges, as a
      *  robust z against the session's own history) in the drift score; 0 = vectors only. */
     driftLexicalWeight: z.number().min(0).default(1.0),
-    /** Stall trigger: the smallest pairwise cos across the last `stallWindow` exchanges (every
-     *  exchange resembles every other) above the session's own baseline by this many robust SDs (also the flow-repair guard's bar for
-     *  "the user side repeats"). Repeated near-identical tool calls across the whole window
-     *  fire the stall on their own. */
+    /** Stall trigger: the smallest pairwise cos across the last `stallWindow` exchanges
+     *  (every exchange resembles every other) above the session's own baseline by this many
+     *  robust SDs (also the flow-repair guard's bar for "the user side repeats"). Repeated
+     *  near-identical tool calls across the whole window fire the stall on their own. */
     stallZ: z.number().min(0).default(3.0),
     /** Stall (vector evidence) also needs the window similarity at or above this upper
      *  quantile of the session's history (0 = a new maximum). */
@@ -176,6 +177,9 @@ export const ConfigSchema = z
         wanderProbability: z.number().min(0).max(1).default(0.1),
         /** Chunks offered (or would-fire offered) stay excluded for this many later offers. */
         dedupWindow: z.number().int().min(0).default(20),
+        /** A candidate build stops starting new extracted-string queries after this many ms
+         *  (the exchange and vector queries always run; 0 = only those); bounds the latency tail. */
+        queryBudgetMs: z.number().min(0).default(40),
       })
       .strict()
       .default({}),

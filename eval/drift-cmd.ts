@@ -1,0 +1,125 @@
+/**
+ * `active-brain eval drift --tiage FILE`: the drift trigger over TIAGE dialogues
+ * (eval/drift.ts) with the effective config's mode thresholds and session settings; prints
+ * a table or, with --json, one JSON object. Reads the TIAGE file; writes only stdout.
+ */
+import { readFileSync } from 'node:fs';
+import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { parseTiage, type TiageDialogue } from './tiage.js';
+import { evaluateDrift, RANDOM_SEEDS, type DriftReport, type Scores } from './drift.js';
+import { loadEmbedder } from './load-embedder.js';
+import { createProgress } from './progress.js';
+import { round4 } from './metrics.js';
+import type { Config, Mode } from '../config/schema.js';
+
+export const help = `usage: active-brain eval drift --tiage FILE [--json] [--model PATH] [--mode NAME] [--set key=value ...]
+
+Topic-shift detection on TIAGE (a JSON object: dialogue id → [[utterance, "-1"|"0"|"1"], …]).
+Each dialogue is replayed as one session through the daemon's session state and drift
+trigger. Exchange i = utterance i as the prompt and utterance i+1 as its reply (the daemon
+decides after the reply); a drift firing at exchange i predicts a shift at utterance i.
+Scored against the gold "1" labels: precision, recall, F1 (exact position) and Pk (window =
+half the mean gold segment length, pooled over dialogues). Baselines in the same run:
+random firing at the same rate (${RANDOM_SEEDS} seeds, averaged) and lexical TextTiling (block cosine of
+term vectors, depth scores) at Hearst's cutoff and at the trigger's own firing rate.
+
+Options:
+  --tiage FILE      TIAGE annotations (e.g. ../shared/eval/tiage/anno_dev.json)
+  --model PATH      a local transformers.js model folder (default: the configured model;
+                    offline: .models/offline-glove-sif, built by \`npm run model:offline\`)
+  --mode NAME       whose thresholds to use (default: "default", else the first mode)
+  --json            one JSON object: {"dialogues","shifts","precision","recall","f1","pk",
+                    "baselines": {"random","texttiling","texttiling_same_rate"}, …}
+  --set key=value   config override, e.g. --set modes.default.driftZ=1.5`;
+
+export function pickMode(config: Config, name: string | undefined): { name: string; mode: Mode } {
+  const names = Object.keys(config.modes);
+  const chosen = name ?? (names.includes('default') ? 'default' : names[0]);
+  if (!chosen || !config.modes[chosen]) throw new UserError(`no mode "${name}" in the config (modes: ${names.join(', ') || 'none'})`, EXIT.USAGE);
+  return { name: chosen, mode: config.modes[chosen] };
+}
+
+function r(s: Scores): Record<string, number> {
+  return { precision: round4(s.precision), recall: round4(s.recall), f1: round4(s.f1), pk: round4(s.pk), fired: round4(s.fired) };
+}
+
+export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Record<string, unknown> {
+  return {
+    dialogues: rep.dialogues,
+    shifts: rep.shifts,
+    precision: round4(rep.precision),
+    recall: round4(rep.recall),
+    f1: round4(rep.f1),
+    pk: round4(rep.pk),
+    baselines: {
+      random: { ...r(rep.baselines.random), seeds: rep.baselines.random.seeds },
+      texttiling: r(rep.baselines.texttiling),
+      texttiling_same_rate: r(rep.baselines.texttiling_same_rate),
+    },
+    precision_ci95: rep.precisionCi95.map(round4),
+    precision_minus_texttiling_same_rate_ci95: rep.precisionVsTextTilingCi95.map(round4),
+    fired: rep.fired,
+    positions: rep.positions,
+    fire_rate: round4(rep.positions ? rep.fired / rep.positions : 0),
+    model: rep.model,
+    mode: modeName,
+    thresholds: { driftZ: mode.driftZ, driftMaxQuantile: mode.driftMaxQuantile, driftLexicalWeight: mode.driftLexicalWeight },
+    exchange: rep.exchange,
+  };
+}
+
+export function reportText(rep: DriftReport): string {
+  const row = (name: string, s: { precision: number; recall: number; f1: number; pk: number; fired: number }) =>
+    `${name.padEnd(24)} ${s.precision.toFixed(3).padStart(9)} ${s.recall.toFixed(3).padStart(7)} ${s.f1.toFixed(3).padStart(6)} ${s.pk.toFixed(3).padStart(6)} ${Math.round(s.fired).toString().padStart(6)}`;
+  return [
+    `TIAGE drift: ${rep.dialogues} dialogues, ${rep.shifts} gold shifts over ${rep.positions} positions (model ${rep.model})`,
+    '',
+    `${'detector'.padEnd(24)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'f1'.padStart(6)} ${'pk'.padStart(6)} ${'fired'.padStart(6)}`,
+    row('drift trigger', rep),
+    row('random, same rate', rep.baselines.random),
+    row('texttiling (hearst)', rep.baselines.texttiling),
+    row('texttiling, same rate', rep.baselines.texttiling_same_rate),
+    '',
+    `precision 95% interval (dialogues bootstrapped): ${rep.precisionCi95.map((x) => x.toFixed(3)).join(' – ')}; minus TextTiling same rate: ${rep.precisionVsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}`,
+    'Pk: lower is better. Precision matters most (silence is the feature).',
+  ].join('\n');
+}
+
+export function readTiage(path: string): TiageDialogue[] {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`cannot read ${path}: ${(e as Error).message}`, EXIT.ENV);
+  }
+  try {
+    return parseTiage(JSON.parse(raw));
+  } catch (e) {
+    throw new UserError(`${path} is not a TIAGE file: ${(e as Error).message}`, EXIT.USAGE);
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, { tiage: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string' } }, false);
+  if (values.help) {
+    process.stdout.write(help + '\n');
+    return EXIT.OK;
+  }
+  if (!values.tiage) throw new UserError('eval drift needs --tiage FILE (TIAGE annotations). Run with --help for usage.', EXIT.USAGE);
+  const dialogues = readTiage(values.tiage);
+  if (dialogues.length === 0) throw new UserError(`${values.tiage} holds no dialogue`, EXIT.FAIL);
+  const { config } = loadConfig({ flags: values.set });
+  const { name, mode } = pickMode(config, values.mode);
+  const embedder = await loadEmbedder(values.model, values.set);
+  try {
+    const progress = createProgress('dialogues', dialogues.length);
+    const rep = await evaluateDrift(dialogues, embedder, mode, config.session, (n) => progress.update(n));
+    progress.done();
+    if (values.json) printJson(reportJson(rep, name, mode));
+    else process.stdout.write(reportText(rep) + '\n');
+    return EXIT.OK;
+  } finally {
+    await embedder.dispose();
+  }
+}

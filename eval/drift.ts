@@ -1,0 +1,196 @@
+/**
+ * Drift trigger evaluation on TIAGE (eval/tiage.ts): every dialogue is replayed as one
+ * session through the daemon's own session state and trigger (daemon/session-state.ts,
+ * daemon/triggers.ts), and the drift firings are scored against the gold topic shifts
+ * (precision, recall, F1, Pk), next to two baselines run on the same dialogues: random
+ * firing at the same rate (seeded, averaged) and a lexical TextTiling detector
+ * (eval/textiling.ts) — at Hearst's cutoff and at the trigger's own firing rate.
+ *
+ * Exchange mapping (documented in the help text): utterance i is the prompt of exchange i
+ * and utterance i + 1 its reply — the daemon decides once the reply is in, so a shift at
+ * utterance i is judged with one utterance of look-ahead, like the TextTiling baseline's
+ * right-hand block. The last utterance has no reply (assistant side null).
+ */
+import type { Embedder } from '../embed/types.js';
+import type { TiageDialogue } from './tiage.js';
+import { createSessionState, markBuild, recordExchange, type SessionConfig } from '../daemon/session-state.js';
+import { evaluateTriggers, type TriggerThresholds } from '../daemon/triggers.js';
+import { exchangeFeatures } from '../daemon/exchange-features.js';
+import { addCounts, countBoundaries, pkCounts, prf, type BoundaryCounts, type PRF } from './segmentation.js';
+import { textTiling, textTilingDepths } from './textiling.js';
+
+/** Seeds averaged for the random baseline. */
+export const RANDOM_SEEDS = 20;
+/** Bootstrap resamples (of whole dialogues) for the precision interval. */
+export const BOOTSTRAP_SAMPLES = 500;
+/** Synthetic time between utterances (ms): TIAGE has no timestamps; larger than any sane cooldownSeconds. */
+const UTTERANCE_GAP_MS = 5 * 60_000;
+
+export interface Scores extends PRF {
+  pk: number;
+  fired: number;
+}
+
+export interface DriftReport {
+  dialogues: number;
+  shifts: number;
+  /** Positions where a shift could be predicted (every utterance but the first). */
+  positions: number;
+  fired: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  pk: number;
+  /** 95% bootstrap interval (dialogues resampled) of the trigger's precision and of its
+   *  precision minus TextTiling's at the same rate: how much the figures can be trusted. */
+  precisionCi95: [number, number];
+  precisionVsTextTilingCi95: [number, number];
+  baselines: {
+    random: Scores & { seeds: number };
+    texttiling: Scores;
+    texttiling_same_rate: Scores;
+  };
+  model: string;
+  exchange: string;
+}
+
+/** Mulberry32: a small seeded PRNG (deterministic baselines). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function sanitize(v: Float32Array): Float32Array {
+  // An utterance with no known word embeds to NaN (0/0 normalization): treat it as "no direction".
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return new Float32Array(v.length);
+  return v;
+}
+
+/** Drift firings (per utterance) of the real trigger over one dialogue. */
+export type ExchangeMapping = 'pair' | 'single';
+
+export async function driftFirings(d: TiageDialogue, embedder: Embedder, mode: TriggerThresholds, session: SessionConfig, mapping: ExchangeMapping = 'pair'): Promise<boolean[]> {
+  const n = d.utterances.length;
+  const withReply = (i: number) => mapping === 'pair' && i + 1 < n;
+  const pairs = d.utterances.map((u, i) => (withReply(i) ? `${u}\n${d.utterances[i + 1]}` : u));
+  const vecs = (await embedder.embed([...pairs, ...d.utterances])).map(sanitize);
+  const state = createSessionState(`tiage-${d.id}`);
+  const fired: boolean[] = [];
+  for (let i = 0; i < n; i++) {
+    const reply = withReply(i) ? d.utterances[i + 1] : '';
+    const f = exchangeFeatures(
+      { user: d.utterances[i], assistant: reply, toolCalls: [], toolErrors: [], assistantVisible: withReply(i), timestamp: i * UTTERANCE_GAP_MS },
+      { vec: vecs[i], userVec: vecs[n + i], assistantVec: withReply(i) ? vecs[n + i + 1] : null },
+    );
+    const r = evaluateTriggers(state, f, mode, session);
+    recordExchange(state, f, r.measures, session);
+    fired.push(r.kind === 'drift');
+    if (r.kind) markBuild(state, f.timestamp);
+  }
+  return fired;
+}
+
+function score(golds: boolean[][], hyps: boolean[][]): Scores {
+  let c: BoundaryCounts = { tp: 0, fp: 0, fn: 0 };
+  let errors = 0;
+  let comparisons = 0;
+  let fired = 0;
+  golds.forEach((g, i) => {
+    c = addCounts(c, countBoundaries(g, hyps[i]));
+    const pk = pkCounts(g, hyps[i]);
+    errors += pk.errors;
+    comparisons += pk.comparisons;
+    fired += hyps[i].slice(1).filter(Boolean).length;
+  });
+  return { ...prf(c), pk: comparisons > 0 ? errors / comparisons : 0, fired };
+}
+
+function interval95(xs: number[]): [number, number] {
+  if (xs.length === 0) return [NaN, NaN];
+  const s = [...xs].sort((a, b) => a - b);
+  return [s[Math.floor(0.025 * (s.length - 1))], s[Math.ceil(0.975 * (s.length - 1))]];
+}
+
+function meanScores(xs: Scores[]): Scores {
+  const m = (k: keyof Scores) => xs.reduce((s, x) => s + x[k], 0) / xs.length;
+  return { precision: m('precision'), recall: m('recall'), f1: m('f1'), pk: m('pk'), fired: m('fired') };
+}
+
+/** TextTiling with one global depth threshold chosen so that it fires `target` times. */
+function textTilingAtCount(dialogues: readonly TiageDialogue[], target: number): boolean[][] {
+  const depths = dialogues.map((d) => (d.utterances.length >= 3 ? textTilingDepths(d.utterances) : []));
+  const all = depths.flat().sort((a, b) => b - a);
+  const cut = target > 0 && all.length > 0 ? all[Math.min(target, all.length) - 1] : Infinity;
+  let budget = target;
+  return dialogues.map((d, di) => {
+    const out = new Array<boolean>(d.utterances.length).fill(false);
+    depths[di].forEach((x, i) => {
+      // ties at the cut are taken in order until the budget is spent
+      if (x > 0 && x >= cut && budget > 0) {
+        out[i + 1] = true;
+        budget--;
+      }
+    });
+    return out;
+  });
+}
+
+export async function evaluateDrift(
+  dialogues: readonly TiageDialogue[],
+  embedder: Embedder,
+  mode: TriggerThresholds,
+  session: SessionConfig,
+  onDialogue?: (done: number) => void,
+  mapping: ExchangeMapping = 'pair',
+): Promise<DriftReport> {
+  const golds = dialogues.map((d) => d.shifts);
+  const hyps: boolean[][] = [];
+  for (const d of dialogues) {
+    hyps.push(await driftFirings(d, embedder, mode, session, mapping));
+    onDialogue?.(hyps.length);
+  }
+  const main = score(golds, hyps);
+  const positions = dialogues.reduce((s, d) => s + Math.max(0, d.utterances.length - 1), 0);
+  const rate = positions > 0 ? main.fired / positions : 0;
+
+  const randomRuns: Scores[] = [];
+  for (let seed = 1; seed <= RANDOM_SEEDS; seed++) {
+    const rnd = seededRandom(seed);
+    randomRuns.push(score(golds, dialogues.map((d) => d.utterances.map((_, i) => i > 0 && rnd() < rate))));
+  }
+  const tts = textTilingAtCount(dialogues, main.fired);
+  const rnd = seededRandom(RANDOM_SEEDS + 1);
+  const ps: number[] = [];
+  const diffs: number[] = [];
+  for (let b = 0; b < BOOTSTRAP_SAMPLES && dialogues.length > 0; b++) {
+    const pick = dialogues.map(() => Math.floor(rnd() * dialogues.length));
+    const p = score(pick.map((i) => golds[i]), pick.map((i) => hyps[i])).precision;
+    ps.push(p);
+    diffs.push(p - score(pick.map((i) => golds[i]), pick.map((i) => tts[i])).precision);
+  }
+  return {
+    precisionCi95: interval95(ps),
+    precisionVsTextTilingCi95: interval95(diffs),
+    dialogues: dialogues.length,
+    shifts: golds.reduce((s, g) => s + g.filter(Boolean).length, 0),
+    positions,
+    fired: main.fired,
+    precision: main.precision,
+    recall: main.recall,
+    f1: main.f1,
+    pk: main.pk,
+    baselines: {
+      random: { ...meanScores(randomRuns), seeds: RANDOM_SEEDS },
+      texttiling: score(golds, dialogues.map((d) => textTiling(d.utterances))),
+      texttiling_same_rate: score(golds, tts),
+    },
+    model: embedder.modelId,
+    exchange: mapping === 'pair' ? 'utterance i as prompt + utterance i+1 as reply' : 'utterance i alone',
+  };
+}
