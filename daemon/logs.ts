@@ -85,6 +85,8 @@ export interface DecisionRecord {
   sufficiency: number | null;
   candidates: number;
   latency_ms: Record<string, number>;
+  /** Decided on a still-open exchange for the offer cache (the final decision follows). */
+  provisional: boolean;
 }
 
 export type LogRecord = EventRecord | DecisionRecord;
@@ -191,5 +193,6 @@ export function decisionRecord(d: Decision, ts: number): DecisionRecord {
     sufficiency: d.sufficiency,
     candidates: d.candidates,
     latency_ms: d.latency,
+    provisional: d.provisional,
   };
 }

@@ -3,7 +3,8 @@
  *
  *   config ─▶ state dir (0700) ─▶ singleton lock ─▶ hook settings ─▶ store (read-only; optional)
  *   ─▶ embedder ─▶ tailer (daemon/tailer.ts) ─▶ per file: records ─▶ ExchangeAssembler
- *   ─▶ settled exchanges ─▶ Pipeline (daemon/pipeline.ts) ─▶ offer cache (daemon/cache-writer.ts)
+ *   ─▶ exchanges (closed by turn end / next prompt; provisionally decided when the assistant
+ *      goes quiet for daemon.settleMs) ─▶ Pipeline (daemon/pipeline.ts) ─▶ offer cache (daemon/cache-writer.ts)
  *   + decision log (daemon/logs.ts) ─▶ tailer.commit(offset, assembler snapshot)
  *
  * A cycle timer (daemon.cycleMs) rewrites the canary, checks the KILL file (present → clear
@@ -62,6 +63,8 @@ interface FileEntry {
   subagent: boolean;
   chain: Promise<void>;
   settle: NodeJS.Timeout | null;
+  /** Exchange uuid whose provisional decision produced an offer (not yet finalized). */
+  provisionalOffer: string | null;
   skipped: number;
 }
 
@@ -209,15 +212,20 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   const tailer = new Tailer({ root, offsetsPath: offsetsPath(env), daemon: config.daemon });
 
   // ---- per exchange: pipeline → cache → decision log ----
-  const decide = async (path: string, f: FileEntry, ex: AssembledExchange): Promise<Decision | null> => {
+  const decide = async (path: string, f: FileEntry, ex: AssembledExchange, provisional = false): Promise<Decision | null> => {
     let d: Decision;
     try {
-      d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent });
+      d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent, provisional });
     } catch (e) {
       fail('pipeline', e, { sessionId: f.sessionId, path, offset: ex.endOffset });
       return null;
     }
     if (d.newSession) event({ event: 'session-new', sessionId: d.sessionId, path });
+    // The hook may already be showing an offer decided while this exchange was open; a
+    // later (cooled-down, silent) decision on the same exchange must not replace that cache.
+    if (f.provisionalOffer === d.exchangeUuid && !d.offer) d.cacheable = false;
+    if (provisional && d.offer) f.provisionalOffer = d.exchangeUuid;
+    else if (!provisional && f.provisionalOffer === d.exchangeUuid) f.provisionalOffer = null;
     return d;
   };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:
@@ -257,6 +265,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         subagent: info?.subagent ?? false,
         chain: f?.chain ?? Promise.resolve(),
         settle: null,
+        provisionalOffer: null,
         skipped: f?.skipped ?? 0,
       };
       files.set(path, f);
@@ -280,10 +289,12 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       f.settle = null;
       f.chain = f.chain.then(async () => {
         if (files.get(path) !== f || !f.asm.settleCandidate) return;
-        const ex = f.asm.flush();
-        const d = ex ? await decide(path, f, ex) : null;
+        // The assistant went quiet, but a reply can pause for seconds between blocks with
+        // nothing marking its end: decide on a copy of the open exchange for the cache and
+        // keep it open; it is recorded when the turn ends or the next prompt arrives.
+        const ex = f.asm.peek();
+        const d = ex ? await decide(path, f, ex, true) : null;
         if (d) publish(path, d, true);
-        commit(path, f);
       });
     }, config.daemon.settleMs);
   };

@@ -59,6 +59,10 @@ export interface PipelineInput {
   seed?: boolean;
   /** From a subagent file. */
   subagent?: boolean;
+  /** The exchange is still open (the assistant went quiet, the turn has not ended): decide
+   *  for the offer cache without recording it into session state. Its final version comes
+   *  later as an ordinary (non-provisional) input and is recorded then. */
+  provisional?: boolean;
 }
 
 export interface Gate {
@@ -94,6 +98,8 @@ export interface Decision {
   newSession: boolean;
   /** Whether the hook may be told about this decision (an offer cache for this session). */
   cacheable: boolean;
+  /** Decided on an open exchange (see PipelineInput.provisional). */
+  provisional: boolean;
 }
 
 interface SessionEntry {
@@ -249,12 +255,13 @@ export class Pipeline {
     const state = entry.state;
     // Sessions no mode applies to still keep state (measured with the default thresholds).
     const tr = evaluateTriggers(state, features, mode ?? DEFAULT_MODE, sc);
-    recordExchange(state, features, tr.measures, sc);
+    const provisional = Boolean(input.provisional);
+    if (!provisional) recordExchange(state, features, tr.measures, sc);
     const trigMs = ms(tTrig);
     const promptOnly = isPromptOnly(state);
 
-    entry.recent.push(ex);
-    if (entry.recent.length > RECENT_EXCHANGES) entry.recent.splice(0, entry.recent.length - RECENT_EXCHANGES);
+    const recent = [...entry.recent, ex].slice(-RECENT_EXCHANGES);
+    if (!provisional) entry.recent = recent;
 
     const gates: Gate[] = [];
     const gate = (name: string, pass: boolean, reason: string | null): boolean => {
@@ -284,6 +291,7 @@ export class Pipeline {
       latency: {},
       newSession,
       cacheable: !worker && !ex.isSidechain && !seed,
+      provisional,
     };
     const finish = (silence: string | null): Decision => {
       decision.silence = decision.offer ? null : silence;
@@ -309,7 +317,7 @@ export class Pipeline {
         sessionId: ex.sessionId,
         cwd: ex.cwd,
         exchange: ex,
-        recent: [...entry.recent],
+        recent,
         exchangeVector: features.vec,
         centroid,
         trigger: tr.kind!,

@@ -91,7 +91,11 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
     indexRunsSince: runs.length,
   }));
 
-  const observed = decisions.records.filter((d) => d.type === 'decision' && !d.seed);
+  const all = decisions.records.filter((d) => d.type === 'decision' && !d.seed);
+  // One exchange = its final decision; it would fire when any decision on it (provisional,
+  // made while the reply was still open, or final) produced an offer.
+  const firedUuids = new Set(all.filter((d) => d.would_fire).map((d) => d.exchangeUuid));
+  const observed = all.filter((d) => !d.provisional);
   const offered = observed.filter((d) => !d.worker && !d.sidechain);
   const rates = new Map<string, ModeRate>();
   for (const d of offered) {
@@ -99,7 +103,7 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
     if (opts.mode && m !== opts.mode) continue;
     const r = rates.get(m) ?? { mode: m, exchanges: 0, wouldFire: 0 };
     r.exchanges++;
-    if (d.would_fire) r.wouldFire++;
+    if (firedUuids.has(d.exchangeUuid)) r.wouldFire++;
     rates.set(m, r);
   }
   if (opts.mode && !rates.has(opts.mode)) rates.set(opts.mode, { mode: opts.mode, exchanges: 0, wouldFire: 0 });
@@ -137,8 +141,8 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
 
   const byType: Record<string, number> = {};
   const offerTs = new Map<string, { type: string; ts: number }>();
-  for (const d of offered) {
-    if (!d.would_fire || !d.offer) continue;
+  for (const d of all) {
+    if (d.worker || d.sidechain || !d.would_fire || !d.offer) continue;
     byType[d.offer.type] = (byType[d.offer.type] ?? 0) + 1;
     if (!offerTs.has(d.offer.handle)) offerTs.set(d.offer.handle, { type: d.offer.type, ts: d.ts });
   }
@@ -157,7 +161,7 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
     figures: {
       hook: { runs: hook.records.length, by_outcome: byOutcome },
       exchanges: offered.length,
-      would_fire: offered.filter((d) => d.would_fire).length,
+      would_fire: offered.filter((d) => firedUuids.has(d.exchangeUuid)).length,
       by_type: byType,
       recalled_after_offer: recalled,
       labels,
