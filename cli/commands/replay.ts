@@ -1,0 +1,142 @@
+/**
+ * `active-brain replay <transcript.jsonl | dir>`: the daemon's pipeline and the hook's gates
+ * over recorded transcripts (eval/replay.ts). Reads the transcripts and the store (read-only);
+ * writes only stdout (and a progress bar on a TTY's stderr). Never writes caches, logs or
+ * hook state.
+ */
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { createEmbedder } from '../../embed/embedder.js';
+import { defaultStorePath, homeDir } from '../../shared/paths.js';
+import { sanitizeLine } from '../../shared/escape.js';
+import { findTranscripts } from '../../eval/replay-read.js';
+import { openReplayStore, replayTranscripts, type ReplaySummary } from '../../eval/replay.js';
+import type { ReplayRow } from '../../eval/replay-session.js';
+import { createProgress } from '../../eval/progress.js';
+
+/** Default seed of the replay's rng (wander step). */
+export const DEFAULT_SEED = 1;
+
+const HELP = `usage: active-brain replay <transcript.jsonl | dir> [--json] [--store PATH] [--model PATH] [--seed N] [--settle] [--set key=value ...]
+
+Runs the daemon's own pipeline over recorded Claude Code transcripts, offline and
+deterministically: exchanges → embedding → session state → triggers → retrieval → offer
+(the same code as the daemon), then the hook's gates at the next prompt (confidence,
+session budget, minimum gap) with a simulated hook state. A folder is searched recursively
+for *.jsonl; files under <session>/subagents/ are sidechain sessions (never offered to).
+The clock is the transcripts' own timestamps; the wander step uses a seeded rng; the
+reasoner is never called. Nothing is written: no cache, no log, no hook state.
+
+Prints one line per exchange (session, turn, trigger, offer or silence code, offer type /
+confidence / handle, what the hook would do) and a summary.
+
+Options:
+  --store PATH     knowledge store (default: the configured store); opened read-only.
+                   Missing → replay runs without retrieval (every trigger silent: no-store)
+  --model PATH     a local transformers.js model folder (must be the store's model)
+  --settle         close a reply where the daemon would (a pause longer than daemon.settleMs
+                   after text, by the lines' timestamps); default: whole prompt→reply turns
+  --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
+  --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
+                   "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",
+                   "per_session", "decisions": […], …}. fire_rate = would_fire over the
+                   exchanges of main (non-sidechain) sessions
+  --set key=value  config override (e.g. modes.default.minConfidence=0.6)
+
+Exit codes: 0 replayed · 2 usage · 3 no transcripts there, model unavailable.`;
+
+function parseSeed(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_SEED;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new UserError(`--seed must be an integer from 0 to 4294967295 (got "${raw}")`, EXIT.USAGE);
+  return n;
+}
+
+/** One TTY line for a row (handles escaped; no conversation text exists in rows). */
+export function rowLine(r: ReplayRow): string {
+  const session = r.session.slice(0, 8).padEnd(8);
+  const turn = String(r.turn).padStart(4);
+  const trigger = (r.trigger ?? '-').padEnd(6);
+  if (!r.offer) return `${session} ${turn} ${trigger} silent:${r.silence ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+  const o = r.offer;
+  return `${session} ${turn} ${trigger} OFFER ${o.type} ${o.confidence.toFixed(2)} ${sanitizeLine(o.handle)}${o.wildcard ? ' (wildcard)' : ''}  hook:${r.hook ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+}
+
+function counts(o: Record<string, number>): string {
+  const e = Object.entries(o);
+  return e.length ? e.map(([k, v]) => `${k} ${v}`).join(', ') : 'none';
+}
+
+export function summaryText(s: ReplaySummary, store: string): string {
+  return [
+    `replayed ${s.sessions} sessions (${s.main_sessions} main, ${s.sidechain_sessions} sidechain), ${s.exchanges} exchanges (${s.main_exchanges} in main sessions); ${store}`,
+    `would fire: ${s.would_fire} (fire rate ${(s.fire_rate * 100).toFixed(1)}% of main-session exchanges) · by type: ${counts(s.by_type)}`,
+    `past the hook's gates: ${s.printed} (${(s.printed_rate * 100).toFixed(1)}%) · hook verdicts: ${counts(s.by_hook)}`,
+    `sidechain offers: ${s.sidechain_offers} · triggers: ${counts(s.by_trigger)}`,
+    `silence: ${counts(s.by_silence)}`,
+    ...(s.unreadable_files?.length ? [`skipped ${s.unreadable_files.length} unreadable files: ${s.unreadable_files.map(sanitizeLine).join('; ')}`] : []),
+    ...(s.synthetic_times ? [`${s.synthetic_times} exchanges had no timestamp (synthetic time used)`] : []),
+  ].join('\n');
+}
+
+export const command: Command = {
+  name: 'replay',
+  summary: 'the daemon pipeline over recorded transcripts (offline, deterministic)',
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseFlags(argv, { store: { type: 'string' }, model: { type: 'string' }, seed: { type: 'string' }, settle: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UserError('replay needs one transcript file or folder: active-brain replay <transcript.jsonl | dir>. Run with --help for usage.', EXIT.USAGE);
+    const seed = parseSeed(values.seed);
+    const target = positionals[0];
+    let files;
+    try {
+      files = findTranscripts(target);
+    } catch (e) {
+      throw new UserError(`cannot read ${target}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}. Give a transcript .jsonl file or a folder of them.`, EXIT.ENV);
+    }
+    if (files.length === 0) throw new UserError(`no *.jsonl transcripts under ${target}: point replay at a transcript file or a Claude Code projects folder`, EXIT.ENV);
+
+    const { config } = loadConfig({ flags: values.set });
+    const embedding = values.model ? { ...config.embedding, localModelPath: resolve(values.model) } : config.embedding;
+    const storePath = resolve(values.store ?? config.store.path ?? defaultStorePath());
+    const embedder = await createEmbedder(embedding);
+    const opened = openReplayStore(storePath, embedder);
+    try {
+      let storeNote: string;
+      if (opened.store) storeNote = `store ${storePath} (${opened.store.info().chunks} chunks)`;
+      else {
+        storeNote = `NO STORE (${opened.status}): every trigger ends in silence`;
+        const why = opened.problem ?? `no knowledge store at ${storePath}`;
+        process.stderr.write(`active-brain: ${why} — replaying without retrieval (${opened.status}). Pass --store PATH or build one with \`active-brain index add <path> --region <name>\`.\n`);
+      }
+      const progress = createProgress('transcripts', files.length);
+      const tty = !values.json;
+      const result = await replayTranscripts(files, {
+        config: { ...config, embedding },
+        embedder,
+        store: opened.store,
+        noStoreReason: opened.status === 'ok' ? undefined : opened.status,
+        seed,
+        settleMs: values.settle ? config.daemon.settleMs : null,
+        home: homeDir(),
+        onRow: tty ? (r) => process.stdout.write(rowLine(r) + '\n') : undefined,
+        onFile: (n) => progress.update(n),
+      });
+      progress.done();
+      if (values.json) {
+        printJson({
+          ...result.summary,
+          store: { path: storePath, status: opened.status, chunks: opened.store?.info().chunks ?? 0 },
+          model: embedder.modelId,
+          settle_ms: values.settle ? config.daemon.settleMs : null,
+          decisions: result.rows,
+        });
+      } else process.stdout.write('\n' + summaryText(result.summary, storeNote) + '\n');
+      return EXIT.OK;
+    } finally {
+      opened.store?.close();
+      await embedder.dispose();
+    }
+  },
+};

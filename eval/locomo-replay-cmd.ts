@@ -1,0 +1,111 @@
+/**
+ * `active-brain eval locomo-replay --locomo FILE`: LoCoMo conversations replayed as live
+ * sessions through the daemon's pipeline (eval/locomo-replay.ts), the store holding earlier
+ * sessions only. Reads the LoCoMo file; writes only temp stores (deleted) and stdout.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { createEmbedder } from '../embed/embedder.js';
+import { parseLocomo, type LocomoConversation } from './locomo.js';
+import { DEFAULT_LINK_WINDOW, replayLocomo, speakersA, type LocomoReplayReport } from './locomo-replay.js';
+import { createProgress } from './progress.js';
+
+/** Default rng seed (wander step). */
+export const DEFAULT_SEED = 1;
+
+export const help = `usage: active-brain eval locomo-replay --locomo FILE [--json] [--conversations N] [--model PATH] [--seed N] [--window N] [--set key=value ...]
+
+LoCoMo conversations replayed as live sessions through the daemon's own pipeline (session
+state, triggers, retrieval, offer) and the hook's gates. Per conversation, sessions are fed
+in order; speaker A's turns are prompts and speaker B's following turns the reply (one
+exchange). The knowledge store holds the EARLIER sessions only (one chunk per turn, one
+region per session). After each conversation its category-5 (adversarial) questions are
+fed as prompts, one per fresh session warmed with the last session: silence is right.
+
+Figures:
+  fire_rate          offers the daemon would make (would-fire) over exchanges (target ≤ 0.15)
+  linked_share       offers whose chunk shares a QA item's evidence with a turn of the
+                     current window (the last --window turns, default ${DEFAULT_LINK_WINDOW})
+  linked_share_random  the same share for a random store chunk at each offer (chance level)
+  adversarial        questions fed, offers made (target 0), confident (offers the hook's
+                     confidence gate would pass), built (reached the offer builder)
+
+Options:
+  --locomo FILE        the LoCoMo JSON file (e.g. ../shared/eval/locomo/locomo-dev.json)
+  --conversations N    only the first N conversations
+  --model PATH         a local transformers.js model folder (default: the configured model;
+                       offline: .models/offline-glove-sif, built by \`npm run model:offline\`)
+  --seed N             rng seed (default ${DEFAULT_SEED})
+  --window N           turns in the current window (default ${DEFAULT_LINK_WINDOW})
+  --json               one JSON object: {"conversations","exchanges","would_fire","fire_rate",
+                       "linked_share","adversarial":{"questions","offers",…}, …}
+  --set key=value      config override (e.g. modes.default.driftZ=1.2)`;
+
+function positiveInt(name: string, raw: string | undefined, min = 1): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UserError(`--${name} must be an integer ≥ ${min} (got "${raw}")`, EXIT.USAGE);
+  return n;
+}
+
+export function reportText(r: LocomoReplayReport): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return [
+    `LoCoMo live replay: ${r.conversations} conversations, ${r.exchanges} exchanges (model ${r.model}, seed ${r.seed})`,
+    `would fire: ${r.would_fire} (fire rate ${pct(r.fire_rate)}; target ≤ 15%) · past the hook's gates: ${r.printed}`,
+    `gold-linked to the last ${r.window} turns: ${r.linked} of ${r.would_fire} offers (${pct(r.linked_share)}; a random store chunk: ${pct(r.linked_share_random)})`,
+    `by type: ${Object.entries(r.by_type).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `triggers: ${Object.entries(r.by_trigger).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+    `silence: ${Object.entries(r.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+    `adversarial questions: ${r.adversarial.questions}, offers ${r.adversarial.offers} (target 0; ${r.adversarial.confident} at or above the hook's confidence gate), reached the builder ${r.adversarial.built}`,
+  ].join('\n');
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(
+    argv,
+    { locomo: { type: 'string' }, model: { type: 'string' }, conversations: { type: 'string' }, seed: { type: 'string' }, window: { type: 'string' } },
+    false,
+  );
+  if (values.help) {
+    process.stdout.write(help + '\n');
+    return EXIT.OK;
+  }
+  if (!values.locomo) throw new UserError('eval locomo-replay needs --locomo FILE (a LoCoMo JSON file). Run with --help for usage.', EXIT.USAGE);
+  const limit = positiveInt('conversations', values.conversations);
+  const seed = positiveInt('seed', values.seed, 0) ?? DEFAULT_SEED;
+  const window = positiveInt('window', values.window) ?? DEFAULT_LINK_WINDOW;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(values.locomo, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code) throw new UserError(`cannot read ${values.locomo}: ${code}`, EXIT.ENV);
+    throw new UserError(`${values.locomo} is not JSON: ${(e as Error).message}`, EXIT.USAGE);
+  }
+  let convs: LocomoConversation[];
+  try {
+    convs = parseLocomo(json);
+  } catch (e) {
+    throw new UserError(`${values.locomo} is not a LoCoMo file: ${(e as Error).message}`, EXIT.USAGE);
+  }
+  let list = speakersA(json, convs);
+  if (limit !== undefined) list = list.slice(0, limit);
+  if (list.every((c) => c.conv.turns.length === 0)) throw new UserError(`${values.locomo} has no conversation turns to replay`, EXIT.FAIL);
+
+  const { config } = loadConfig({ flags: values.set });
+  const embedding = values.model ? { ...config.embedding, localModelPath: resolve(values.model) } : config.embedding;
+  const embedder = await createEmbedder(embedding);
+  try {
+    const progress = createProgress('conversations', list.length);
+    const report = await replayLocomo(list, { config: { ...config, embedding }, embedder, seed, window, onConversation: (n) => progress.update(n) });
+    progress.done();
+    if (values.json) printJson(report);
+    else process.stdout.write(reportText(report) + '\n');
+    return EXIT.OK;
+  } finally {
+    await embedder.dispose();
+  }
+}

@@ -1,0 +1,461 @@
+/**
+ * LoCoMo live replay: each conversation's sessions fed in order, as live sessions, through
+ * the daemon's own Pipeline and the hook's gates (eval/replay-session.ts), with a knowledge
+ * store that holds the EARLIER sessions only. Input: parsed LoCoMo conversations
+ * (eval/locomo.ts) plus each conversation's first speaker, the effective config, an embedder.
+ * Output: fire rate, the share of offers whose chunk is gold-linked to the current window,
+ * and what category-5 (adversarial) questions produce. Writes only temp stores (deleted).
+ *
+ * Exchanges: a turn of speaker A (the conversation's `speaker_a`, "the person") opens an
+ * exchange; the speaker-B turns up to the next A turn are its reply. B turns before the first
+ * A turn of a session form a prompt-less exchange (the assembler's "continuation": no prompt
+ * was submitted, so the daemon treats it as injected and the hook does not fire). Each LoCoMo
+ * session is its own live session (its own session state and warm-up). Times: the session's
+ * date, then EXCHANGE_SPACING_MS per exchange; the reply settles REPLY_MS after the prompt.
+ *
+ * Store: one temp store per conversation, grown after each session is replayed — one chunk
+ * per turn (`speaker (date): text [photo caption]`, as `eval retrieval` indexes it), one region
+ * per session (`session-<n>`, scope global, kind transcripts) so the cross-region rule can
+ * work. Replaying session n therefore sees sessions 1…n−1 only.
+ *
+ * Gold link: an offer's chunk (a turn of an earlier session) is linked when some QA item's
+ * evidence holds both it and a turn of the current window (the last `window` turns of the
+ * current session, up to this exchange). The chance figure `linked_share_random` is the same
+ * share for a chunk drawn uniformly from the store at each offer.
+ *
+ * Adversarial questions (category 5; the answer is not in the conversation): after the
+ * conversation, with the whole conversation in the store, each question is fed as a user
+ * turn to a fresh session warmed (seed exchanges, never offered) with the last session.
+ * Silence is right; offers are counted.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { hookSettingsFromConfig } from '../config/hook-settings.js';
+import type { Embedder } from '../embed/types.js';
+import { Pipeline } from '../daemon/pipeline.js';
+import { createOfferBuilder } from '../retrieval/builder.js';
+import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
+import type { StoreReader } from '../store/types.js';
+import type { Exchange, OfferType } from '../shared/types.js';
+import { ADVERSARIAL_CATEGORY, type LocomoConversation, type LocomoTurn } from './locomo.js';
+import { SessionReplay, hookShows, type ReplayRow, type TimedExchange } from './replay-session.js';
+import { OFFER_TYPES, replayConfig, seededRng, sessionSeed } from './replay.js';
+import { modeFor } from '../shared/modes.js';
+
+/** Time between two exchanges of a replayed session (ms): a chat's pace. */
+export const EXCHANGE_SPACING_MS = 60_000;
+/** Time from a prompt to its settled reply (ms). */
+export const REPLY_MS = 20_000;
+/** Turns of the current session that form the "current window" for the gold-link figure. */
+export const DEFAULT_LINK_WINDOW = 3;
+/** A state dir no replayed cwd is under (worker detection). */
+const NO_HOME = '/nonexistent/active-brain-replay-home';
+/** Session date when a LoCoMo date does not parse (2023-01-01), plus one day per session. */
+const FALLBACK_DATE = Date.UTC(2023, 0, 1);
+const DAY_MS = 86_400_000;
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** `1:56 pm on 8 May, 2023` → epoch ms (UTC); null when it does not parse. Pure. */
+export function parseLocomoDate(s: string): number | null {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(s);
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[5].toLowerCase());
+  if (month < 0) return null;
+  let hour = Number(m[1]) % 12;
+  if (m[3].toLowerCase() === 'pm') hour += 12;
+  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
+}
+
+/** A conversation plus who "the person" is (speaker A: whose turns are prompts). */
+export interface ReplayConversation {
+  conv: LocomoConversation;
+  speakerA: string;
+}
+
+/** The speaker_a of each raw conversation (falls back to the first turn's speaker). */
+export function speakersA(json: unknown, convs: LocomoConversation[]): ReplayConversation[] {
+  const raw = Array.isArray(json) ? json : [];
+  return convs.map((conv, i) => {
+    const c = (raw[i] as { conversation?: { speaker_a?: unknown } } | undefined)?.conversation;
+    const a = typeof c?.speaker_a === 'string' ? c.speaker_a : (conv.turns[0]?.speaker ?? '');
+    return { conv, speakerA: a };
+  });
+}
+
+/** The words of a turn as spoken live (the indexed text without its `speaker (date): ` head). */
+export function spokenText(t: LocomoTurn): string {
+  const head = t.date ? `${t.speaker} (${t.date}): ` : `${t.speaker}: `;
+  return t.text.startsWith(head) ? t.text.slice(head.length) : t.text;
+}
+
+export interface SessionExchange {
+  exchange: Exchange;
+  /** Dia ids of the turns in it, in order. */
+  turnIds: string[];
+}
+
+/** A session's turns → exchanges (A opens, B replies). Pure. */
+export function sessionExchanges(convId: string, session: number, turns: LocomoTurn[], speakerA: string, start: number, cwd: string): SessionExchange[] {
+  const out: SessionExchange[] = [];
+  let offset = 0;
+  let cur: { user: string[]; asst: string[]; ids: string[]; prompt: boolean } | null = null;
+  const close = () => {
+    if (!cur) return;
+    const user = cur.user.join('\n');
+    const assistant = cur.asst.join('\n');
+    const bytes = Buffer.byteLength(user, 'utf8') + Buffer.byteLength(assistant, 'utf8') + 2;
+    const index = out.length;
+    out.push({
+      exchange: {
+        sessionId: `${convId}-session-${session}`,
+        uuid: cur.ids[0],
+        index,
+        startOffset: offset,
+        endOffset: offset + bytes,
+        timestamp: start + index * EXCHANGE_SPACING_MS,
+        cwd,
+        gitBranch: null,
+        entrypoint: null,
+        isSidechain: false,
+        user,
+        assistant,
+        toolCalls: [],
+        toolErrors: [],
+        assistantVisible: assistant.length > 0,
+        injected: !cur.prompt,
+      },
+      turnIds: cur.ids,
+    });
+    offset += bytes;
+    cur = null;
+  };
+  for (const t of turns) {
+    if (t.speaker === speakerA) {
+      if (cur && (cur.asst.length > 0 || !cur.prompt)) close();
+      cur ??= { user: [], asst: [], ids: [], prompt: true };
+      cur.user.push(spokenText(t));
+    } else {
+      cur ??= { user: [], asst: [], ids: [], prompt: false };
+      cur.asst.push(spokenText(t));
+    }
+    cur.ids.push(t.diaId);
+  }
+  close();
+  return out;
+}
+
+function timed(se: SessionExchange, seed = false): TimedExchange {
+  return { exchange: se.exchange, settledAt: se.exchange.timestamp + REPLY_MS, hookFires: !se.exchange.injected, seed };
+}
+
+/** Turn ids linked to each turn id through a shared QA evidence list (self excluded). */
+export function evidenceLinks(conv: LocomoConversation): Map<string, Set<string>> {
+  const linked = new Map<string, Set<string>>();
+  for (const q of conv.questions) {
+    for (const e of q.evidence) {
+      for (const o of q.evidence) {
+        if (o === e) continue;
+        let s = linked.get(e);
+        if (!s) linked.set(e, (s = new Set()));
+        s.add(o);
+      }
+    }
+  }
+  return linked;
+}
+
+export interface LocomoReplayOptions {
+  config: Config;
+  embedder: Embedder;
+  seed: number;
+  window?: number;
+  /** Parent folder for temp stores (default os.tmpdir()). */
+  parent?: string;
+  onConversation?: (done: number) => void;
+}
+
+export interface ConversationReplay {
+  id: string;
+  sessions: number;
+  exchanges: number;
+  would_fire: number;
+  linked: number;
+  adversarial_questions: number;
+  adversarial_offers: number;
+}
+
+export interface LocomoReplayReport {
+  conversations: number;
+  exchanges: number;
+  would_fire: number;
+  fire_rate: number;
+  /** Offers whose chunk is gold-linked to the current window, over offers (0 when none). */
+  linked_share: number;
+  /** `built`: questions whose trigger fired and reached the offer builder (its evidence gates
+   *  decided); `confident`: offers at or above the mode's minConfidence (the hook's gate). */
+  adversarial: { questions: number; offers: number; built: number; confident: number; by_silence: Record<string, number> };
+  linked: number;
+  /** The same share for a chunk drawn uniformly from the store at each offer (chance level). */
+  linked_share_random: number;
+  printed: number;
+  by_type: Record<OfferType, number>;
+  by_trigger: Record<string, number>;
+  by_silence: Record<string, number>;
+  window: number;
+  seed: number;
+  model: string;
+  per_conversation: ConversationReplay[];
+  /** Every offer: where it was made and which turn it offered (ids only). */
+  offers: LocomoOffer[];
+}
+
+export interface LocomoOffer {
+  conversation: string;
+  session: number;
+  turn: number;
+  /** Dia id of the offered chunk (a turn of an earlier session). */
+  dia: string | null;
+  type: OfferType;
+  confidence: number;
+  linked: boolean;
+  /** What the hook would have done with it. */
+  hook: string | null;
+}
+
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
+const bump = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
+const sortedCounts = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/** The growing per-conversation store: sessions added one at a time. */
+class GrowingStore {
+  readonly dir: string;
+  readonly path: string;
+  /** chunk id → dia id (filled as sessions are added). */
+  readonly diaOf = new Map<number, string>();
+
+  constructor(private readonly embedder: Embedder, parent: string | undefined) {
+    this.dir = mkdtempSync(join(parent ?? tmpdir(), 'active-brain-locomo-replay-'));
+    this.path = join(this.dir, 'store.sqlite');
+    const w = openStoreWriter(this.path);
+    try {
+      w.setModel(embedder.modelId, embedder.dim);
+    } finally {
+      w.close();
+    }
+  }
+
+  async add(session: number, date: string, createdAt: number, turns: LocomoTurn[]): Promise<void> {
+    if (turns.length === 0) return;
+    const vectors = await this.embedder.embed(turns.map((t) => t.text));
+    const region = `session-${session}`;
+    const w = openStoreWriter(this.path);
+    let handles: string[];
+    try {
+      w.ensureRegion(region, 'global');
+      const src = w.addSource(region, join(this.dir, 'docs', region), 'transcripts');
+      ({ handles } = w.replaceDocument(
+        { sourceId: src.id, path: join(this.dir, 'docs', region, 'turns.md'), hash: region, mtime: createdAt, size: 0, title: `Session ${session}${date ? ` (${date})` : ''}` },
+        turns.map((t) => ({ heading: t.diaId, text: t.text, createdAt })),
+        vectors,
+      ));
+    } finally {
+      w.close();
+    }
+    const r = openStoreReader(this.path);
+    try {
+      handles.forEach((h, i) => {
+        const c = r.chunkByHandle(h);
+        if (c) this.diaOf.set(c.id, turns[i].diaId);
+      });
+    } finally {
+      r.close();
+    }
+  }
+
+  open(): StoreReader {
+    return openStoreReader(this.path);
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Replay conversations; returns the report (figures rounded to 4 places). */
+export async function replayLocomo(convs: ReplayConversation[], opts: LocomoReplayOptions): Promise<LocomoReplayReport> {
+  const config = replayConfig(opts.config);
+  const { embedder } = opts;
+  const window = opts.window ?? DEFAULT_LINK_WINDOW;
+  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: NO_HOME });
+  const byType = Object.fromEntries(OFFER_TYPES.map((t) => [t, 0])) as Record<OfferType, number>;
+  const byTrigger: Record<string, number> = {};
+  const bySilence: Record<string, number> = {};
+  const advSilence: Record<string, number> = {};
+  const perConversation: ConversationReplay[] = [];
+  let exchanges = 0;
+  let wouldFire = 0;
+  let linked = 0;
+  let chanceSum = 0;
+  let printed = 0;
+  let advQuestions = 0;
+  let advOffers = 0;
+  let advBuilt = 0;
+  let advConfident = 0;
+  let done = 0;
+  const offers: LocomoOffer[] = [];
+  const offerRows: Array<[LocomoOffer, ReplayRow]> = [];
+
+  const newSession = (store: StoreReader | null, label: string, path: string) => {
+    let clock = 0;
+    const pipeline = new Pipeline({
+      embedder,
+      offerBuilder: store ? createOfferBuilder({ store, embedder, config, reasoner: null }) : null,
+      config,
+      home: NO_HOME,
+      now: () => clock,
+      rng: seededRng(sessionSeed(opts.seed, label)),
+    });
+    const replay = new SessionReplay({ pipeline, config, settings, path, file: label, subagent: false, salt: String(opts.seed) });
+    return {
+      replay,
+      feed: (t: TimedExchange) => {
+        clock = t.settledAt;
+        return replay.feed(t);
+      },
+    };
+  };
+
+  for (const { conv, speakerA } of convs) {
+    const links = evidenceLinks(conv);
+    const cwd = `/locomo/${conv.id}`;
+    const bySession = new Map<number, LocomoTurn[]>();
+    for (const t of conv.turns) {
+      const l = bySession.get(t.session);
+      if (l) l.push(t);
+      else bySession.set(t.session, [t]);
+    }
+    const store = new GrowingStore(embedder, opts.parent);
+    const figures: ConversationReplay = { id: conv.id, sessions: bySession.size, exchanges: 0, would_fire: 0, linked: 0, adversarial_questions: 0, adversarial_offers: 0 };
+    let last: SessionExchange[] = [];
+    try {
+      let ordinal = 0;
+      for (const [n, turns] of bySession) {
+        const date = turns[0]?.date ?? '';
+        const start = parseLocomoDate(date) ?? FALLBACK_DATE + ordinal * DAY_MS;
+        ordinal++;
+        const reader = store.open();
+        try {
+          const label = `${conv.id}/session-${n}`;
+          const s = newSession(reader, label, `${cwd}/session-${n}.jsonl`);
+          const exs = sessionExchanges(conv.id, n, turns, speakerA, start, cwd);
+          const seen: string[] = [];
+          const rows: ReplayRow[] = [];
+          for (const se of exs) {
+            seen.push(...se.turnIds);
+            const row = await s.feed(timed(se));
+            rows.push(row);
+            if (row.trigger) bump(byTrigger, row.trigger);
+            if (!row.offer) {
+              bump(bySilence, row.silence ?? 'unknown');
+              continue;
+            }
+            wouldFire++;
+            figures.would_fire++;
+            byType[row.offer.type]++;
+            const win = seen.slice(-window);
+            const dia = store.diaOf.get(row.offer.chunkId);
+            const isLinked = !!dia && win.some((w) => links.get(w)?.has(dia));
+            if (isLinked) {
+              linked++;
+              figures.linked++;
+            }
+            offers.push({ conversation: conv.id, session: n, turn: row.turn, dia: dia ?? null, type: row.offer.type, confidence: row.offer.confidence, linked: isLinked, hook: null });
+            offerRows.push([offers[offers.length - 1], row]);
+            let hits = 0;
+            for (const d of store.diaOf.values()) if (win.some((w) => links.get(w)?.has(d))) hits++;
+            chanceSum += store.diaOf.size ? hits / store.diaOf.size : 0;
+          }
+          s.replay.finish();
+          for (const [o, r] of offerRows.splice(0)) o.hook = r.hook;
+          printed += rows.filter((r) => r.offer && hookShows(r.hook)).length;
+          exchanges += exs.length;
+          figures.exchanges += exs.length;
+          last = exs;
+        } finally {
+          reader.close();
+        }
+        await store.add(n, date, start, turns);
+      }
+
+      // Adversarial questions, each to a fresh session warmed with the last session.
+      const adversarial = conv.questions.filter((q) => q.category === ADVERSARIAL_CATEGORY);
+      if (adversarial.length > 0 && last.length > 0) {
+        const reader = store.open();
+        try {
+          const base = last[last.length - 1].exchange;
+          for (const [qi, q] of adversarial.entries()) {
+            const label = `${conv.id}/adversarial-${qi}`;
+            const s = newSession(reader, label, `${cwd}/adversarial-${qi}.jsonl`);
+            for (const se of last) await s.feed(timed(se, true));
+            const t = base.timestamp + EXCHANGE_SPACING_MS;
+            const bytes = Buffer.byteLength(q.question, 'utf8') + 1;
+            const row = await s.feed({
+              exchange: {
+                ...base,
+                uuid: `${conv.id}-q${qi}`,
+                index: last.length,
+                startOffset: base.endOffset,
+                endOffset: base.endOffset + bytes,
+                timestamp: t,
+                user: q.question,
+                assistant: '',
+                assistantVisible: false,
+                injected: false,
+              },
+              settledAt: t + REPLY_MS,
+              hookFires: true,
+            });
+            s.replay.finish();
+            advQuestions++;
+            figures.adversarial_questions++;
+            if (row.offer || row.sufficiency !== null) advBuilt++;
+            if (row.offer) {
+              advOffers++;
+              if (row.offer.confidence >= (modeFor(settings.modes, cwd)?.minConfidence ?? Infinity)) advConfident++;
+              figures.adversarial_offers++;
+            } else bump(advSilence, row.silence ?? 'unknown');
+          }
+        } finally {
+          reader.close();
+        }
+      }
+    } finally {
+      store.dispose();
+    }
+    perConversation.push(figures);
+    opts.onConversation?.(++done);
+  }
+
+  return {
+    conversations: convs.length,
+    exchanges,
+    would_fire: wouldFire,
+    fire_rate: exchanges ? round4(wouldFire / exchanges) : 0,
+    linked_share: wouldFire ? round4(linked / wouldFire) : 0,
+    adversarial: { questions: advQuestions, offers: advOffers, built: advBuilt, confident: advConfident, by_silence: sortedCounts(advSilence) },
+    linked,
+    linked_share_random: wouldFire ? round4(chanceSum / wouldFire) : 0,
+    printed,
+    by_type: byType,
+    by_trigger: sortedCounts(byTrigger),
+    by_silence: sortedCounts(bySilence),
+    window,
+    seed: opts.seed,
+    model: embedder.modelId,
+    per_conversation: perConversation,
+    offers,
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * One replayed session: exchanges (with the times the daemon and the hook would have seen
+ * them) → the daemon's own Pipeline (daemon/pipeline.ts) → the offer cache the daemon would
+ * write (daemon/cache-writer.ts buildOfferCache) → the hook's own pure gates (hook/gates.ts
+ * prelude / offerGates / nextState) at the next prompt, with a simulated hook state.
+ * Used by `active-brain replay` (eval/replay.ts) and the LoCoMo live replay
+ * (eval/locomo-replay.ts). No IO: the pipeline's embedder and offer builder do the reading.
+ *
+ * Timing model: the daemon decides on an exchange once it settled (`settledAt`, the time of
+ * its last record) and writes the session cache stamped with the exchange's end offset; the
+ * hook runs when the NEXT prompt is submitted (that exchange's `timestamp`), sees the
+ * transcript at that prompt's start offset, and prints or stays silent. Its verdict is
+ * attached to the offer it saw. The transcript is taken as trusted (the replay has no
+ * transcript root to check it against).
+ *
+ * Offer ids are made deterministic (a hash of the salt, session, turn and chunk) so the same
+ * input replays to the same output; the builder's own ids are random UUIDs.
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import type { Decision, Pipeline } from '../daemon/pipeline.js';
+import { buildOfferCache } from '../daemon/cache-writer.js';
+import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
+import type { Exchange, HookSettings, HookState, OfferCache, OfferType } from '../shared/types.js';
+
+/** An exchange as the replay feeds it. */
+export interface TimedExchange {
+  exchange: Exchange & { agentId?: string | null };
+  /** Epoch ms when the daemon would have seen it complete (its last record). */
+  settledAt: number;
+  /** True when a prompt was submitted for it (the hook fires at its start). */
+  hookFires: boolean;
+  /** History fed to warm the session state only: never offered (daemon "seed"). */
+  seed?: boolean;
+}
+
+/** Hook outcome attached to an offer: a hook reason code, or why the hook never saw it. */
+export type HookVerdict = HookDecision['reason'] | 'no-next-prompt' | 'overwritten';
+
+export interface RowOffer {
+  type: OfferType;
+  confidence: number;
+  handle: string;
+  region: string;
+  chunkId: number;
+  wildcard: boolean;
+}
+
+/** One exchange's decision, without text (ids, codes and figures only). */
+export interface ReplayRow {
+  session: string;
+  /** Transcript file (relative to the replay target) or a synthetic session name. */
+  file: string;
+  turn: number;
+  /** A worker / sidechain / subagent session: never observed for offers. */
+  sidechain: boolean;
+  worker: string | null;
+  seed: boolean;
+  trigger: string | null;
+  /** Reason code for silence; null when the daemon would fire. */
+  silence: string | null;
+  offer: RowOffer | null;
+  /** For offers: what the hook would have done with it (null until known). */
+  hook: HookVerdict | null;
+  sufficiency: number | null;
+}
+
+/** Outcomes that reach the person (live) or the soak log (would-fire). */
+export function hookShows(v: HookVerdict | null): boolean {
+  return v === 'printed' || v === 'would-fire';
+}
+
+/** A deterministic offer id. */
+export function replayOfferId(salt: string, session: string, turn: number, chunkId: number): string {
+  return `replay-${createHash('sha256').update(`${salt}\u0000${session}\u0000${turn}\u0000${chunkId}`).digest('hex').slice(0, 16)}`;
+}
+
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
+
+export interface SessionReplayOptions {
+  pipeline: Pipeline;
+  config: Config;
+  settings: HookSettings;
+  /** Transcript path the pipeline keys the session by (a subagent path marks it a worker). */
+  path: string;
+  /** Label for rows (relative file or synthetic name). */
+  file: string;
+  /** From a `subagents/` folder. */
+  subagent: boolean;
+  /** Mixed into offer ids (the replay seed). */
+  salt: string;
+}
+
+export class SessionReplay {
+  private hookState: HookState | null = null;
+  private cache: OfferCache | undefined;
+  /** The row whose offer sits in the cache, until the hook printed it or it was replaced. */
+  private pending: ReplayRow | null = null;
+  readonly rows: ReplayRow[] = [];
+
+  constructor(private readonly o: SessionReplayOptions) {}
+
+  /** Feed one exchange: the hook at its prompt (if any), then the daemon's decision. */
+  async feed(t: TimedExchange): Promise<ReplayRow> {
+    const ex = t.exchange;
+    if (t.hookFires && !t.seed) this.hook(ex);
+    const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent });
+    if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
+    const row: ReplayRow = {
+      session: d.sessionId,
+      file: this.o.file,
+      turn: d.turn,
+      sidechain: d.worker !== null || d.sidechain || this.o.subagent,
+      worker: d.worker,
+      seed: d.seed,
+      trigger: d.trigger,
+      silence: d.silence,
+      offer: d.offer
+        ? { type: d.offer.type, confidence: round4(d.offer.confidence), handle: d.offer.handle, region: d.offer.region, chunkId: d.offer.chunkId, wildcard: d.offer.wildcard }
+        : null,
+      hook: null,
+      sufficiency: d.sufficiency === null ? null : round4(d.sufficiency),
+    };
+    if (d.cacheable && d.mode !== null) {
+      if (this.pending && this.pending.hook === null) this.pending.hook = 'overwritten';
+      this.cache = buildOfferCache(
+        { sessionId: d.sessionId, mode: d.mode, turn: d.turn, transcriptOffset: d.offset, transcriptPath: this.o.path, exchangeUuid: d.exchangeUuid },
+        d.offer,
+        t.settledAt,
+        this.o.config.daemon.cacheTtlSeconds,
+      );
+      this.pending = d.offer ? row : null;
+    }
+    this.rows.push(row);
+    return row;
+  }
+
+  /** End of the recording: an offer still waiting never met a prompt. */
+  finish(): ReplayRow[] {
+    if (this.pending && this.pending.hook === null) this.pending.hook = 'no-next-prompt';
+    this.pending = null;
+    return this.rows;
+  }
+
+  /** The hook's gates at the submission of `ex`'s prompt. */
+  private hook(ex: TimedExchange['exchange']): void {
+    const inWorker = this.o.subagent || ex.isSidechain;
+    const payload = {
+      session_id: ex.sessionId,
+      transcript_path: this.o.path,
+      ...(ex.cwd ? { cwd: ex.cwd } : {}),
+      hook_event_name: 'UserPromptSubmit',
+      ...(inWorker ? { agent_id: ex.agentId ?? 'subagent' } : {}),
+    };
+    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    if (pre.done) return;
+    const now = ex.timestamp;
+    // The hook reads the cache file: a JSON round trip, as on disk.
+    const cache = this.cache === undefined ? undefined : (JSON.parse(JSON.stringify(this.cache)) as unknown);
+    const d = offerGates({
+      sessionId: pre.sessionId,
+      mode: pre.mode,
+      settings: this.o.settings,
+      state: this.hookState,
+      cache,
+      transcript: { status: 'ok', size: ex.startOffset },
+      now,
+      pastDeadline: false,
+    });
+    this.hookState = nextState(this.hookState, pre.sessionId, d, now);
+    const p = this.pending;
+    if (p?.offer && d.offer && this.cache?.offer && d.offer.id === this.cache.offer.id) {
+      p.hook = d.reason;
+      if (hookShows(d.reason)) this.pending = null;
+    }
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * `active-brain replay`: the daemon's own pipeline over recorded transcripts, offline and
+ * deterministic. Input: transcript files (eval/replay-read.ts), the effective config, an
+ * embedder, a read-only store (or none). Per file, a fresh daemon Pipeline (daemon/pipeline.ts)
+ * with a clock that returns the exchange's settle time and an rng seeded from (seed, file),
+ * the offer builder (retrieval/builder.ts) over the store, and the hook's gates
+ * (eval/replay-session.ts). Output: per-exchange rows (codes and figures, no text) and a
+ * summary. The reasoner is never called (network answers would make replay non-repeatable).
+ *
+ * Sessions: one per file. A file under `subagents/`, or whose exchanges are sidechain or
+ * worker traffic, is a sidechain session: the pipeline's own gates must keep it silent, and
+ * `sidechain_offers` counts any offer that escaped them (target: 0).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { hookSettingsFromConfig } from '../config/hook-settings.js';
+import type { Embedder } from '../embed/types.js';
+import { Pipeline } from '../daemon/pipeline.js';
+import { createOfferBuilder } from '../retrieval/builder.js';
+import { openStoreReader } from '../store/sqlite-store.js';
+import type { StoreReader } from '../store/types.js';
+import type { OfferType } from '../shared/types.js';
+import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
+import { readTimedExchanges, type TranscriptFile } from './replay-read.js';
+
+export const OFFER_TYPES: readonly OfferType[] = ['past-fix', 'analogous', 'contradicts', 'tangent'];
+
+/**
+ * The config a replay runs with: the daemon's, minus its one wall-clock cutoff. The offer
+ * builder stops starting extracted-string queries after `retrieval.queryBudgetMs` of real
+ * time, so on a loaded machine the same exchange could retrieve differently; replay lifts
+ * that budget (every planned query runs) so the same input always gives the same output.
+ * Live, the budget only drops string queries on slow builds (see docs/REPLAY.md).
+ */
+export function replayConfig(config: Config): Config {
+  return { ...config, retrieval: { ...config.retrieval, queryBudgetMs: Number.POSITIVE_INFINITY } };
+}
+
+/** mulberry32: a small seeded PRNG (uniform in [0, 1)). */
+export function seededRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The rng seed of one session: the replay seed mixed with the session's label. */
+export function sessionSeed(seed: number, label: string): number {
+  return createHash('sha256').update(`${seed}\u0000${label}`).digest().readUInt32LE(0);
+}
+
+export type StoreStatus = 'ok' | 'no-store' | 'store-unreadable' | 'store-model-mismatch';
+
+export interface OpenedStore {
+  store: StoreReader | null;
+  status: StoreStatus;
+  /** What went wrong, for the person (null when ok or simply absent). */
+  problem: string | null;
+}
+
+/** Open a store read-only the way the daemon does: absent, unreadable or another model's
+ *  store → no store, with the daemon's silence code. Never throws. */
+export function openReplayStore(path: string, embedder: Pick<Embedder, 'modelId' | 'dim'>): OpenedStore {
+  if (!existsSync(path)) return { store: null, status: 'no-store', problem: null };
+  let store: StoreReader;
+  try {
+    store = openStoreReader(path);
+  } catch (e) {
+    return { store: null, status: 'store-unreadable', problem: (e as Error).message };
+  }
+  try {
+    store.checkModel(embedder.modelId, embedder.dim);
+  } catch (e) {
+    store.close();
+    return { store: null, status: 'store-model-mismatch', problem: (e as Error).message };
+  }
+  return { store, status: 'ok', problem: null };
+}
+
+export interface ReplayOptions {
+  config: Config;
+  embedder: Embedder;
+  store: StoreReader | null;
+  /** Silence code when there is no store (default `no-store`). */
+  noStoreReason?: string;
+  seed: number;
+  /** State dir, for worker detection (sessions whose cwd is under it are active-brain's own). */
+  home: string;
+  /** Simulate the daemon's settle flush with this delay (ms); null = whole turns (eval/replay-read.ts). */
+  settleMs?: number | null;
+  /** Each row once its session is replayed (the hook's verdict on an offer is known then). */
+  onRow?: (row: ReplayRow) => void;
+  /** After each file. */
+  onFile?: (done: number) => void;
+}
+
+export interface SessionSummary {
+  file: string;
+  session: string;
+  sidechain: boolean;
+  exchanges: number;
+  would_fire: number;
+  printed: number;
+}
+
+export interface ReplaySummary {
+  sessions: number;
+  exchanges: number;
+  would_fire: number;
+  /** would_fire / main_exchanges (exchanges of sessions that may receive offers at all). */
+  fire_rate: number;
+  by_type: Record<OfferType, number>;
+  /** Offers decided in sidechain / subagent / worker sessions (target 0). */
+  sidechain_offers: number;
+  main_sessions: number;
+  main_exchanges: number;
+  sidechain_sessions: number;
+  sidechain_exchanges: number;
+  /** Offers the hook's gates let through at the next prompt (printed live, or would-fire in soak). */
+  printed: number;
+  printed_rate: number;
+  by_trigger: Record<string, number>;
+  by_silence: Record<string, number>;
+  /** For offers: the hook's verdict (reason codes). */
+  by_hook: Record<string, number>;
+  /** Exchanges whose prompt had no timestamp (a synthetic, reproducible time was used). */
+  synthetic_times: number;
+  skipped_lines: number;
+  seed: number;
+  per_session: SessionSummary[];
+  /** Files that could not be read (`rel: code`), skipped. */
+  unreadable_files?: string[];
+}
+
+export interface ReplayResult {
+  summary: ReplaySummary;
+  rows: ReplayRow[];
+}
+
+const bump = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
+
+/** Sorted copy of a counts object (stable key order in JSON). */
+function sorted(o: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Replay every file through the pipeline and the hook's gates. */
+export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOptions): Promise<ReplayResult> {
+  const config = replayConfig(opts.config);
+  const { embedder } = opts;
+  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
+  const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
+  const rows: ReplayRow[] = [];
+  const perSession: SessionSummary[] = [];
+  let synthetic = 0;
+  let skipped = 0;
+  let done = 0;
+  const unreadable: string[] = [];
+  for (const f of files) {
+    let read;
+    try {
+      read = await readTimedExchanges(f.path, { settleMs: opts.settleMs });
+    } catch (e) {
+      // An unreadable file (permissions, vanished) is skipped and listed; the rest replays.
+      unreadable.push(`${f.rel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      opts.onFile?.(++done);
+      continue;
+    }
+    synthetic += read.synthetic;
+    skipped += read.skippedLines;
+    let clock = read.exchanges[0]?.settledAt ?? 0;
+    const pipeline = new Pipeline({
+      embedder,
+      offerBuilder: builder,
+      noBuilderReason: opts.noStoreReason ?? 'no-store',
+      config,
+      home: opts.home,
+      now: () => clock,
+      rng: seededRng(sessionSeed(opts.seed, f.rel)),
+    });
+    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed) });
+    for (const t of read.exchanges) {
+      clock = t.settledAt;
+      await session.feed(t);
+    }
+    const fileRows = session.finish();
+    for (const row of fileRows) opts.onRow?.(row);
+    rows.push(...fileRows);
+    perSession.push({
+      file: f.rel,
+      session: fileRows[0]?.session ?? '',
+      sidechain: f.subagent || fileRows.some((r) => r.sidechain),
+      exchanges: fileRows.length,
+      would_fire: fileRows.filter((r) => r.offer).length,
+      printed: fileRows.filter((r) => r.offer && hookShows(r.hook)).length,
+    });
+    opts.onFile?.(++done);
+  }
+  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows };
+}
+
+/** The summary of replayed rows (pure). */
+export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra: { synthetic: number; skipped: number; seed: number }): ReplaySummary {
+  const byType = Object.fromEntries(OFFER_TYPES.map((t) => [t, 0])) as Record<OfferType, number>;
+  const byTrigger: Record<string, number> = {};
+  const bySilence: Record<string, number> = {};
+  const byHook: Record<string, number> = {};
+  const sideFiles = new Set(perSession.filter((s) => s.sidechain).map((s) => s.file));
+  let wouldFire = 0;
+  let printed = 0;
+  let sidechainOffers = 0;
+  let mainExchanges = 0;
+  for (const r of rows) {
+    const side = sideFiles.has(r.file);
+    if (!side) mainExchanges++;
+    if (r.trigger) bump(byTrigger, r.trigger);
+    if (r.offer) {
+      wouldFire++;
+      byType[r.offer.type]++;
+      if (side || r.sidechain) sidechainOffers++;
+      bump(byHook, r.hook ?? 'unknown');
+      if (hookShows(r.hook)) printed++;
+    } else bump(bySilence, r.silence ?? 'unknown');
+  }
+  const sidechainSessions = perSession.filter((s) => s.sidechain).length;
+  return {
+    sessions: perSession.length,
+    exchanges: rows.length,
+    would_fire: wouldFire,
+    fire_rate: mainExchanges ? round4(wouldFire / mainExchanges) : 0,
+    by_type: byType,
+    sidechain_offers: sidechainOffers,
+    main_sessions: perSession.length - sidechainSessions,
+    main_exchanges: mainExchanges,
+    sidechain_sessions: sidechainSessions,
+    sidechain_exchanges: rows.length - mainExchanges,
+    printed,
+    printed_rate: mainExchanges ? round4(printed / mainExchanges) : 0,
+    by_trigger: sorted(byTrigger),
+    by_silence: sorted(bySilence),
+    by_hook: sorted(byHook),
+    synthetic_times: extra.synthetic,
+    skipped_lines: extra.skipped,
+    seed: extra.seed,
+    per_session: perSession,
+  };
+}
