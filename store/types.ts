@@ -40,6 +40,8 @@ export interface ChunkRecord {
   hasError: boolean;
   /** … and later text in the chunk shows it resolved. */
   resolved: boolean;
+  /** Extra names this chunk answers to (front-matter aliases, symbols); exact-match via nameSearch. */
+  aliases: string[];
 }
 
 export interface Hit {
@@ -84,5 +86,70 @@ export interface StoreReader {
   chunkByHandle(handle: string): ChunkRecord | null;
   /** Vector of a stored chunk (normalized), or null. */
   chunkVector(id: number): Float32Array | null;
+  /** Throws StoreModelMismatchError (message says to re-index) when the store was built with
+   *  another model id or dimension. A store with no vectors yet accepts any model. */
+  checkModel(modelId: string, dim: number): void;
+  close(): void;
+}
+
+/** What the indexer knows about a file it indexed: enough to skip unchanged files. */
+export interface DocumentStat {
+  path: string;
+  /** Content hash (the indexer's choice, e.g. sha256 hex). */
+  hash: string;
+  /** Epoch ms. */
+  mtime: number;
+  size: number;
+}
+
+export interface DocumentInput {
+  /** The source (from addSource / listSources) this file belongs to. */
+  sourceId: number;
+  /** Absolute path of the file. */
+  path: string;
+  hash: string;
+  mtime: number;
+  size: number;
+  title: string;
+}
+
+export interface ChunkInput {
+  heading: string;
+  text: string;
+  /** Epoch ms. */
+  createdAt: number;
+  hasError?: boolean;
+  resolved?: boolean;
+  aliases?: string[];
+}
+
+/**
+ * The indexer's side of the store (the only writer). replaceDocument is one transaction;
+ * transaction(fn) groups several calls so a crash leaves the previous state readable.
+ */
+export interface StoreWriter {
+  readonly path: string;
+  /** Create the region or update its scope; returns it. */
+  ensureRegion(name: string, scope: string): Region;
+  /** Register a folder/file under a region (idempotent; a path already in another region throws). */
+  addSource(region: string, path: string, kind: SourceKind): SourceRecord;
+  listSources(): SourceRecord[];
+  /** Forget a source and everything indexed from it; returns documents removed. */
+  removeSource(path: string): number;
+  getDocument(path: string): DocumentStat | null;
+  /** Documents indexed from one source (to find deleted files). */
+  listDocuments(sourceId: number): DocumentStat[];
+  /** Replace a document's chunks and vectors atomically (vectors[i] belongs to chunks[i]). */
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { handles: string[] };
+  /** Same content, new stat (e.g. touched file): no re-chunking. */
+  touchDocument(path: string, mtime: number, size: number): void;
+  removeDocument(path: string): boolean;
+  /** Record the embedding model; a different one already recorded throws StoreModelMismatchError. */
+  setModel(modelId: string, dim: number): void;
+  model(): { model: string; dim: number } | null;
+  /** Drop all documents, chunks, vectors and the recorded model (keeps regions and sources): for --rebuild. */
+  clearDocuments(): void;
+  transaction<T>(fn: () => T): T;
+  info(): StoreInfo;
   close(): void;
 }

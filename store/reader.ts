@@ -1,0 +1,341 @@
+/**
+ * The read side of the SQLite knowledge store (StoreReader): keyword search (FTS5 BM25 over
+ * sanitized queries), vector search (brute force, WebAssembly SIMD, over an in-memory matrix loaded
+ * from the `vectors` table, reloaded when `PRAGMA data_version` says another connection
+ * committed), exact name lookup, chunk fetches. The connection is read-only (store/open.ts).
+ * Region filters and `project:<glob>` scopes are applied here (shared/modes.ts scopeAllows).
+ */
+import type Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { scopeAllows } from '../shared/modes.js';
+import type { ChunkRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
+import { checkSchema, getMeta } from './schema.js';
+import { toFtsQuery } from './fts-query.js';
+import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { StoreError, StoreModelMismatchError } from './errors.js';
+import { openReadonlyDb, unreadableStore } from './open.js';
+import { resolve } from 'node:path';
+
+/** BM25 column weights: a hit in the document title or heading trail counts more than in the body. */
+export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
+
+/** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
+ *  and filters in memory (cheap); only when that leaves too few does it run the filtered SQL join. */
+export const KEYWORD_OVERFETCH = [4, 64] as const;
+
+type NameMatch = 'alias' | 'title' | 'suffix';
+const MATCH_SCORE: Record<NameMatch, number> = { alias: 3, title: 2, suffix: 1 };
+
+interface ChunkRow {
+  id: number;
+  handle: string;
+  region: string;
+  scope: string;
+  kind: SourceKind;
+  path: string;
+  title: string;
+  heading: string;
+  text: string;
+  ordinal: number;
+  created_at: number;
+  has_error: number;
+  resolved: number;
+  aliases: string;
+}
+
+const CHUNK_SELECT = `
+  SELECT c.id, c.handle, r.name AS region, r.scope, s.kind, d.path, d.title, c.heading, c.text,
+         c.ordinal, c.created_at, c.has_error, c.resolved, c.aliases
+  FROM chunks c
+  JOIN documents d ON d.id = c.document_id
+  JOIN sources s ON s.id = d.source_id
+  JOIN regions r ON r.id = c.region_id`;
+
+function toRecord(r: ChunkRow): ChunkRecord {
+  return {
+    id: r.id,
+    handle: r.handle,
+    region: r.region,
+    regionScope: r.scope,
+    kind: r.kind,
+    path: r.path,
+    title: r.title,
+    heading: r.heading,
+    text: r.text,
+    ordinal: r.ordinal,
+    createdAt: r.created_at,
+    hasError: r.has_error !== 0,
+    resolved: r.resolved !== 0,
+    aliases: r.aliases ? r.aliases.split('\n') : [],
+  };
+}
+
+/** Allowed region ids for a filter: null = every region (no restriction). */
+export interface RegionSelection {
+  ids: number[];
+  mask: Uint8Array;
+}
+
+export class SqliteStoreReader implements StoreReader {
+  private dataVersion = -1;
+  private regionCache: Region[] | null = null;
+  private matrix: VectorMatrix | null = null;
+  private chunkRegionCache: Map<number, number> | null = null;
+  private readonly stmts;
+
+  constructor(
+    readonly path: string,
+    private readonly db: Database.Database,
+    /** Vector scan implementation; default: WebAssembly SIMD when available. Tests force 'js'. */
+    private readonly scanMethod?: ScanMethod,
+  ) {
+    checkSchema(db, path);
+    this.stmts = {
+      regions: db.prepare(`SELECT id, name, scope FROM regions ORDER BY name`),
+      sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
+                           FROM sources s JOIN regions r ON r.id = s.region_id ORDER BY r.name, s.path`),
+      count: db.prepare(`SELECT (SELECT count(*) FROM regions) AS regions, (SELECT count(*) FROM sources) AS sources,
+                                (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks`),
+      ftsAll: db.prepare(`SELECT rowid AS id, bm25(chunks_fts, ${BM25_WEIGHTS.title}, ${BM25_WEIGHTS.heading}, ${BM25_WEIGHTS.text}) AS s
+                          FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`),
+      ftsRegions: db.prepare(`SELECT f.rowid AS id, bm25(chunks_fts, ${BM25_WEIGHTS.title}, ${BM25_WEIGHTS.heading}, ${BM25_WEIGHTS.text}) AS s
+                              FROM chunks_fts f JOIN chunks c ON c.id = f.rowid
+                              WHERE chunks_fts MATCH ? AND c.region_id IN (SELECT value FROM json_each(?))
+                              ORDER BY s LIMIT ?`),
+      chunksByIds: db.prepare(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`),
+      chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
+      vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
+      vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
+      // Two plain scans instead of a join: chunk rows carry their text, so joining would read it all.
+      chunkRegions: db.prepare(`SELECT id, region_id FROM chunks`),
+      vectorRows: db.prepare(`SELECT chunk_id, vec FROM vectors`),
+      aliasHits: db.prepare(`SELECT a.chunk_id AS id, c.region_id AS regionId, c.created_at AS t
+                             FROM aliases a JOIN chunks c ON c.id = a.chunk_id WHERE a.alias = ?`),
+      titleHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
+                             JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.title = ?`),
+      nameHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
+                            JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.name = @t OR d.stem = @t`),
+      suffixHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
+                              JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0
+                              WHERE d.path = @t OR d.path LIKE @like ESCAPE '\\'`),
+    };
+  }
+
+  /** Drop caches when another connection committed since we last looked. */
+  private refresh(): void {
+    const v = this.db.pragma('data_version', { simple: true }) as number;
+    if (v !== this.dataVersion) {
+      this.dataVersion = v;
+      this.regionCache = null;
+      this.matrix = null;
+      this.chunkRegionCache = null;
+    }
+  }
+
+  info(): StoreInfo {
+    this.refresh();
+    const c = this.stmts.count.get() as { regions: number; sources: number; documents: number; chunks: number };
+    const dim = getMeta(this.db, 'dim');
+    let bytes = 0;
+    for (const suffix of ['', '-wal']) {
+      try {
+        bytes += statSync(this.path + suffix).size;
+      } catch {
+        /* no WAL file: fine */
+      }
+    }
+    return {
+      path: this.path,
+      schemaVersion: Number(getMeta(this.db, 'schema_version')),
+      model: getMeta(this.db, 'model'),
+      dim: dim === null ? null : Number(dim),
+      ...c,
+      bytes,
+    };
+  }
+
+  regions(): Region[] {
+    this.refresh();
+    if (!this.regionCache) this.regionCache = this.stmts.regions.all() as Region[];
+    return this.regionCache;
+  }
+
+  sources(): SourceRecord[] {
+    return this.stmts.sources.all() as SourceRecord[];
+  }
+
+  /** The regions a filter allows; null when it allows every region. */
+  selectRegions(filter: SearchFilter | undefined): RegionSelection | null {
+    if (!filter || (filter.regions === undefined && filter.cwd === undefined)) return null;
+    const names = filter.regions ? new Set(filter.regions) : null;
+    const all = this.regions();
+    const ok = all.filter((r) => (!names || names.has(r.name)) && (filter.cwd === undefined || scopeAllows(r.scope, filter.cwd)));
+    if (ok.length === all.length) return null;
+    const max = all.reduce((m, r) => Math.max(m, r.id), 0);
+    const mask = new Uint8Array(max + 1);
+    for (const r of ok) mask[r.id] = 1;
+    return { ids: ok.map((r) => r.id), mask };
+  }
+
+  /** chunk id → region id for every chunk (cached until the store changes). */
+  private chunkRegions(): Map<number, number> {
+    this.refresh();
+    if (!this.chunkRegionCache) {
+      const m = new Map<number, number>();
+      for (const [id, region] of this.stmts.chunkRegions.raw().iterate() as IterableIterator<[number, number]>) m.set(id, region);
+      this.chunkRegionCache = m;
+    }
+    return this.chunkRegionCache;
+  }
+
+  keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
+    const expr = toFtsQuery(query);
+    if (!expr || k <= 0) return [];
+    const sel = this.selectRegions(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = new Set(filter?.excludeChunkIds ?? []);
+    const need = k + exclude.size;
+    type Row = { id: number; s: number };
+    const collect = (rows: Row[], regionOf: Map<number, number> | null): Hit[] => {
+      const hits: Hit[] = [];
+      for (const r of rows) {
+        if (exclude.has(r.id)) continue;
+        if (sel && regionOf && !sel.mask[regionOf.get(r.id) ?? 0]) continue;
+        hits.push({ chunkId: r.id, score: -r.s, rank: hits.length + 1 });
+        if (hits.length >= k) break;
+      }
+      return hits;
+    };
+    if (!sel) return collect(this.stmts.ftsAll.all(expr, need) as Row[], null);
+    // Region filter: over-fetch unfiltered (fast: FTS5 alone, no row lookups) and filter in
+    // memory, widening once; only when the allowed regions are a small minority of the hits
+    // does SQL do the filtering (it looks up every matching chunk row: slower).
+    const regionOf = this.chunkRegions();
+    for (const factor of KEYWORD_OVERFETCH) {
+      const limit = need * factor;
+      const rows = this.stmts.ftsAll.all(expr, limit) as Row[];
+      const hits = collect(rows, regionOf);
+      if (hits.length >= k || rows.length < limit) return hits;
+    }
+    return collect(this.stmts.ftsRegions.all(expr, JSON.stringify(sel.ids), need) as Row[], null);
+  }
+
+  private loadMatrix(): VectorMatrix | null {
+    this.refresh();
+    if (this.matrix) return this.matrix;
+    const dimMeta = getMeta(this.db, 'dim');
+    if (dimMeta === null) return null;
+    const dim = Number(dimMeta);
+    // Sized from a count taken in the same read transaction as the rows.
+    const load = this.db.transaction(() => {
+      const n = (this.stmts.vectorCount.get() as { n: number }).n;
+      const m = new VectorMatrix(dim, n, { method: this.scanMethod });
+      const regionOf = this.chunkRegions();
+      for (const [id, blob] of this.stmts.vectorRows.raw().iterate() as IterableIterator<[number, Buffer]>) {
+        if (m.n >= n) break;
+        const region = regionOf.get(id);
+        if (region === undefined || blob.byteLength !== dim * 4) continue; // orphan or foreign dimension: never mix in
+        m.addRow(id, region, blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dim) : blobToFloat32(blob));
+      }
+      return m;
+    });
+    this.matrix = load();
+    return this.matrix;
+  }
+
+  vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
+    if (queries.length === 0) return [];
+    const m = this.loadMatrix();
+    if (!m) return queries.map(() => []);
+    const sel = this.selectRegions(filter);
+    if (sel && sel.ids.length === 0) return queries.map(() => []);
+    const f: MatrixFilter = {
+      allowedRegions: sel ? sel.mask : null,
+      exclude: filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null,
+    };
+    return m.search(queries, k, f);
+  }
+
+  nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: NameMatch }> {
+    const t = term.trim();
+    if (!t || k <= 0) return [];
+    const sel = this.selectRegions(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = new Set(filter?.excludeChunkIds ?? []);
+    type Row = { id: number; regionId: number; t: number };
+    const best = new Map<number, { match: NameMatch; t: number }>();
+    const add = (rows: Row[], match: NameMatch) => {
+      for (const r of rows) {
+        if (exclude.has(r.id) || (sel && !sel.mask[r.regionId])) continue;
+        const prev = best.get(r.id);
+        if (!prev || MATCH_SCORE[match] > MATCH_SCORE[prev.match]) best.set(r.id, { match, t: r.t });
+      }
+    };
+    add(this.stmts.aliasHits.all(t) as Row[], 'alias');
+    add(this.stmts.titleHits.all(t) as Row[], 'title');
+    if (t.includes('/')) {
+      const like = '%/' + t.replace(/^\/+/, '').replace(/[\\%_]/g, (c) => '\\' + c);
+      add(this.stmts.suffixHits.all({ t, like }) as Row[], 'suffix');
+    } else {
+      add(this.stmts.nameHits.all({ t }) as Row[], 'suffix');
+    }
+    return [...best.entries()]
+      .sort((a, b) => MATCH_SCORE[b[1].match] - MATCH_SCORE[a[1].match] || b[1].t - a[1].t || a[0] - b[0])
+      .slice(0, k)
+      .map(([id, v], i) => ({ chunkId: id, score: MATCH_SCORE[v.match], rank: i + 1, match: v.match }));
+  }
+
+  getChunks(ids: number[]): ChunkRecord[] {
+    if (ids.length === 0) return [];
+    const rows = this.stmts.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[];
+    const byId = new Map(rows.map((r) => [r.id, toRecord(r)]));
+    const out: ChunkRecord[] = [];
+    for (const id of ids) {
+      const r = byId.get(id);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  chunkByHandle(handle: string): ChunkRecord | null {
+    const row = this.stmts.chunkByHandle.get(handle) as ChunkRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  chunkVector(id: number): Float32Array | null {
+    const row = this.stmts.vector.get(id) as { vec: Buffer } | undefined;
+    return row ? blobToFloat32(row.vec) : null;
+  }
+
+  checkModel(modelId: string, dim: number): void {
+    const model = getMeta(this.db, 'model');
+    const d = getMeta(this.db, 'dim');
+    if (model === null || d === null) return;
+    if (model !== modelId || Number(d) !== dim) {
+      throw new StoreModelMismatchError({ model, dim: Number(d) }, { model: modelId, dim });
+    }
+  }
+
+  /** @internal The underlying connection: for the store's own tests (proving it cannot write). */
+  connectionForTests(): Database.Database {
+    return this.db;
+  }
+
+  close(): void {
+    this.matrix = null;
+    this.db.close();
+  }
+}
+
+/** Open the store read-only. Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
+ *  SCHEMA_OLD / SCHEMA_TOO_NEW; each message says what to run. */
+export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod } = {}): StoreReader {
+  const file = resolve(path);
+  const db = openReadonlyDb(file);
+  try {
+    return new SqliteStoreReader(file, db, opts.scanMethod);
+  } catch (e) {
+    db.close();
+    throw e instanceof StoreError ? e : unreadableStore(file, e);
+  }
+}

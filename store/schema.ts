@@ -1,0 +1,136 @@
+/**
+ * The knowledge store's SQLite schema and its versioned migrations. The writer
+ * (store/writer.ts) runs migrate() on open; the read-only reader only checks the version
+ * (checkSchema) and asks the user to run the indexer when the file is older.
+ *
+ * Layout: meta (schema_version, model, dim) · regions · sources · documents · chunks
+ * (+ aliases for exact name lookup) · chunks_fts (FTS5, contentless, rowid = chunk id)
+ * · vectors (chunk id → normalized Float32 BLOB, little-endian as stored by the machine).
+ */
+import type Database from 'better-sqlite3';
+import { StoreError } from './errors.js';
+
+/** FTS5 tokenizer: porter stemming over unicode61 (measured against plain unicode61 in docs/STORE.md). */
+export const FTS_TOKENIZER = 'porter unicode61 remove_diacritics 2';
+
+export interface Migration {
+  version: number;
+  up: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE regions (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL DEFAULT 'global'
+      );
+      CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        region_id INTEGER NOT NULL REFERENCES regions(id),
+        path TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('notes', 'transcripts'))
+      );
+      CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES sources(id),
+        path TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL COLLATE NOCASE,
+        stem TEXT NOT NULL COLLATE NOCASE,
+        hash TEXT NOT NULL,
+        mtime INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        title TEXT NOT NULL DEFAULT '' COLLATE NOCASE,
+        indexed_at INTEGER NOT NULL
+      );
+      CREATE INDEX documents_source ON documents(source_id);
+      CREATE INDEX documents_title ON documents(title);
+      CREATE INDEX documents_name ON documents(name);
+      CREATE INDEX documents_stem ON documents(stem);
+      CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        document_id INTEGER NOT NULL REFERENCES documents(id),
+        region_id INTEGER NOT NULL REFERENCES regions(id),
+        ordinal INTEGER NOT NULL,
+        handle TEXT NOT NULL UNIQUE,
+        heading TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        has_error INTEGER NOT NULL DEFAULT 0,
+        resolved INTEGER NOT NULL DEFAULT 0,
+        aliases TEXT NOT NULL DEFAULT '',
+        UNIQUE (document_id, ordinal)
+      );
+      CREATE INDEX chunks_region ON chunks(region_id);
+      CREATE TABLE aliases (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id),
+        alias TEXT NOT NULL COLLATE NOCASE
+      );
+      CREATE INDEX aliases_alias ON aliases(alias);
+      CREATE INDEX aliases_chunk ON aliases(chunk_id);
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, heading, text,
+        content = '', contentless_delete = 1,
+        tokenize = '${FTS_TOKENIZER}'
+      );
+      CREATE TABLE vectors (
+        chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id),
+        vec BLOB NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** The version recorded in the file; 0 for an empty/uninitialised database. */
+export function schemaVersion(db: Database.Database): number {
+  const hasMeta = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).get();
+  if (!hasMeta) return 0;
+  const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+/** Bring the database up to SCHEMA_VERSION, one transaction per migration. Returns the version. */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const target = migrations[migrations.length - 1].version;
+  const current = schemaVersion(db);
+  if (current > target) {
+    throw new StoreError(
+      'SCHEMA_TOO_NEW',
+      `store schema version ${current} is newer than this active-brain supports (${target}): upgrade active-brain`,
+    );
+  }
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.up);
+      db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(String(m.version));
+    })();
+  }
+  return target;
+}
+
+/** Reader-side check: the file must be exactly at SCHEMA_VERSION (a reader cannot migrate). */
+export function checkSchema(db: Database.Database, path: string, expected: number = SCHEMA_VERSION): number {
+  const v = schemaVersion(db);
+  if (v === 0) {
+    throw new StoreError('STORE_EMPTY', `the knowledge store at ${path} is not initialised: run \`active-brain index add <path> --region <name>\``);
+  }
+  if (v > expected) {
+    throw new StoreError('SCHEMA_TOO_NEW', `store schema version ${v} is newer than this active-brain supports (${expected}): upgrade active-brain`);
+  }
+  if (v < expected) {
+    throw new StoreError('SCHEMA_OLD', `store schema version ${v} is older than ${expected}: run \`active-brain index\` once to migrate it`);
+  }
+  return v;
+}
+
+export function getMeta(db: Database.Database, key: string): string | null {
+  const row = db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as { value: string } | undefined;
+  return row ? row.value : null;
+}

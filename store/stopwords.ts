@@ -1,0 +1,16 @@
+/**
+ * English stop-words dropped from keyword queries (they match nearly every chunk and only
+ * dilute BM25). Lower-case; apostrophes are token breaks, so contractions appear split.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are as at be because been before being
+  below between both but by can could did do does doing down during each few for from further
+  had has have having he her here hers herself him himself his how i if in into is it its itself
+  just let me more most my myself no nor not now of off on once only or other ought our ours
+  ourselves out over own same she should so some such than that the their theirs them themselves
+  then there these they this those through to too under until up very was we were what when where
+  which while who whom why will with would you your yours yourself yourselves s t d ll m re ve
+  don didn doesn isn wasn aren weren wouldn shouldn couldn also yes ok okay please`
+    .split(/\s+/)
+    .filter(Boolean),
+);

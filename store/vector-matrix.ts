@@ -1,0 +1,252 @@
+/**
+ * Brute-force cosine top-k over one contiguous Float32 matrix (rows = normalized chunk
+ * vectors, loaded from the store's `vectors` table by store/reader.ts and reloaded when the
+ * file changes). Scoring runs in a WebAssembly SIMD kernel (store/simd-kernel.ts) whose
+ * memory holds the matrix, 4 queries per pass over it; plain JS loops are the fallback when
+ * WebAssembly SIMD is unavailable. Chosen over sqlite-vec by measurement (docs/STORE.md).
+ * No SQL here.
+ */
+import type { Hit } from './types.js';
+import { createSimdKernel, type SimdKernel } from './simd-kernel.js';
+
+export interface MatrixFilter {
+  /** allowed[regionId] !== 0 → rows of that region may be returned; null = all regions. */
+  allowedRegions: Uint8Array | null;
+  /** Chunk ids never returned. */
+  exclude: ReadonlySet<number> | null;
+}
+
+/** Queries scored together in one pass over the matrix. */
+export const QUERY_GROUP = 4;
+
+export type ScanMethod = 'wasm-simd' | 'js';
+
+export class VectorMatrix {
+  /** Rows filled so far. */
+  n = 0;
+  /** Row stride in floats: dim rounded up to a multiple of 4 (zero padded) for SIMD. */
+  readonly stride: number;
+  readonly ids: Float64Array;
+  readonly regionIds: Int32Array;
+  /** The matrix (capacity × stride), in the kernel's memory when SIMD is used. */
+  readonly data: Float32Array;
+  readonly method: ScanMethod;
+  private readonly kernel: SimdKernel | null;
+  private readonly qOffset = 0;
+  private readonly outOffset: number;
+  private readonly dataOffset: number;
+
+  /** An empty matrix for up to `capacity` rows of dimension `dim`. */
+  constructor(readonly dim: number, readonly capacity: number, opts: { method?: ScanMethod } = {}) {
+    this.stride = Math.ceil(dim / 4) * 4;
+    this.ids = new Float64Array(capacity);
+    this.regionIds = new Int32Array(capacity);
+    const qBytes = QUERY_GROUP * this.stride * 4;
+    this.outOffset = qBytes;
+    this.dataOffset = qBytes + Math.max(1, capacity) * QUERY_GROUP * 4;
+    const total = this.dataOffset + capacity * this.stride * 4;
+    this.kernel = opts.method === 'js' ? null : createSimdKernel(total);
+    this.method = this.kernel ? 'wasm-simd' : 'js';
+    this.data = this.kernel
+      ? new Float32Array(this.kernel.memory.buffer, this.dataOffset, capacity * this.stride)
+      : new Float32Array(capacity * this.stride);
+  }
+
+  /** Append one row (a stored normalized vector of length dim). */
+  addRow(id: number, regionId: number, v: Float32Array): void {
+    if (this.n >= this.capacity) throw new Error('vector matrix is full');
+    if (v.length !== this.dim) throw new Error(`row of dimension ${v.length} in a ${this.dim}-d matrix`);
+    const r = this.n++;
+    this.ids[r] = id;
+    this.regionIds[r] = regionId;
+    this.data.set(v, r * this.stride);
+  }
+
+  /** Top-k rows by dot product (= cosine: rows and queries are normalized), one list per query.
+   *  Queries are scored in groups of QUERY_GROUP per pass, so 4 queries read the matrix once. */
+  search(queries: Float32Array[], k: number, filter: MatrixFilter): Hit[][] {
+    const qn = queries.length;
+    if (qn === 0) return [];
+    if (k <= 0 || this.n === 0) return queries.map(() => []);
+    const qs = queries.map((q) => normalized(q, this.dim));
+    const heaps = qs.map(() => new TopK(k));
+    const exclude = filter.exclude && filter.exclude.size > 0 ? filter.exclude : null;
+    for (let g = 0; g < qn; g += QUERY_GROUP) {
+      const group = qs.slice(g, g + QUERY_GROUP);
+      if (group.every((q) => q === null)) continue;
+      const gh = heaps.slice(g, g + QUERY_GROUP);
+      if (this.kernel) this.scanSimd(this.kernel, group, gh, filter.allowedRegions, exclude);
+      else if (group.length === 1) this.scanOne(group[0]!, gh[0], filter.allowedRegions, exclude);
+      else this.scanGroup(group, gh, filter.allowedRegions, exclude);
+    }
+    return heaps.map((h) => h.sorted());
+  }
+
+  private scanSimd(kernel: SimdKernel, group: Array<Float32Array | null>, heaps: TopK[], allowed: Uint8Array | null, exclude: ReadonlySet<number> | null): void {
+    const { stride, n, regionIds, ids } = this;
+    const buf = kernel.memory.buffer;
+    const qArea = new Float32Array(buf, this.qOffset, QUERY_GROUP * stride);
+    qArea.fill(0);
+    group.forEach((q, j) => q && qArea.set(q, j * stride));
+    const rowBytes = stride * 4;
+    const single = group.length === 1;
+    if (single) kernel.dot1(this.qOffset, this.dataOffset, n, rowBytes, this.outOffset);
+    else kernel.dot4(this.qOffset, this.qOffset + rowBytes, this.qOffset + 2 * rowBytes, this.qOffset + 3 * rowBytes, this.dataOffset, n, rowBytes, this.outOffset);
+    const out = new Float32Array(buf, this.outOffset, n * (single ? 1 : QUERY_GROUP));
+    const step = single ? 1 : QUERY_GROUP;
+    const live = group.map((q) => q !== null);
+    for (let r = 0; r < n; r++) {
+      if (allowed) {
+        const g = regionIds[r];
+        if (g >= allowed.length || allowed[g] === 0) continue;
+      }
+      const base = r * step;
+      let enters = false;
+      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j])) enters = true;
+      if (!enters) continue;
+      const id = ids[r];
+      if (exclude && exclude.has(id)) continue;
+      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j])) heaps[j].push(out[base + j], id);
+    }
+  }
+
+  private scanOne(q: Float32Array, heap: TopK, allowed: Uint8Array | null, exclude: ReadonlySet<number> | null): void {
+    const { dim, stride, data, n, regionIds, ids } = this;
+    const tail = dim - (dim % 4);
+    for (let r = 0; r < n; r++) {
+      if (allowed) {
+        const g = regionIds[r];
+        if (g >= allowed.length || allowed[g] === 0) continue;
+      }
+      const base = r * stride;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let i = 0;
+      for (; i < tail; i += 4) {
+        s0 += q[i] * data[base + i];
+        s1 += q[i + 1] * data[base + i + 1];
+        s2 += q[i + 2] * data[base + i + 2];
+        s3 += q[i + 3] * data[base + i + 3];
+      }
+      for (; i < dim; i++) s0 += q[i] * data[base + i];
+      const s = s0 + s1 + s2 + s3;
+      if (!heap.wouldEnter(s)) continue;
+      const id = ids[r];
+      if (exclude && exclude.has(id)) continue;
+      heap.push(s, id);
+    }
+  }
+
+  private scanGroup(group: Array<Float32Array | null>, heaps: TopK[], allowed: Uint8Array | null, exclude: ReadonlySet<number> | null): void {
+    const { dim, stride, data, n, regionIds, ids } = this;
+    const zero = new Float32Array(dim);
+    const q0 = group[0] ?? zero, q1 = group[1] ?? zero, q2 = group[2] ?? zero, q3 = group[3] ?? zero;
+    const live = [0, 1, 2, 3].map((j) => j < group.length && group[j] !== null);
+    const scores = new Float64Array(QUERY_GROUP);
+    for (let r = 0; r < n; r++) {
+      if (allowed) {
+        const g = regionIds[r];
+        if (g >= allowed.length || allowed[g] === 0) continue;
+      }
+      const base = r * stride;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let i = 0; i < dim; i++) {
+        const x = data[base + i];
+        s0 += q0[i] * x;
+        s1 += q1[i] * x;
+        s2 += q2[i] * x;
+        s3 += q3[i] * x;
+      }
+      scores[0] = s0; scores[1] = s1; scores[2] = s2; scores[3] = s3;
+      let enters = false;
+      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j])) enters = true;
+      if (!enters) continue;
+      const id = ids[r];
+      if (exclude && exclude.has(id)) continue;
+      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j])) heaps[j].push(scores[j], id);
+    }
+  }
+}
+
+/** A normalized copy of q, or null for a zero / non-finite vector (it matches nothing). */
+function normalized(q: Float32Array, dim: number): Float32Array | null {
+  if (q.length !== dim) throw new Error(`query vector has dimension ${q.length}; the store's vectors have ${dim}`);
+  let ss = 0;
+  for (let i = 0; i < dim; i++) ss += q[i] * q[i];
+  if (!(ss > 0) || !Number.isFinite(ss)) return null;
+  const inv = 1 / Math.sqrt(ss);
+  const out = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) out[i] = q[i] * inv;
+  return out;
+}
+
+/** Fixed-size min-heap of (score, id): keeps the k largest scores seen. */
+class TopK {
+  private readonly s: Float64Array;
+  private readonly id: Float64Array;
+  private size = 0;
+  constructor(private readonly k: number) {
+    this.s = new Float64Array(k);
+    this.id = new Float64Array(k);
+  }
+  wouldEnter(score: number): boolean {
+    return this.size < this.k || score > this.s[0];
+  }
+  push(score: number, id: number): void {
+    const s = this.s;
+    const ids = this.id;
+    if (this.size < this.k) {
+      let i = this.size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (s[p] <= score) break;
+        s[i] = s[p];
+        ids[i] = ids[p];
+        i = p;
+      }
+      s[i] = score;
+      ids[i] = id;
+      return;
+    }
+    // Replace the minimum and sift down.
+    let i = 0;
+    const n = this.size;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && s[r] < s[l] ? r : l;
+      if (s[c] >= score) break;
+      s[i] = s[c];
+      ids[i] = ids[c];
+      i = c;
+    }
+    s[i] = score;
+    ids[i] = id;
+  }
+  sorted(): Hit[] {
+    const out: Array<{ s: number; id: number }> = [];
+    for (let i = 0; i < this.size; i++) out.push({ s: this.s[i], id: this.id[i] });
+    out.sort((a, b) => b.s - a.s || a.id - b.id);
+    return out.map((h, i) => ({ chunkId: h.id, score: h.s, rank: i + 1 }));
+  }
+}
+
+/** Copy a stored BLOB (Float32, machine byte order) into a Float32Array view-safe copy. */
+export function blobToFloat32(buf: Uint8Array): Float32Array {
+  if (buf.byteLength % 4 !== 0) throw new Error(`vector blob of ${buf.byteLength} bytes is not Float32`);
+  if (buf.byteOffset % 4 === 0) return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice();
+  return new Float32Array(buf.slice().buffer);
+}
+
+/** Normalized Float32 BLOB for storage. A zero or non-finite vector (e.g. a text of only
+ *  unknown words) is stored as zeros: it scores 0 against every query instead of garbage. */
+export function float32ToBlob(v: Float32Array): Buffer {
+  let ss = 0;
+  for (let i = 0; i < v.length; i++) ss += v[i] * v[i];
+  const out = new Float32Array(v.length);
+  if (ss > 0 && Number.isFinite(ss)) {
+    const inv = 1 / Math.sqrt(ss);
+    for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
+  }
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
