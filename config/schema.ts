@@ -20,16 +20,17 @@ export const ModeSchema = z
     minGapTurns: z.number().int().min(0).default(4),
     /** At least this many seconds between two printed offers in one session. */
     minGapSeconds: z.number().min(0).default(300),
-    /** Drift trigger (daemon/triggers.ts): fire when the newest exchange's affinity to the
-     *  drift anchor (recent prompts, session.anchorAlpha) falls this many robust SDs
-     *  (median/MAD of the session's own recent values) below normal — plus
-     *  `driftLexicalWeight` × the robust z of its lexical novelty. Scale-free across
-     *  embedding models. Tuned on TIAGE train only (docs/BENCHMARKS.md). */
-    driftZ: z.number().min(0).default(0.8),
-    /** Drift also needs the affinity at or below this quantile of the session's own history. */
-    driftMaxQuantile: z.number().min(0).max(1).default(0.25),
-    /** Weight of lexical novelty (share of content words not in the last few exchanges, as a
-     *  robust z against the session's own history) in the drift score; 0 = vectors only. */
+    /** Drift trigger (daemon/triggers.ts, docs/TRIGGERS.md): the newest exchange is compared
+     *  with the prompts of the last 2 exchanges by mean cosine and by lexical cohesion (shared
+     *  content words); each is a robust z (median/MAD of the session's own recent values), and
+     *  drift fires when −z(cosine) − driftLexicalWeight·z(cohesion) reaches this. Scale-free
+     *  across embedding models. Chosen by 5-fold cross-validation on TIAGE train only. */
+    driftZ: z.number().min(0).default(2.0),
+    /** Drift also needs the cosine part at or below this quantile of the session's own
+     *  history (1 = no such condition; the default: it did not help on TIAGE train). */
+    driftMaxQuantile: z.number().min(0).max(1).default(1.0),
+    /** Weight of lexical cohesion (robust z of the share of content words the newest exchange
+     *  shares with the recent prompts) in the drift score; 0 = vectors only. */
     driftLexicalWeight: z.number().min(0).default(1.0),
     /** Stall trigger: the smallest pairwise cos across the last `stallWindow` exchanges
      *  (every exchange resembles every other) above the session's own baseline by this many
@@ -134,8 +135,8 @@ export const ConfigSchema = z
       .object({
         /** EWMA weight of the newest exchange in the centroid: c ← α·v + (1−α)·c. */
         alpha: z.number().gt(0).lt(1).default(0.3),
-        /** EWMA weight of the newest prompt in the drift anchor (the user side of recent
-         *  exchanges, which the drift trigger compares the newest exchange with). */
+        /** EWMA weight of the newest prompt in the prompt anchor (the user side of recent
+         *  exchanges; its cosine to the newest exchange is logged as drift_cos). */
         anchorAlpha: z.number().gt(0).lt(1).default(0.7),
         /** Exchange vectors kept per session (ring buffer). */
         historySize: z.number().int().min(4).max(256).default(24),
