@@ -12,7 +12,7 @@
  * insufficient-evidence, no-cross-region, no-offer-type, reasoner-declined, error.
  * Figures (numbers only, for the decision log) say why; never raw text.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import type { Offer, OfferType } from '../shared/types.js';
@@ -30,6 +30,19 @@ import { offerConfidence } from './confidence.js';
 import { isoDate, reasonFor, REASON_MAX_CHARS } from './reason.js';
 import { baselineCosines, createScaleSampler } from './scale.js';
 import { REASONER_STATUS_CODE, type Reasoner, type ReasonerStatus } from './reasoner.js';
+
+/** A chunk from the session being observed is the conversation itself: never an offer
+ *  (a user who indexes ~/.claude/projects indexes the live session too). */
+export function fromOwnSession(path: string, sessionId: string): boolean {
+  if (!sessionId) return false;
+  return path.endsWith(`/${sessionId}.jsonl`) || path.includes(`/${sessionId}/subagents/`);
+}
+
+/** Offer ids are stable for (session, exchange, chunk): a provisional and a final decision
+ *  on the same exchange, or a replay, name the same offer; the hook never shows one twice. */
+export function offerId(sessionId: string, exchangeUuid: string, chunkId: number): string {
+  return createHash('sha256').update(`${sessionId}\u0000${exchangeUuid}\u0000${chunkId}`).digest('hex').slice(0, 24);
+}
 
 /** Fused chunks loaded and considered after fusion (caps, wander pool). */
 export const CONSIDER_TOP = 60;
@@ -147,6 +160,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     const chunks = new Map(store.getChunks(top.map((f) => f.chunkId)).map((c) => [c.id, c]));
     const ranked: FusedCandidate[] = [];
     let scopeDropped = 0;
+    let ownDropped = 0;
     for (const f of top) {
       const c = chunks.get(f.chunkId);
       if (!c) continue;
@@ -154,11 +168,16 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
         scopeDropped++;
         continue;
       }
+      if (fromOwnSession(c.path, req.sessionId)) {
+        ownDropped++;
+        continue;
+      }
       if (f.bestString !== null) f.bestString = verifiedStringConfidence(f, c, plan);
       ranked.push(f);
     }
     figures.fused = fusedAll.length;
     figures.scopeDropped = scopeDropped;
+    figures.ownSessionDropped = ownDropped;
     figures.considered = ranked.length;
     if (ranked.length === 0) return silence('no-candidates', { ...figures, ms: ms() });
 
@@ -196,7 +215,9 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     }
 
     // 5. Regions: caps, dominant region, cross-region rule, wander.
-    const regions = selectByRegion(regionRanked, rc, req.rng);
+    const eligibleRegions = store.regions().filter((r) => scopeAllows(r.scope, req.cwd)).length;
+    figures.eligibleRegions = eligibleRegions;
+    const regions = selectByRegion(regionRanked, { ...rc, eligibleRegions }, req.rng);
     figures.regionsSeen = new Set(regionRanked.map((c) => c.region)).size;
     if (!regions.ok) {
       return silence(regions.silence, { ...figures, ms: ms() }, { sufficiency: suff.score, candidates: regions.set.map(infoOf) });
@@ -277,7 +298,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
       return silence('error', { ...figures, ms: ms() }, { sufficiency: suff.score, candidates });
     }
     const offer: Offer = {
-      id: randomUUID(),
+      id: offerId(req.sessionId, ex.uuid, chunk.id),
       chunkId: chunk.id,
       handle: chunk.handle,
       type: chosen.type,

@@ -8,7 +8,8 @@
  *  - dominant region: the region with the most support summed over the whole ranking
  *    (ties: the one whose best chunk ranks higher);
  *  - cross-region rule: the set must hold at least one non-wildcard chunk from outside the
- *    dominant region, else silence (`no-cross-region`). Decision (docs/OFFERS.md): the rule
+ *    dominant region, else silence (`no-cross-region`) — waived when the session has only one
+ *    region in scope (nothing lies outside it). Decision (docs/OFFERS.md): the rule
  *    is about the *candidate set* — the evidence must not be one region echoing itself —
  *    the offer itself may come from any region of the set (the best-supported chunk often
  *    is in the dominant region);
@@ -30,6 +31,10 @@ export interface RegionOptions {
   perRegionCap: number;
   candidates: number;
   wanderProbability: number;
+  /** Regions in scope for this session. With fewer than 2 there is no "outside" to draw
+   *  from, so the cross-region rule is waived (a store of one notes folder still works);
+   *  default 2 (the rule applies). */
+  eligibleRegions?: number;
 }
 
 export type RegionOutcome =
@@ -94,7 +99,8 @@ export function selectByRegion(ranked: readonly RegionCandidate[], opts: RegionO
   const set = capByRegion(plain, Math.max(1, opts.perRegionCap), Math.max(1, opts.candidates));
   const dominant = dominantRegion(plain);
   if (set.length === 0 || dominant === null) return { ok: false, silence: 'no-candidates', dominant, set };
-  if (!hasCrossRegion(set, dominant)) return { ok: false, silence: 'no-cross-region', dominant, set };
+  const ruleApplies = (opts.eligibleRegions ?? 2) >= 2;
+  if (ruleApplies && !hasCrossRegion(set, dominant)) return { ok: false, silence: 'no-cross-region', dominant, set };
   const wildcard = wander(plain, set, dominant, opts.wanderProbability, rng);
   return { ok: true, set: wildcard ? [...set, wildcard] : set, dominant, wildcard };
 }

@@ -43,6 +43,13 @@ describe('offer types (each a control that does produce an offer)', () => {
     expectClean(d);
   });
 
+  test('the observed session's own transcript is never offered (control: the past-fix case above)', async () => {
+    const req = await request(s.embedder, exchange(PG_ERROR_TURN), { trigger: 'error' });
+    const d = await builder().build({ ...req, sessionId: '2026-10-12' });
+    expect(d.figures.ownSessionDropped).toBeGreaterThan(0);
+    expect(d.offer?.handle ?? '').not.toMatch(/^past-sessions\/proj-a\/2026-10-12/);
+  });
+
   test('contradicts: the note advises against what the turn does', async () => {
     const d = await builder().build(await request(s.embedder, exchange(CACHE_TURN)));
     expect(d.offer).toMatchObject({ type: 'contradicts', region: 'ops' });
@@ -75,13 +82,13 @@ describe('gates', () => {
     expect(open.offer).not.toBeNull();
   });
 
-  test('cross-region: a one-region store is silent (no-cross-region); two regions offer (control)', async () => {
+  test('cross-region: waived when only one region is in scope (nothing lies outside it); two regions hold the rule', async () => {
     const only = await buildStore([...FIXTURE.filter((d) => d.region === 'pg-notes' || d.region === 'past-sessions'), ...FILLER].map((d) => ({ ...d, region: 'pg', scope: 'global' })));
     try {
       const b = createOfferBuilder({ store: only.reader, embedder: only.embedder, config: config({ wanderProbability: 1 }) });
       const d = await b.build(await request(only.embedder, exchange(PG_ERROR_TURN), { trigger: 'error', rng: () => 0 }));
-      expect(d.silence).toBe('no-cross-region');
-      expect(d.offer).toBeNull();
+      expect(d.figures.eligibleRegions).toBe(1);
+      expect(d.offer).not.toBeNull();
     } finally {
       only.cleanup();
     }

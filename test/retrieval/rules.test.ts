@@ -87,6 +87,9 @@ describe('regions', () => {
     const opts = { perRegionCap: 2, candidates: 5, wanderProbability: 0 };
     const one = selectByRegion([rc(1, 'a'), rc(2, 'a'), rc(3, 'a')], opts, () => 0.5);
     expect(one).toMatchObject({ ok: false, silence: 'no-cross-region', dominant: 'a' });
+    // The rule is waived when the session has a single region in scope.
+    expect(selectByRegion([rc(1, 'a'), rc(2, 'a'), rc(3, 'a')], { ...opts, eligibleRegions: 1 }, () => 0.5).ok).toBe(true);
+    expect(selectByRegion([rc(1, 'a'), rc(2, 'a'), rc(3, 'a')], { ...opts, eligibleRegions: 2 }, () => 0.5).ok).toBe(false);
     const two = selectByRegion([rc(1, 'a'), rc(2, 'a'), rc(3, 'a'), rc(9, 'b')], opts, () => 0.5);
     expect(two.ok).toBe(true);
     if (two.ok) expect(two.set.map((c) => c.region)).toEqual(['a', 'a', 'b']);
@@ -195,5 +198,17 @@ describe('exact string evidence', () => {
     expect(verifiedStringConfidence(f, chunk({ text: 'the pool of workers' }), plan)).toBeNull();
     expect(verifiedStringConfidence(f, chunk({ text: "TypeError: Cannot read properties of undefined (reading 'name')" }), plan)).toBe(0.8);
     expect(verifiedStringConfidence(f, chunk({ text: 'see pool.ts for the retry' }), plan)).toBe(0.6);
+  });
+});
+
+describe('own session and offer ids', () => {
+  test('chunks from the observed session itself are recognised; other sessions are not', async () => {
+    const { fromOwnSession, offerId } = await import('../../retrieval/builder.js');
+    expect(fromOwnSession('/h/.claude/projects/-w/abc-123.jsonl', 'abc-123')).toBe(true);
+    expect(fromOwnSession('/h/.claude/projects/-w/abc-123/subagents/agent-1.jsonl', 'abc-123')).toBe(true);
+    expect(fromOwnSession('/h/.claude/projects/-w/abc-1234.jsonl', 'abc-123')).toBe(false);
+    expect(fromOwnSession('/notes/abc-123.md', 'abc-123')).toBe(false);
+    expect(offerId('s', 'u', 7)).toBe(offerId('s', 'u', 7));
+    expect(offerId('s', 'u', 7)).not.toBe(offerId('s', 'u', 8));
   });
 });
