@@ -43,7 +43,7 @@ describe('offer types (each a control that does produce an offer)', () => {
     expectClean(d);
   });
 
-  test('the observed session's own transcript is never offered (control: the past-fix case above)', async () => {
+  test('the observed session own transcript is never offered (control: the past-fix case above)', async () => {
     const req = await request(s.embedder, exchange(PG_ERROR_TURN), { trigger: 'error' });
     const d = await builder().build({ ...req, sessionId: '2026-10-12' });
     expect(d.figures.ownSessionDropped).toBeGreaterThan(0);
