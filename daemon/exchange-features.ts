@@ -2,7 +2,7 @@
  * Build the trigger features of one exchange (daemon/session-state.ts ExchangeFeatures) from a
  * parsed transcript Exchange (shared/types.ts) and the vectors the caller embedded. The
  * caller (daemon pipeline, replay, evals) owns embedding; this adds the lexical parts:
- * content-token hashes, tool-call and tool-error signatures. Pure.
+ * content-token hashes (of the whole exchange and of the prompt alone), tool-call and tool-error signatures. Pure.
  */
 import type { Exchange } from '../shared/types.js';
 import type { ExchangeFeatures } from './session-state.js';
@@ -27,6 +27,7 @@ export function exchangeFeatures(ex: ExchangeText, v: ExchangeVectors): Exchange
     userVec: v.userVec,
     assistantVec: v.assistantVec,
     tokens: contentTokenHashes(text),
+    userTokens: contentTokenHashes(ex.user),
     toolSigs: toolSignatures(ex.toolCalls),
     errorSigs: errorSignatures(ex.toolErrors),
     assistantVisible: ex.assistantVisible,

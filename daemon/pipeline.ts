@@ -137,6 +137,7 @@ export function triggerValues(tr: TriggerResult): Record<string, number> {
   return numbersOnly({
     drift_cos: tr.drift.cos,
     drift_affinity: tr.drift.affinity,
+    drift_cohesion: tr.drift.cohesion,
     drift_novelty: tr.drift.novelty,
     drift_z: tr.drift.z,
     drift_quantile: tr.drift.quantile,

@@ -13,8 +13,9 @@
  * scale. `centroid` (session.alpha) averages whole exchanges: what the session is about,
  * `centroidUnit()` gives its direction for retrieval. `anchor` (session.anchorAlpha) averages
  * the user side (the prompts; the whole exchange when there is no user text): what the human
- * was recently asking about — the drift trigger compares the newest exchange with it (on
- * TIAGE train this separates topic shifts better than the exchange centroid does).
+ * was recently asking about; it is logged (drift.cos) but no longer decides drift — the drift
+ * trigger compares the newest exchange with the prompts of the last few ring entries
+ * (daemon/trigger-measures.ts, docs/TRIGGERS.md).
  */
 import type { Measures } from './trigger-measures.js';
 
@@ -28,6 +29,8 @@ export interface ExchangeFeatures {
   assistantVec: Float32Array | null;
   /** Content-token hashes of the exchange text (daemon/lexical.ts). */
   tokens: number[];
+  /** Content-token hashes of the human's prompt alone (the left block of the drift window). */
+  userTokens: number[];
   /** Normalized tool-call signature hashes. */
   toolSigs: number[];
   /** Tool-error signature hashes. */
@@ -45,16 +48,17 @@ export interface RingEntry {
   userVec: Float32Array | null;
   assistantVec: Float32Array | null;
   tokens: number[];
+  userTokens: number[];
   toolSigs: number[];
   errorSigs: number[];
 }
 
 /** The session's own history of measurements (oldest first, bounded): its calibration. */
 export interface Calibration {
-  /** v·c (EWMA-weighted mean cosine to the past) of each exchange, before the update. */
+  /** Mean cosine of each exchange to the prompts of the drift window before it. */
   affinity: number[];
-  /** Share of each exchange's content tokens not seen in the recent window. */
-  novelty: number[];
+  /** Lexical cohesion (set cosine of content words) of each exchange with the same prompts. */
+  cohesion: number[];
   /** Smallest pairwise cosine of the stall window ending at each exchange. */
   windowSim: number[];
   /** The same, user side only / assistant side only (flow-repair guard). */
@@ -70,7 +74,7 @@ export interface SessionState {
   turns: number;
   /** Unnormalized EWMA of exchange vectors (weights sum to 1); null before the first exchange. */
   centroid: Float32Array | null;
-  /** Unnormalized EWMA of user-side vectors (whole vector when none): the drift anchor. */
+  /** Unnormalized EWMA of user-side vectors (whole vector when none): the prompt anchor (logged as drift.cos). */
   anchor: Float32Array | null;
   /** The last `session.historySize` exchanges, oldest first. */
   ring: RingEntry[];
@@ -103,7 +107,7 @@ export function createSessionState(sessionId: string): SessionState {
     centroid: null,
     anchor: null,
     ring: [],
-    calibration: { affinity: [], novelty: [], windowSim: [], userSim: [], assistantSim: [] },
+    calibration: { affinity: [], cohesion: [], windowSim: [], userSim: [], assistantSim: [] },
     assistantSeen: 0,
     lastBuildTurn: null,
     lastBuildAt: null,
@@ -151,7 +155,7 @@ export function recordExchange(state: SessionState, f: ExchangeFeatures, m: Meas
   else if (state.dim !== dim) throw new Error(`session ${state.sessionId}: vector dimension ${dim} ≠ ${state.dim}`);
   const cal = state.calibration;
   pushBounded(cal.affinity, m.affinity, cfg.calibrationSize);
-  pushBounded(cal.novelty, m.novelty, cfg.calibrationSize);
+  pushBounded(cal.cohesion, m.cohesion, cfg.calibrationSize);
   pushBounded(cal.windowSim, m.windowSim, cfg.calibrationSize);
   pushBounded(cal.userSim, m.userSim, cfg.calibrationSize);
   pushBounded(cal.assistantSim, m.assistantSim, cfg.calibrationSize);
@@ -165,6 +169,7 @@ export function recordExchange(state: SessionState, f: ExchangeFeatures, m: Meas
     userVec: f.userVec,
     assistantVec: f.assistantVec,
     tokens: f.tokens,
+    userTokens: f.userTokens,
     toolSigs: f.toolSigs,
     errorSigs: f.errorSigs,
   });
@@ -197,6 +202,7 @@ interface RingEntryJson {
   userVec: number[] | null;
   assistantVec: number[] | null;
   tokens: number[];
+  userTokens?: number[];
   toolSigs: number[];
   errorSigs: number[];
 }
@@ -221,7 +227,7 @@ export function toJSON(state: SessionState): SessionStateJson {
     ring: state.ring.map((e) => ({ ...e, vec: Array.from(e.vec), userVec: arr(e.userVec), assistantVec: arr(e.assistantVec) })),
     calibration: {
       affinity: [...state.calibration.affinity],
-      novelty: [...state.calibration.novelty],
+      cohesion: [...state.calibration.cohesion],
       windowSim: [...state.calibration.windowSim],
       userSim: [...state.calibration.userSim],
       assistantSim: [...state.calibration.assistantSim],
@@ -255,8 +261,11 @@ export function fromJSON(raw: unknown): SessionState {
   const dim = intOrNull(o.dim ?? null, 'dim');
   if (typeof o.turns !== 'number' || !Number.isInteger(o.turns) || o.turns < 0) throw new Error('session state: bad turns');
   const c = o.calibration;
-  if (!c || !['affinity', 'novelty', 'windowSim', 'userSim', 'assistantSim'].every((k) => isNumArray((c as unknown as Record<string, unknown>)[k])))
+  if (!c || !['affinity', 'windowSim', 'userSim', 'assistantSim'].every((k) => isNumArray((c as unknown as Record<string, unknown>)[k])))
     throw new Error('session state: bad calibration');
+  // `cohesion` is newer than the first persisted states: absent → an empty history (it refills).
+  const cohesion = (c as unknown as Record<string, unknown>).cohesion;
+  if (cohesion !== undefined && !isNumArray(cohesion)) throw new Error('session state: bad calibration');
   if (!Array.isArray(o.ring)) throw new Error('session state: bad ring');
   const ring: RingEntry[] = o.ring.map((e, i) => {
     if (!e || typeof e.turn !== 'number' || !isNumArray(e.tokens) || !isNumArray(e.toolSigs) || !isNumArray(e.errorSigs))
@@ -267,6 +276,7 @@ export function fromJSON(raw: unknown): SessionState {
       userVec: vecOrNull(e.userVec ?? null, dim, `ring[${i}].userVec`),
       assistantVec: vecOrNull(e.assistantVec ?? null, dim, `ring[${i}].assistantVec`),
       tokens: [...e.tokens],
+      userTokens: e.userTokens === undefined ? [...e.tokens] : isNumArray(e.userTokens) ? [...e.userTokens] : (() => { throw new Error(`session state: bad ring[${i}].userTokens`); })(),
       toolSigs: [...e.toolSigs],
       errorSigs: [...e.errorSigs],
     };
@@ -281,7 +291,7 @@ export function fromJSON(raw: unknown): SessionState {
     ring,
     calibration: {
       affinity: [...c.affinity],
-      novelty: [...c.novelty],
+      cohesion: cohesion === undefined ? [] : [...cohesion],
       windowSim: [...c.windowSim],
       userSim: [...c.userSim],
       assistantSim: [...c.assistantSim],

@@ -8,17 +8,27 @@
 import type { ExchangeFeatures, RingEntry, SessionState } from './session-state.js';
 import { jaccard } from './lexical.js';
 
-/** Exchanges before the newest whose content words count as "the recent window" (cohesion). */
+/** Exchanges before the newest whose content words count as "the recent window" (novelty, logged). */
 export const COHESION_WINDOW = 3;
+/**
+ * Drift window: the prompts of this many exchanges before the newest are the "left block" the
+ * newest exchange (prompt + reply: the "right block") is compared with, by vectors (mean
+ * cosine) and by lexical cohesion — TextTiling's block comparison made causal. 2 was the only
+ * value chosen in 5-fold cross-validation on TIAGE train (docs/TRIGGERS.md).
+ */
+export const DRIFT_WINDOW = 2;
 /** Two exchanges' tool-call signature sets this similar (Jaccard) count as the same action. */
 export const TOOL_REPEAT_JACCARD = 0.5;
 
 export interface Measures {
-  /** v·a: EWMA-weighted mean cosine of the newest exchange to the recent prompts (the drift anchor; null: no past). */
+  /** Mean cosine of the newest exchange to the prompts of the last DRIFT_WINDOW exchanges (null: no past). */
   affinity: number | null;
-  /** Plain cosine of the newest exchange to the normalized anchor (for logs). */
+  /** Lexical cohesion: set cosine |A∩B|/√(|A||B|) of the newest exchange's content words with
+   *  the content words of the same prompts (0 when either side has none; null: no past). */
+  cohesion: number | null;
+  /** Plain cosine of the newest exchange to the normalized prompt anchor (for logs). */
   cosToAnchor: number | null;
-  /** Share of the newest exchange's content tokens absent from the recent window (null: no tokens or no window). */
+  /** Share of the newest exchange's content tokens absent from the recent window (logs only; null: no tokens or no window). */
   novelty: number | null;
   /** Smallest pairwise cosine across the stall window (the newest and the previous window−1):
    *  high only when *every* exchange in the window resembles every other — repetition, not
@@ -61,6 +71,32 @@ export function pairwise(vs: readonly (Float32Array | null)[]): { mean: number; 
   return { mean: s / n, min };
 }
 
+/** |A∩B| / √(|A|·|B|) of two sets (0 when either is empty). */
+export function setCosine(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let inter = 0;
+  for (const x of a) if (b.has(x)) inter++;
+  return inter / Math.sqrt(a.size * b.size);
+}
+
+/**
+ * The drift block comparison: the newest exchange against the prompts of the last
+ * DRIFT_WINDOW ring entries (their whole exchange when a prompt is missing). The vector part
+ * is the mean of dot products with unit vectors — an affine function of cosines, so the
+ * robust z over the session's history is the same under any model's cosine scale.
+ */
+function driftBlock(ring: readonly RingEntry[], newest: ExchangeFeatures): { affinity: number; cohesion: number } | null {
+  const left = ring.slice(-DRIFT_WINDOW);
+  if (left.length === 0) return null;
+  let s = 0;
+  const words = new Set<number>();
+  for (const e of left) {
+    s += dot(newest.vec, e.userVec ?? e.vec);
+    for (const t of e.userVec ? e.userTokens : e.tokens) words.add(t);
+  }
+  return { affinity: s / left.length, cohesion: setCosine(new Set(newest.tokens), words) };
+}
+
 function toolRepeatRun(ring: readonly RingEntry[], newest: ExchangeFeatures): number {
   if (newest.toolSigs.length === 0) return 0;
   let run = 1;
@@ -74,13 +110,12 @@ function toolRepeatRun(ring: readonly RingEntry[], newest: ExchangeFeatures): nu
 /** Measure the newest exchange against the state as it was before it (the state is not changed). */
 export function measureExchange(state: SessionState, newest: ExchangeFeatures, stallWindow: number): Measures {
   const ring = state.ring;
-  let affinity: number | null = null;
   let cosToAnchor: number | null = null;
   if (state.anchor) {
-    affinity = dot(newest.vec, state.anchor);
     const n = norm(state.anchor);
-    cosToAnchor = n > 0 ? affinity / n : null;
+    cosToAnchor = n > 0 ? dot(newest.vec, state.anchor) / n : null;
   }
+  const block = driftBlock(ring, newest);
 
   let novelty: number | null = null;
   const recent = ring.slice(-COHESION_WINDOW);
@@ -105,5 +140,5 @@ export function measureExchange(state: SessionState, newest: ExchangeFeatures, s
     for (const s of newest.errorSigs) if (!seen.has(s)) newErrors++;
   }
 
-  return { affinity, cosToAnchor, novelty, windowSim: whole?.min ?? null, windowMeanSim: whole?.mean ?? null, userSim, assistantSim, toolRepeat: toolRepeatRun(ring, newest), newErrors };
+  return { affinity: block?.affinity ?? null, cohesion: block?.cohesion ?? null, cosToAnchor, novelty, windowSim: whole?.min ?? null, windowMeanSim: whole?.mean ?? null, userSim, assistantSim, toolRepeat: toolRepeatRun(ring, newest), newErrors };
 }

@@ -7,6 +7,10 @@
  * decision with every figure and reason code for the decision log. The daemon pipeline,
  * replay and the evals (eval/drift.ts, eval/stall.ts) call this one function.
  *
+ * Drift (docs/TRIGGERS.md): the newest exchange (prompt + reply) against the prompts of the
+ * last DRIFT_WINDOW exchanges, by mean cosine and by lexical cohesion, each as a robust z
+ * against this session's own history; their sum must clear mode.driftZ.
+ *
  * Scale: every vector statistic is compared with the session's *own* recent values (robust
  * z with median/MAD, plus a quantile cap), never with one fixed cosine, so the same mode
  * thresholds hold on MiniLM (cosines ~0.1–0.9) and on the offline GloVe-SIF model.
@@ -45,7 +49,7 @@ export interface TriggerResult {
   kind: TriggerKind | null;
   /** Exchange index this was decided for. */
   turn: number;
-  drift: { cos: number | null; affinity: number | null; novelty: number | null; z: number | null; quantile: number | null; fired: boolean };
+  drift: { cos: number | null; affinity: number | null; cohesion: number | null; novelty: number | null; z: number | null; quantile: number | null; fired: boolean };
   stall: { meanSim: number | null; minSim: number | null; z: number | null; quantile: number | null; toolRepeat: number; fired: boolean; promptOnly: boolean };
   guard: { flowRepair: boolean; userSim: number | null; assistantSim: number | null; userZ: number | null; assistantZ: number | null };
   error: { fired: boolean; newErrors: number };
@@ -74,10 +78,11 @@ export function evaluateTriggers(state: SessionState, newest: ExchangeFeatures, 
   const warm = turn >= cfg.warmupExchanges;
   if (!warm) reasons.push('warmup');
 
-  // Drift: low affinity to the recent prompts (relative to this session), helped by lexical novelty.
+  // Drift: the newest exchange resembles the last few prompts unusually little for this
+  // session, by vectors and by shared content words (a causal TextTiling block comparison).
   const affZ = zIfCalibrated(cal.affinity, m.affinity);
-  const novZ = zIfCalibrated(cal.novelty, m.novelty);
-  const driftZ = affZ === null ? null : -affZ + mode.driftLexicalWeight * (novZ ?? 0);
+  const cohZ = zIfCalibrated(cal.cohesion, m.cohesion);
+  const driftZ = affZ === null ? null : -affZ - mode.driftLexicalWeight * (cohZ ?? 0);
   const driftQ = m.affinity === null || cal.affinity.length < MIN_CALIBRATION ? null : quantileBelow(cal.affinity, m.affinity);
   const driftFired = warm && driftZ !== null && driftQ !== null && driftZ >= mode.driftZ && driftQ <= mode.driftMaxQuantile;
   if (driftFired) reasons.push('drift');
@@ -136,7 +141,7 @@ export function evaluateTriggers(state: SessionState, newest: ExchangeFeatures, 
   return {
     kind,
     turn,
-    drift: { cos: m.cosToAnchor, affinity: m.affinity, novelty: m.novelty, z: driftZ, quantile: driftQ, fired: driftFired },
+    drift: { cos: m.cosToAnchor, affinity: m.affinity, cohesion: m.cohesion, novelty: m.novelty, z: driftZ, quantile: driftQ, fired: driftFired },
     stall: { meanSim: m.windowMeanSim, minSim: m.windowSim, z: stallZ, quantile: stallQ, toolRepeat: m.toolRepeat, fired: stallFired, promptOnly },
     guard: { flowRepair, userSim: m.userSim, assistantSim: m.assistantSim, userZ, assistantZ },
     error: { fired: errorFired, newErrors: m.newErrors },

@@ -18,11 +18,14 @@ export const help = `usage: active-brain eval drift --tiage FILE [--json] [--mod
 Topic-shift detection on TIAGE (a JSON object: dialogue id → [[utterance, "-1"|"0"|"1"], …]).
 Each dialogue is replayed as one session through the daemon's session state and drift
 trigger. Exchange i = utterance i as the prompt and utterance i+1 as its reply (the daemon
-decides after the reply); a drift firing at exchange i predicts a shift at utterance i.
-Scored against the gold "1" labels: precision, recall, F1 (exact position) and Pk (window =
-half the mean gold segment length, pooled over dialogues). Baselines in the same run:
+decides after the reply); a drift firing at exchange i predicts a shift at utterance i —
+the same look-ahead as TextTiling's right-hand block (docs/TRIGGERS.md, "Alignment").
+A firing silences the next session.cooldownTurns exchanges, as in the daemon. Scored
+against the gold "1" labels: precision, recall, F1 (exact position) and Pk (window = half
+the mean gold segment length, pooled over dialogues). Baselines in the same run:
 random firing at the same rate (${RANDOM_SEEDS} seeds, averaged) and lexical TextTiling (block cosine of
-term vectors, depth scores) at Hearst's cutoff and at the trigger's own firing rate.
+term vectors, depth scores) at Hearst's cutoff and at the trigger's own firing rate, with 95%
+bootstrap intervals (dialogues resampled) of the precision and of the F1 differences.
 
 Options:
   --tiage FILE      TIAGE annotations (e.g. ../shared/eval/tiage/anno_dev.json)
@@ -30,7 +33,8 @@ Options:
                     offline: .models/offline-glove-sif, built by \`npm run model:offline\`)
   --mode NAME       whose thresholds to use (default: "default", else the first mode)
   --json            one JSON object: {"dialogues","shifts","precision","recall","f1","pk",
-                    "baselines": {"random","texttiling","texttiling_same_rate"}, …}
+                    "baselines": {"random","texttiling","texttiling_same_rate"},
+                    "f1_minus_texttiling_same_rate_ci95", "f1_minus_random_ci95", …}
   --set key=value   config override, e.g. --set modes.default.driftZ=1.5`;
 
 export function pickMode(config: Config, name: string | undefined): { name: string; mode: Mode } {
@@ -59,12 +63,15 @@ export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Reco
     },
     precision_ci95: rep.precisionCi95.map(round4),
     precision_minus_texttiling_same_rate_ci95: rep.precisionVsTextTilingCi95.map(round4),
+    f1_minus_texttiling_same_rate_ci95: rep.f1VsTextTilingCi95.map(round4),
+    f1_minus_random_ci95: rep.f1VsRandomCi95.map(round4),
     fired: rep.fired,
     positions: rep.positions,
     fire_rate: round4(rep.positions ? rep.fired / rep.positions : 0),
     model: rep.model,
     mode: modeName,
     thresholds: { driftZ: mode.driftZ, driftMaxQuantile: mode.driftMaxQuantile, driftLexicalWeight: mode.driftLexicalWeight },
+    cooldown_turns: rep.cooldownTurns,
     exchange: rep.exchange,
   };
 }
@@ -82,6 +89,7 @@ export function reportText(rep: DriftReport): string {
     row('texttiling, same rate', rep.baselines.texttiling_same_rate),
     '',
     `precision 95% interval (dialogues bootstrapped): ${rep.precisionCi95.map((x) => x.toFixed(3)).join(' – ')}; minus TextTiling same rate: ${rep.precisionVsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}`,
+    `F1 minus TextTiling same rate, 95% interval: ${rep.f1VsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}; minus random same rate: ${rep.f1VsRandomCi95.map((x) => x.toFixed(3)).join(' – ')}`,
     'Pk: lower is better. Precision matters most (silence is the feature).',
   ].join('\n');
 }

@@ -9,7 +9,8 @@
  * Exchange mapping (documented in the help text): utterance i is the prompt of exchange i
  * and utterance i + 1 its reply — the daemon decides once the reply is in, so a shift at
  * utterance i is judged with one utterance of look-ahead, like the TextTiling baseline's
- * right-hand block. The last utterance has no reply (assistant side null).
+ * right-hand block. The last utterance has no reply (assistant side null). The alignment
+ * check on train and the figures are in docs/TRIGGERS.md.
  */
 import type { Embedder } from '../embed/types.js';
 import type { TiageDialogue } from './tiage.js';
@@ -21,7 +22,7 @@ import { textTiling, textTilingDepths } from './textiling.js';
 
 /** Seeds averaged for the random baseline. */
 export const RANDOM_SEEDS = 20;
-/** Bootstrap resamples (of whole dialogues) for the precision interval. */
+/** Bootstrap resamples (of whole dialogues) for the precision and F1-difference intervals. */
 export const BOOTSTRAP_SAMPLES = 500;
 /** Synthetic time between utterances (ms): TIAGE has no timestamps; larger than any sane cooldownSeconds. */
 const UTTERANCE_GAP_MS = 5 * 60_000;
@@ -45,6 +46,10 @@ export interface DriftReport {
    *  precision minus TextTiling's at the same rate: how much the figures can be trusted. */
   precisionCi95: [number, number];
   precisionVsTextTilingCi95: [number, number];
+  /** 95% bootstrap interval of the trigger's F1 minus TextTiling's (same rate) and minus
+   *  random firing's (same rate, mean over the seeds), dialogues resampled. */
+  f1VsTextTilingCi95: [number, number];
+  f1VsRandomCi95: [number, number];
   baselines: {
     random: Scores & { seeds: number };
     texttiling: Scores;
@@ -52,6 +57,8 @@ export interface DriftReport {
   };
   model: string;
   exchange: string;
+  /** session.cooldownTurns in effect: after a firing, the next this-many exchanges stay silent (as in the daemon). */
+  cooldownTurns: number;
 }
 
 /** Mulberry32: a small seeded PRNG (deterministic baselines). */
@@ -159,24 +166,38 @@ export async function evaluateDrift(
   const positions = dialogues.reduce((s, d) => s + Math.max(0, d.utterances.length - 1), 0);
   const rate = positions > 0 ? main.fired / positions : 0;
 
-  const randomRuns: Scores[] = [];
+  const randomHyps: boolean[][][] = [];
   for (let seed = 1; seed <= RANDOM_SEEDS; seed++) {
     const rnd = seededRandom(seed);
-    randomRuns.push(score(golds, dialogues.map((d) => d.utterances.map((_, i) => i > 0 && rnd() < rate))));
+    randomHyps.push(dialogues.map((d) => d.utterances.map((_, i) => i > 0 && rnd() < rate)));
   }
+  const randomRuns = randomHyps.map((h) => score(golds, h));
   const tts = textTilingAtCount(dialogues, main.fired);
+  // Bootstrap over whole dialogues from per-dialogue counts (cheap: sums of small integers).
+  const perDialogue = (hs: boolean[][]) => golds.map((g, i) => countBoundaries(g, hs[i]));
+  const ours = perDialogue(hyps);
+  const tiling = perDialogue(tts);
+  const randoms = randomHyps.map(perDialogue);
   const rnd = seededRandom(RANDOM_SEEDS + 1);
   const ps: number[] = [];
-  const diffs: number[] = [];
+  const dP: number[] = [];
+  const dF1tt: number[] = [];
+  const dF1rnd: number[] = [];
+  const sum = (cs: BoundaryCounts[], pick: number[]) => prf(pick.reduce((c, i) => addCounts(c, cs[i]), { tp: 0, fp: 0, fn: 0 }));
   for (let b = 0; b < BOOTSTRAP_SAMPLES && dialogues.length > 0; b++) {
     const pick = dialogues.map(() => Math.floor(rnd() * dialogues.length));
-    const p = score(pick.map((i) => golds[i]), pick.map((i) => hyps[i])).precision;
-    ps.push(p);
-    diffs.push(p - score(pick.map((i) => golds[i]), pick.map((i) => tts[i])).precision);
+    const o = sum(ours, pick);
+    const t = sum(tiling, pick);
+    ps.push(o.precision);
+    dP.push(o.precision - t.precision);
+    dF1tt.push(o.f1 - t.f1);
+    dF1rnd.push(o.f1 - randoms.reduce((s, r) => s + sum(r, pick).f1, 0) / randoms.length);
   }
   return {
     precisionCi95: interval95(ps),
-    precisionVsTextTilingCi95: interval95(diffs),
+    precisionVsTextTilingCi95: interval95(dP),
+    f1VsTextTilingCi95: interval95(dF1tt),
+    f1VsRandomCi95: interval95(dF1rnd),
     dialogues: dialogues.length,
     shifts: golds.reduce((s, g) => s + g.filter(Boolean).length, 0),
     positions,
@@ -191,6 +212,7 @@ export async function evaluateDrift(
       texttiling_same_rate: score(golds, tts),
     },
     model: embedder.modelId,
+    cooldownTurns: session.cooldownTurns,
     exchange: mapping === 'pair' ? 'utterance i as prompt + utterance i+1 as reply' : 'utterance i alone',
   };
 }

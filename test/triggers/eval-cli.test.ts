@@ -63,6 +63,11 @@ describe('eval drift', () => {
     expect(j.shifts).toBe(8);
     expect(Object.keys(j.baselines).sort()).toEqual(['random', 'texttiling', 'texttiling_same_rate']);
     expect(j.baselines.random.seeds).toBe(20);
+    for (const k of ['precision_ci95', 'precision_minus_texttiling_same_rate_ci95', 'f1_minus_texttiling_same_rate_ci95', 'f1_minus_random_ci95']) {
+      expect(j[k], k).toHaveLength(2);
+      expect(j[k][0], k).toBeLessThanOrEqual(j[k][1]);
+    }
+    expect(j.cooldown_turns).toBe(2);
     // exact-position figures are low here by design (see eval-drift-positions.test.ts: the
     // trigger fires on the exchange whose reply opens the new topic); Pk sees the segmentation
     expect(j.pk).toBeLessThan(j.baselines.random.pk);

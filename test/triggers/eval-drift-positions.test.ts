@@ -1,8 +1,11 @@
 /**
  * Where the drift trigger fires on dialogues of clear topic blocks (in process, offline
  * model): at each topic shift after warm-up, on that utterance's exchange or on the one
- * before it (whose reply already opens the new topic — the exchange mapping of eval/drift.ts),
- * and nowhere inside a topic block.
+ * before it, and nowhere inside a topic block. Exchange i is utterance i (prompt) + utterance
+ * i+1 (reply), compared with the prompts of the exchanges before it; when the reply already
+ * opens a new block (here every block's vocabulary is disjoint), exchange i is half new and may
+ * fire first — then the cooldown silences exchange i+1. On TIAGE train such early firings are
+ * about as common as late ones (docs/TRIGGERS.md, "Alignment"), so this is not a bias.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../config/schema.js';

@@ -119,4 +119,18 @@ describe('session state', () => {
     expect(() => fromJSON({ ...good, version: 2 })).toThrow(/version/);
     expect(() => fromJSON({ ...good, dim: 3, centroid: [1, 2] })).toThrow(/centroid/);
   });
+
+  it('loads a state persisted before the drift window (no cohesion history, no prompt tokens)', () => {
+    const r = rng(5);
+    const s = createSessionState('old');
+    for (let k = 0; k < 6; k++) record(s, features({ vec: direction(r), text: topicText(k % 4, k) }));
+    const j = toJSON(s) as unknown as { calibration: Record<string, unknown>; ring: Record<string, unknown>[] };
+    const old = { ...j, calibration: { ...j.calibration, novelty: [0.5] }, ring: j.ring.map(({ userTokens: _u, ...e }) => e) };
+    delete (old.calibration as Record<string, unknown>).cohesion;
+    const back = fromJSON(JSON.parse(JSON.stringify(old)));
+    expect(back.calibration.cohesion).toEqual([]);
+    back.ring.forEach((e, i) => expect(e.userTokens).toEqual(s.ring[i].tokens));
+    // control: a malformed cohesion history is still an error
+    expect(() => fromJSON({ ...toJSON(s), calibration: { ...toJSON(s).calibration, cohesion: ['x'] } })).toThrow(/calibration/);
+  });
 });

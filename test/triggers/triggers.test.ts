@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSessionState, markBuild, recordExchange, type ExchangeFeatures, type SessionConfig, type SessionState } from '../../daemon/session-state.js';
+import { createSessionState, fromJSON, markBuild, recordExchange, toJSON, type ExchangeFeatures, type SessionConfig, type SessionState } from '../../daemon/session-state.js';
 import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../../daemon/triggers.js';
 import { direction, features, MODE, near, rescaleFeatures, rng, SESSION, topicText, unit } from './vectors.js';
 
@@ -52,6 +52,34 @@ describe('drift', () => {
     const mode = { ...MODE, driftLexicalWeight: 0 };
     for (let k = 0; k < 8; k++) step(s, features({ vec: near(a, r, 0.8), text: topicText(0, k) }), mode);
     expect(step(s, features({ vec: direction(r), text: topicText(0, 8) }), mode).drift.fired).toBe(true);
+  });
+
+  it('words alone fire: the same vector fires with new words, stays silent with the topic\'s words', () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const r = rng(seed);
+      const a = direction(r);
+      const s = createSessionState('s');
+      onTopic(s, a, 0, 8, r);
+      const twin = fromJSON(JSON.parse(JSON.stringify(toJSON(s))));
+      const v = near(a, r, 0.5);
+      const fresh = step(s, features({ vec: v, text: topicText(2, 0) }));
+      expect(fresh.drift.cohesion, `seed ${seed}`).toBe(0);
+      expect(fresh.drift.fired, `seed ${seed}`).toBe(true);
+      // control: the same vector with the last prompt's own words
+      const same = step(twin, features({ vec: v, text: topicText(0, 7) }));
+      expect(same.drift.fired, `seed ${seed}`).toBe(false);
+    }
+  });
+
+  it('the drift window compares with the last prompts, not with their replies', () => {
+    const r = rng(3);
+    const s = createSessionState('s');
+    const v = direction(r);
+    for (let k = 0; k < 3; k++) step(s, features({ vec: v, userVec: v, text: `${topicText(0, k)} ${topicText(1, k)}`, userText: topicText(0, k) }));
+    const replyWords = step(s, features({ vec: v, text: topicText(1, 0, 10) }));
+    expect(replyWords.drift.cohesion).toBe(0);
+    const promptWords = step(s, features({ vec: v, text: topicText(0, 3, 10) }));
+    expect(promptWords.drift.cohesion).toBeGreaterThan(0.3);
   });
 
   it('control: staying on the topic does not fire (every seed)', () => {

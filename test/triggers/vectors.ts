@@ -57,6 +57,8 @@ export interface Spec {
   userVec?: Float32Array | null;
   assistantVec?: Float32Array | null;
   text?: string;
+  /** The prompt's text (default: `text`). */
+  userText?: string;
   toolCalls?: string[];
   toolErrors?: string[];
   assistantVisible?: boolean;
@@ -72,6 +74,7 @@ export function features(s: Spec): ExchangeFeatures {
     userVec: s.userVec === undefined ? s.vec : s.userVec,
     assistantVec: s.assistantVec === undefined ? s.vec : s.assistantVec,
     tokens: contentTokenHashes(s.text ?? ''),
+    userTokens: contentTokenHashes(s.userText ?? s.text ?? ''),
     toolSigs: toolSignatures(s.toolCalls ?? []),
     errorSigs: errorSignatures(s.toolErrors ?? []),
     assistantVisible: s.assistantVisible ?? true,
@@ -90,8 +93,8 @@ export const SESSION: SessionConfig = {
 };
 
 export const MODE: TriggerThresholds = {
-  driftZ: 0.8,
-  driftMaxQuantile: 0.25,
+  driftZ: 2,
+  driftMaxQuantile: 1,
   driftLexicalWeight: 1,
   stallZ: 3,
   stallMaxQuantile: 0.1,
