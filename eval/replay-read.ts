@@ -92,10 +92,11 @@ function lineTime(line: string): number | null {
 }
 
 export interface ReadOptions {
-  /** Simulate the daemon's settle flush (daemon.settleMs): when a reply could be complete
+  /** Simulate the daemon's settle step (daemon.settleMs): when a reply could be complete
    *  (text, no tool call pending) and the next line came more than this many ms later (by
-   *  the lines' own timestamps), the open exchange is closed there, as the daemon does; the
-   *  rest of the turn becomes a prompt-less continuation. null/undefined = whole turns. */
+   *  the lines' own timestamps), the daemon decides provisionally on a copy of the still-open
+   *  exchange (for the offer cache) and keeps it open; such copies are emitted as
+   *  `provisional` exchanges before the final one. null/undefined = final decisions only. */
   settleMs?: number | null;
 }
 
@@ -106,6 +107,7 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
   const fh = await open(path, 'r');
   const times: RecordTime[] = [];
   const raw: AssembledExchange[] = [];
+  const provisional = new Set<AssembledExchange>();
   let skippedLines = 0;
   try {
     const size = (await fh.stat()).size;
@@ -116,8 +118,11 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
         const rec = parseLine(l.line);
         const at = rec ? rec.timestamp : lineTime(l.line);
         if (settle !== null && at !== null && lastLineTime !== null && at - lastLineTime > settle && asm.settleCandidate) {
-          const ex = asm.flush();
-          if (ex) raw.push(ex);
+          const ex = asm.peek();
+          if (ex) {
+            raw.push(ex);
+            provisional.add(ex);
+          }
         }
         if (at !== null) lastLineTime = at;
         if (rec) times.push({ start: l.startOffset, ts: rec.timestamp });
@@ -144,6 +149,7 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
   };
   let lastKnown: number | null = null;
   let synthetic = 0;
+  const seen = new Set<number>();
   const exchanges: TimedExchange[] = raw.map((ex) => {
     const i0 = firstIndexAt(ex.startOffset);
     const opening = times[i0]?.start === ex.startOffset ? times[i0].ts : null;
@@ -160,10 +166,16 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
     }
     const settledAt = Math.max(timestamp, latest ?? timestamp);
     lastKnown = Math.max(lastKnown ?? settledAt, settledAt);
+    const isProvisional = provisional.has(ex);
+    // The hook fires once per typed prompt, at its submission: before the first decision
+    // (provisional or final) on that exchange.
+    const first = !seen.has(ex.startOffset);
+    seen.add(ex.startOffset);
     return {
       exchange: { ...ex, timestamp },
       settledAt,
-      hookFires: !ex.continuation && !ex.isSidechain && ex.promptKind !== null && HOOK_PROMPTS.has(ex.promptKind),
+      hookFires: first && !ex.continuation && !ex.isSidechain && ex.promptKind !== null && HOOK_PROMPTS.has(ex.promptKind),
+      ...(isProvisional ? { provisional: true } : {}),
     };
   });
   return { exchanges, synthetic, skippedLines };

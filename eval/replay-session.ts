@@ -32,6 +32,8 @@ export interface TimedExchange {
   hookFires: boolean;
   /** History fed to warm the session state only: never offered (daemon "seed"). */
   seed?: boolean;
+  /** A copy of a still-open exchange decided at a settle point (daemon.settleMs). */
+  provisional?: boolean;
 }
 
 /** Hook outcome attached to an offer: a hook reason code, or why the hook never saw it. */
@@ -56,6 +58,8 @@ export interface ReplayRow {
   sidechain: boolean;
   worker: string | null;
   seed: boolean;
+  /** Decided on a still-open exchange (the final decision for the same turn follows). */
+  provisional: boolean;
   trigger: string | null;
   /** Reason code for silence; null when the daemon would fire. */
   silence: string | null;
@@ -96,6 +100,8 @@ export class SessionReplay {
   private cache: OfferCache | undefined;
   /** The row whose offer sits in the cache, until the hook printed it or it was replaced. */
   private pending: ReplayRow | null = null;
+  /** Exchange uuid whose provisional decision offered (as daemon/main.ts tracks it). */
+  private provisionalOffer: string | null = null;
   readonly rows: ReplayRow[] = [];
 
   constructor(private readonly o: SessionReplayOptions) {}
@@ -103,8 +109,15 @@ export class SessionReplay {
   /** Feed one exchange: the hook at its prompt (if any), then the daemon's decision. */
   async feed(t: TimedExchange): Promise<ReplayRow> {
     const ex = t.exchange;
+    // The hook fires at a prompt's submission, before the daemon sees that exchange at all.
     if (t.hookFires && !t.seed) this.hook(ex);
-    const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent });
+    const provisional = Boolean(t.provisional);
+    const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent, provisional });
+    // As the daemon: a later silent decision on an exchange whose provisional decision
+    // offered must not replace the cache the hook may be showing.
+    if (this.provisionalOffer === d.exchangeUuid && !d.offer) d.cacheable = false;
+    if (provisional && d.offer) this.provisionalOffer = d.exchangeUuid;
+    else if (!provisional && this.provisionalOffer === d.exchangeUuid) this.provisionalOffer = null;
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
     const row: ReplayRow = {
       session: d.sessionId,
@@ -113,6 +126,7 @@ export class SessionReplay {
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
+      provisional,
       trigger: d.trigger,
       silence: d.silence,
       offer: d.offer

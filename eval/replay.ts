@@ -91,7 +91,8 @@ export interface ReplayOptions {
   seed: number;
   /** State dir, for worker detection (sessions whose cwd is under it are active-brain's own). */
   home: string;
-  /** Simulate the daemon's settle flush with this delay (ms); null = whole turns (eval/replay-read.ts). */
+  /** Also simulate the daemon's provisional decisions at settle points of this delay (ms);
+   *  null = final decisions only (eval/replay-read.ts). */
   settleMs?: number | null;
   /** Each row once its session is replayed (the hook's verdict on an offer is known then). */
   onRow?: (row: ReplayRow) => void;
@@ -196,8 +197,8 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       file: f.rel,
       session: fileRows[0]?.session ?? '',
       sidechain: f.subagent || fileRows.some((r) => r.sidechain),
-      exchanges: fileRows.length,
-      would_fire: fileRows.filter((r) => r.offer).length,
+      exchanges: fileRows.filter((r) => !r.provisional).length,
+      would_fire: new Set(fileRows.filter((r) => r.offer).map((r) => r.turn)).size,
       printed: fileRows.filter((r) => r.offer && hookShows(r.hook)).length,
     });
     opts.onFile?.(++done);
@@ -216,13 +217,24 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
   let printed = 0;
   let sidechainOffers = 0;
   let mainExchanges = 0;
+  let exchanges = 0;
+  // An exchange may be decided provisionally (settle points) and then finally: it counts
+  // once, and fires when any of its decisions offered.
+  const fired = new Set<string>();
   for (const r of rows) {
     const side = sideFiles.has(r.file);
-    if (!side) mainExchanges++;
+    if (!r.provisional) {
+      exchanges++;
+      if (!side) mainExchanges++;
+    }
     if (r.trigger) bump(byTrigger, r.trigger);
     if (r.offer) {
-      wouldFire++;
-      byType[r.offer.type]++;
+      const key = `${r.file}\u0000${r.turn}`;
+      if (!fired.has(key)) {
+        fired.add(key);
+        wouldFire++;
+        byType[r.offer.type]++;
+      }
       if (side || r.sidechain) sidechainOffers++;
       bump(byHook, r.hook ?? 'unknown');
       if (hookShows(r.hook)) printed++;
@@ -231,7 +243,7 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
   const sidechainSessions = perSession.filter((s) => s.sidechain).length;
   return {
     sessions: perSession.length,
-    exchanges: rows.length,
+    exchanges,
     would_fire: wouldFire,
     fire_rate: mainExchanges ? round4(wouldFire / mainExchanges) : 0,
     by_type: byType,
@@ -239,7 +251,7 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     main_sessions: perSession.length - sidechainSessions,
     main_exchanges: mainExchanges,
     sidechain_sessions: sidechainSessions,
-    sidechain_exchanges: rows.length - mainExchanges,
+    sidechain_exchanges: exchanges - mainExchanges,
     printed,
     printed_rate: mainExchanges ? round4(printed / mainExchanges) : 0,
     by_trigger: sorted(byTrigger),

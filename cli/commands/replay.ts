@@ -35,8 +35,10 @@ Options:
   --store PATH     knowledge store (default: the configured store); opened read-only.
                    Missing → replay runs without retrieval (every trigger silent: no-store)
   --model PATH     a local transformers.js model folder (must be the store's model)
-  --settle         close a reply where the daemon would (a pause longer than daemon.settleMs
-                   after text, by the lines' timestamps); default: whole prompt→reply turns
+  --settle         also make the daemon's provisional decisions: where a reply paused longer
+                   than daemon.settleMs after text (by the lines' timestamps) the live daemon
+                   decides on the still-open exchange for the offer cache; default: final
+                   decisions on whole prompt→reply turns only
   --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
   --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
                    "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",

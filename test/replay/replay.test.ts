@@ -163,7 +163,7 @@ describe('replay', () => {
     expect(sub).toMatchObject({ sidechain: true, would_fire: 0 });
   });
 
-  it("settle split: a pause after reply text closes the exchange where the daemon would; the rest is a prompt-less continuation", async () => {
+  it('settle points: a pause after reply text yields a provisional decision on the open exchange, which stays open', async () => {
     const d = dir();
     const t = Date.UTC(2026, 10, 3, 9, 0, 0);
     const at = (ms: number) => new Date(t + ms).toISOString();
@@ -180,10 +180,17 @@ describe('replay', () => {
     expect(whole.exchanges).toHaveLength(1);
     expect(whole.exchanges[0]).toMatchObject({ hookFires: true, settledAt: t + 7000 });
     const split = await readTimedExchanges(path, { settleMs: 150 });
-    expect(split.exchanges.map((x) => [x.exchange.injected, x.hookFires])).toEqual([[false, true], [true, false]]);
+    // One provisional copy at the pause (the hook fires before it), then the whole turn.
+    expect(split.exchanges.map((x) => [Boolean(x.provisional), x.hookFires, x.exchange.index])).toEqual([[true, true, 0], [false, false, 0]]);
     expect(split.exchanges[0].settledAt).toBe(t + 1000);
-    // A pause shorter than the settle delay does not split.
+    expect(split.exchanges[0].exchange.assistant).toBe('Looking at it.');
+    expect(split.exchanges[1].exchange.assistant).toContain('Build passes.');
+    // A pause shorter than the settle delay gives no provisional decision.
     expect((await readTimedExchanges(path, { settleMs: 10_000 })).exchanges).toHaveLength(1);
+    // Replayed, the exchange counts once.
+    const r = await replayTranscripts([{ path, rel: 's.jsonl', subagent: false }], { config: cfg(), embedder: s.embedder, store: s.reader, seed: 1, settleMs: 150, home: join(tmp, 'no-home') });
+    expect(r.summary.exchanges).toBe(1);
+    expect(r.rows.filter((x) => x.provisional)).toHaveLength(1);
   });
 
   it('an unreadable file is skipped and listed; the rest replays', async () => {
