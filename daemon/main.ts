@@ -16,6 +16,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
+import { ensureSoakBaseline } from '../ops/soak-baseline.js';
 import { createEmbedder } from '../embed/embedder.js';
 import type { Embedder } from '../embed/types.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
@@ -168,6 +169,13 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
 
   // ---- store and offer builder (optional: without a store the daemon still watches) ----
   const storePath = config.store.path ?? defaultStorePath(env);
+  // The soak begins with the daemon's first start: remember when, and the store as it was
+  // (ops/soak-baseline.ts; `soak report` proves the daemon never wrote it).
+  try {
+    ensureSoakBaseline(storePath, env);
+  } catch (e) {
+    fail('soak-baseline', e, { path: storePath });
+  }
   let store: StoreReader | null = null;
   let builder: OfferBuilder | null = null;
   let silenceReason = 'no-store';

@@ -5,7 +5,9 @@
  * `claude -p` worker (entrypoint sdk-cli) gets no offer and no cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { repoRoot } from '../helpers/model.js';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { buildStore, type TestStore } from '../retrieval/helpers.js';
@@ -101,6 +103,30 @@ describe('daemon offers (real process, real store)', () => {
     const wd = decisions(e).find((r) => r.sessionId === w.id && r.turn === 4)!;
     expect(wd).toMatchObject({ worker: true, would_fire: false, silence: 'worker-entrypoint' });
     expect(existsSync(join(e.home, 'cache', `${w.id}.json`))).toBe(false);
+
+    // Rollout on top of the real would-fire offer: the hook (soak) logs it without printing,
+    // a person labels it, recalls its handle, and the soak report counts both.
+    const hook = spawnSync(process.execPath, [join(repoRoot, 'bin', 'active-brain-hook.js')], {
+      env: e.env,
+      input: JSON.stringify({ session_id: s.id, transcript_path: s.path, cwd: s.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'what now?' }),
+      encoding: 'utf8',
+    });
+    expect(hook.status).toBe(0);
+    expect(hook.stdout).toBe('');
+    const hookLog = readFileSync(join(e.home, 'logs', 'hook.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(hookLog.at(-1)).toMatchObject({ outcome: 'would-fire', offer_id: (cache.offer as { id: string }).id });
+    const offerId = (dec.offer as { id: string }).id;
+    expect(cli(e, ['label', '--offer', 'no-such-offer', '--verdict', 'useful']).code).toBe(1);
+    expect(cli(e, ['label', '--offer', offerId, '--verdict', 'maybe']).code).toBe(2);
+    expect(cli(e, ['label', '--offer', offerId, '--verdict', 'useful']).code).toBe(0);
+    const stats = JSON.parse(cli(e, ['label', '--stats', '--json']).stdout);
+    expect(stats).toMatchObject({ labels: 1, useful: 1, gate: { pass: false } });
+    expect(cli(e, ['label']).code).toBe(2); // not a terminal: says how to label from a script
+    expect(cli(e, ['recall', (dec.offer as { handle: string }).handle]).code).toBe(0);
+    const rep = JSON.parse(cli(e, ['soak', 'report', '--json']).stdout);
+    expect(rep.figures.by_type['past-fix']).toBe(1);
+    expect(rep.figures.recalled_after_offer['past-fix']).toEqual({ offered: 1, recalled: 1 });
+    expect(rep.figures.labels).toEqual({ n: 1, useful: 1 });
 
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
