@@ -246,10 +246,11 @@ describe('tailer', () => {
     // line proves polling works; the sweep covers chokidar's own add→watchFile race later.
     const h = await start(harness(root, offsets, { usePolling: true, rootPollMs: 1000 }));
     writeFileSync(f, rec(1) + '\n');
-    await waitFor(() => h.got.length === 1, 8000, 'first line by polling');
+    // Generous waits: polling intervals stretch on a loaded 2-core CI machine.
+    await waitFor(() => h.got.length === 1, 30_000, 'first line by polling');
     appendFileSync(f, rec(2) + '\n');
-    await waitFor(() => h.got.length === 2, 8000, 'second line by polling');
-  });
+    await waitFor(() => h.got.length === 2, 30_000, 'second line by polling');
+  }, 75_000);
 
   it.skipIf(process.getuid?.() === 0)('a file it may not read is reported once and read when allowed', async () => {
     const { root, offsets } = tempDirs();
