@@ -7,7 +7,7 @@
  * (a daemon killed with SIGKILL a moment ago). Used by daemon/main.ts, `stop` and `status`.
  */
 import lockfile from 'proper-lockfile';
-import { readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeDir, lockTarget } from '../shared/paths.js';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
@@ -91,6 +91,8 @@ export async function acquireDaemonLock(
   for (let attempt = 0; ; attempt++) {
     try {
       const release = await lockfile.lock(target, lockOpts(onCompromised));
+      // proper-lockfile makes its directory with the default mode: keep the state dir 0700 throughout.
+      try { chmodSync(lockDirPath(env), 0o700); } catch { /* lock dir already gone: compromised, handled above */ }
       writeFileAtomic(pidPath(env), `${process.pid}\n`);
       return {
         recovered,

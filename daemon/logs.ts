@@ -9,6 +9,7 @@
  */
 import { createStream, type RotatingFileStream } from 'rotating-file-stream';
 import { join } from 'node:path';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
 import type { Config } from '../config/schema.js';
 import type { ModeState, OfferType } from '../shared/types.js';
@@ -92,40 +93,102 @@ export interface DecisionRecord {
 export type LogRecord = EventRecord | DecisionRecord;
 
 export interface JsonlLog {
-  write(record: LogRecord): void;
+  /** Append one record. The promise resolves once its bytes reached the file (or the write
+   *  failed and was counted): the daemon commits transcript offsets only after that, so a
+   *  crash never leaves an exchange both unlogged and marked as processed. Never rejects. */
+  write(record: LogRecord): Promise<void>;
   /** Flush and close; resolves when everything written has reached the file. */
   close(): Promise<void>;
   /** Write errors so far (the log never throws at callers). */
   readonly errors: number;
   readonly lastError: string | null;
+  /** Records dropped while the log could not be written (disk full, unwritable dir). */
+  readonly dropped: number;
 }
 
-/** Open `<dir>/<file>` as a rotating JSONL log with config.logs limits. */
+/** After a write error the stream is reopened on a later write, at most this often. */
+export const LOG_REOPEN_BACKOFF_MS = 1000;
+
+/** True when the file is missing, empty, or ends in a newline (no torn last line). */
+function endsClean(path: string): boolean {
+  try {
+    const size = statSync(path).size;
+    if (size === 0) return true;
+    const fd = openSync(path, 'r');
+    try {
+      const b = Buffer.alloc(1);
+      readSync(fd, b, 0, 1, size - 1);
+      return b[0] === 0x0a;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return true;
+  }
+}
+
+/** Open `<dir>/<file>` as a rotating JSONL log with config.logs limits. A write error (disk
+ *  full, directory gone) kills the stream; the next write after LOG_REOPEN_BACKOFF_MS opens
+ *  a new one, first ending any torn last line, so logging resumes once the cause is gone. */
 export function openJsonlLog(dir: string, logs: Config['logs'], file = DAEMON_LOG_FILE): JsonlLog {
-  ensureDir(dir);
   let errors = 0;
+  let dropped = 0;
   let lastError: string | null = null;
   let stream: RotatingFileStream | null = null;
+  let reopenAt = 0;
+  let tornLine = false;
   const fail = (e: unknown) => {
     errors++;
     lastError = `log ${file}: ${(e as Error)?.message ?? String(e)}`;
   };
-  try {
-    stream = createStream(file, { path: dir, size: logs.rotateSize, rotate: logs.maxFiles, mode: 0o600 });
-    stream.on('error', fail);
-    stream.on('warning', fail);
-  } catch (e) {
-    fail(e);
-  }
+  const open = (): RotatingFileStream | null => {
+    try {
+      ensureDir(dir);
+      tornLine = !endsClean(join(dir, file));
+      const s = createStream(file, { path: dir, size: logs.rotateSize, rotate: logs.maxFiles, mode: 0o600 });
+      s.on('error', (e) => {
+        fail(e);
+        if (stream === s) {
+          stream = null;
+          reopenAt = Date.now() + LOG_REOPEN_BACKOFF_MS;
+        }
+      });
+      s.on('warning', fail);
+      return s;
+    } catch (e) {
+      fail(e);
+      reopenAt = Date.now() + LOG_REOPEN_BACKOFF_MS;
+      return null;
+    }
+  };
+  stream = open();
   let closing: Promise<void> | null = null;
   return {
     write(record) {
-      if (!stream || closing) return;
-      try {
-        stream.write(JSON.stringify(record) + '\n');
-      } catch (e) {
-        fail(e);
+      if (closing) return Promise.resolve();
+      if (!stream && Date.now() >= reopenAt) stream = open();
+      const s = stream;
+      if (!s) {
+        dropped++;
+        return Promise.resolve();
       }
+      const line = (tornLine ? '\n' : '') + JSON.stringify(record) + '\n';
+      tornLine = false;
+      return new Promise<void>((resolve) => {
+        try {
+          s.write(line, (err) => {
+            if (err) {
+              dropped++;
+              fail(err);
+            }
+            resolve();
+          });
+        } catch (e) {
+          dropped++;
+          fail(e);
+          resolve();
+        }
+      });
     },
     close() {
       if (closing) return closing;
@@ -143,6 +206,9 @@ export function openJsonlLog(dir: string, logs: Config['logs'], file = DAEMON_LO
     },
     get lastError() {
       return lastError;
+    },
+    get dropped() {
+      return dropped;
     },
   };
 }

@@ -238,8 +238,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:
    *  during catch-up older exchanges' caches would be overwritten at once anyway). */
-  const publish = (path: string, d: Decision, writeCache: boolean): void => {
-    if (killed || stopping) return;
+  const publish = (path: string, d: Decision, writeCache: boolean): Promise<void> => {
+    if (killed || stopping) return Promise.resolve();
     const t0 = performance.now();
     // The KILL file wins at once, not only at the next cycle: no new cache after it appears.
     if (writeCache && d.cacheable && d.mode !== null && !existsSync(killPath(env))) {
@@ -259,7 +259,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         event({ event: 'cache-write-failed', reason: code, sessionId: d.sessionId, message: errMsg(e) });
       }
     }
-    log.write(decisionRecord(d, Date.now()));
+    return log.write(decisionRecord(d, Date.now()));
   };
 
   const fileEntry = (path: string, sessionId: string, info: LinesInfo | null): FileEntry => {
@@ -302,7 +302,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         // keep it open; it is recorded when the turn ends or the next prompt arrives.
         const ex = f.asm.peek();
         const d = ex ? await decide(path, f, ex, true) : null;
-        if (d) publish(path, d, true);
+        if (d) await publish(path, d, true);
       });
     }, config.daemon.settleMs);
   };
@@ -314,6 +314,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     f.settle = null;
     const run = f.chain.then(async () => {
       let newest: Decision | null = null;
+      const logged: Promise<void>[] = [];
       for (const l of lines) {
         const rec = parseLine(l.line);
         if (!rec && looksMalformed(l.line)) {
@@ -325,11 +326,14 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         for (const ex of done) {
           const d = await decide(path, f, ex);
           if (!d) continue;
-          if (newest) publish(path, newest, false);
+          if (newest) logged.push(publish(path, newest, false));
           newest = d;
         }
       }
-      if (newest) publish(path, newest, true);
+      if (newest) logged.push(publish(path, newest, true));
+      // Offsets move only once the decisions reached the log file: a crash never leaves an
+      // exchange both unlogged and marked as processed (it is redone after the restart).
+      await Promise.all(logged);
       f.asm.advance(info.endOffset);
       commit(path, f);
       scheduleSettle(path, f);

@@ -6,7 +6,7 @@
  * proper-lockfile's staleness period. Used by indexer/indexer.ts callers (the CLI, bench).
  */
 import lockfile from 'proper-lockfile';
-import { readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeDir, indexLockTarget } from '../shared/paths.js';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
@@ -76,6 +76,8 @@ export async function acquireIndexLock(waitMs: number, env: NodeJS.ProcessEnv = 
         // indexer: every document is its own transaction, so finishing is still safe.
         onCompromised: () => {},
       });
+      // proper-lockfile makes its directory with the default mode: keep the state dir 0700 throughout.
+      try { chmodSync(`${target}.lock`, 0o700); } catch { /* gone already */ }
       writeFileAtomic(indexPidPath(env), `${process.pid}\n`);
       return {
         async release() {

@@ -39,6 +39,13 @@ export interface ChunkedNote {
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const EMPTY_HEADING = /^ {0,3}(#{1,6})[ \t]*$/;
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+/** Longest heading kept in a trail or title (characters); longer ones end in "…". */
+export const MAX_HEADING_CHARS = 200;
+
+function capHeading(text: string): string {
+  return text.length > MAX_HEADING_CHARS ? text.slice(0, MAX_HEADING_CHARS - 1) + '…' : text;
+}
+
 /** Separator of a heading trail. */
 export const TRAIL_SEP = ' > ';
 
@@ -135,7 +142,9 @@ export function markdownSections(body: string): { sections: Section[]; h1: strin
     if (h) {
       flush();
       const level = h[1].length;
-      const text = cleanHeading(h[2] ?? '');
+      // A heading is a label: a pathological one (a 1 MB line) must not be repeated in every
+      // chunk's heading trail and title. The full line stays in the section's text.
+      const text = capHeading(cleanHeading(h[2] ?? ''));
       while (stack.length && stack[stack.length - 1].level >= level) stack.pop();
       if (text) stack.push({ level, text });
       if (level === 1 && h1 === null && text) h1 = text;
@@ -186,7 +195,7 @@ export function chunkMarkdown(text: string, fileName: string, limits: ChunkLimit
   for (const s of sections) {
     for (const t of splitBlock(s.text, limits.maxChunkChars)) pieces.push({ heading: s.trail, text: t });
   }
-  return { title: h1 ?? titleFromFileName(fileName), aliases, chunks: mergeSmall(pieces, limits) };
+  return { title: capHeading(h1 ?? titleFromFileName(fileName)), aliases, chunks: mergeSmall(pieces, limits) };
 }
 
 /** Chunk a plain-text file: paragraphs packed up to the size limit, no headings. */

@@ -189,3 +189,16 @@ describe('chunker properties', () => {
     );
   });
 });
+
+describe('pathological headings', () => {
+  it('a huge heading line is kept in the text once but capped in the trail and title', async () => {
+    const { chunkMarkdown, MAX_HEADING_CHARS } = await import('../../indexer/markdown.js');
+    const huge = 'x'.repeat(300_000);
+    const note = chunkMarkdown(`# ${huge}\n\n## Fix\n\nraise the idle timeout\n`, 'n.md', { maxChunkChars: 1500, minChunkChars: 40 });
+    expect(note.title.length).toBeLessThanOrEqual(MAX_HEADING_CHARS);
+    for (const c of note.chunks) expect(c.heading.length).toBeLessThanOrEqual(2 * MAX_HEADING_CHARS + 10);
+    const total = note.chunks.reduce((n, c) => n + c.text.length + c.heading.length, 0);
+    // Linear: the text once plus a capped heading per chunk (uncapped, every chunk repeated the line).
+    expect(total).toBeLessThan(huge.length * 1.2);
+  });
+});
