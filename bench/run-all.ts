@@ -9,7 +9,7 @@
  * benchmarks that need it say so and are listed as skipped when it is missing.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { cpus, totalmem, tmpdir, release, platform } from 'node:os';
 import { basename, join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,21 @@ for (const file of modules) {
 }
 rmSync(workRoot, { recursive: true, force: true });
 
+// `--only` refreshes some sections: keep the other benchmarks' last results (each says when
+// it was measured).
+const stamp = new Date().toISOString();
+for (const r of results) r.measuredAt = stamp;
+if (only && existsSync(join(root, 'docs', 'benchmarks.json'))) {
+  try {
+    const prev = JSON.parse(readFileSync(join(root, 'docs', 'benchmarks.json'), 'utf8')) as { results: BenchResult[] };
+    const fresh = new Set(results.map((r) => r.name));
+    results.push(...prev.results.filter((r) => !fresh.has(r.name)));
+    results.sort((a, b) => a.name.localeCompare(b.name));
+  } catch {
+    /* an unreadable previous file: write only this run's results */
+  }
+}
+
 function fmt(v: number | string): string {
   if (typeof v === 'string') return v;
   if (Number.isInteger(v)) return String(v);
@@ -83,7 +98,7 @@ const lines: string[] = [
   'Benchmarks, not timed tests: medians and percentiles from one run on a shared, noisy machine;',
   'where a ratio is given, both sides were measured side by side in the same run.',
   '',
-  `- Date: ${new Date().toISOString()}`,
+  `- Written: ${stamp}${only ? ` (this run: ${[...only].join(', ')}; other sections keep their own date)` : ''}`,
   `- Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}`,
   `- Model: offline-glove-sif (100-d, built by \`npm run model:offline\`); MiniLM was not available offline`,
   `- Eval data: ${ev ?? 'absent (benchmarks that need it are skipped)'}`,
@@ -93,6 +108,7 @@ const lines: string[] = [
 for (const r of results) {
   lines.push(`## ${r.name}`, '');
   if (r.about) lines.push(r.about, '');
+  if (r.measuredAt) lines.push(`Measured ${r.measuredAt}.`, '');
   if (r.skipped) lines.push(`Skipped: ${r.skipped}`, '');
   if (r.figures.length) {
     lines.push('| metric | value | target | pass |', '|---|---|---|---|');
@@ -107,7 +123,7 @@ for (const r of results) {
 const md = lines.join('\n');
 if (!values['no-write']) {
   writeFileSync(join(root, 'docs', 'BENCHMARKS.md'), md);
-  writeFileSync(join(root, 'docs', 'benchmarks.json'), JSON.stringify({ date: new Date().toISOString(), results }, null, 2) + '\n');
+  writeFileSync(join(root, 'docs', 'benchmarks.json'), JSON.stringify({ date: stamp, results }, null, 2) + '\n');
   process.stderr.write('[bench] wrote docs/BENCHMARKS.md and docs/benchmarks.json\n');
 } else process.stdout.write(md + '\n');
 const failed = results.filter((r) => r.figures.some((f) => f.pass === false) || r.notes.some((n) => n.startsWith('FAILED')));

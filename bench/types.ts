@@ -20,6 +20,8 @@ export interface BenchResult {
   notes: string[];
   /** Set when data was missing (e.g. ../shared/eval absent): figures empty, says why. */
   skipped?: string;
+  /** ISO time of the run that produced it (set by bench/run-all.ts). */
+  measuredAt?: string;
 }
 
 export interface BenchOptions {
