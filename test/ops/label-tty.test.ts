@@ -1,0 +1,41 @@
+/**
+ * `active-brain label` on a real terminal (a pty from util-linux `script`): shows a sampled
+ * would-fire offer, re-asks on a bad key, records the verdict; then `--stats` counts it.
+ * The decision log line is in the daemon's real record format (logs-schema/daemon-decision).
+ */
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/model.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+
+const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
+const cli = join(repoRoot, 'bin', 'active-brain.js');
+
+describe.skipIf(!hasScript)('label on a terminal', () => {
+  it('shows the offer, takes y/n/s/q, appends the label', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ab-label-'));
+    mkdirSync(join(home, 'logs'));
+    const decision = {
+      type: 'decision', ts: Date.now(), sessionId: 's1', turn: 4, exchangeUuid: 'u4', offset: 100, mode: 'default', mode_state: 'soak',
+      worker: false, sidechain: false, seed: false, prompt_only: false, injected: false, trigger: 'error', trigger_values: {}, gates: [],
+      would_fire: true, silence: null,
+      offer: { id: 'off1', chunkId: 1, handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, region: 'notes', wildcard: false, reasoned: false },
+      sufficiency: 0.7, candidates: 3, latency_ms: {}, provisional: false,
+    };
+    expect(validate(loadSchema('daemon-decision'), decision)).toEqual([]);
+    writeFileSync(join(home, 'logs', 'daemon.jsonl'), JSON.stringify(decision) + '\n');
+    const env = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
+    // `script` gives the CLI a pty; the keys arrive after it has drawn its question.
+    const r = spawnSync('sh', ['-c', `(sleep 3; printf 'x\\n'; sleep 1; printf 'y\\n') | script -qec "${process.execPath} ${cli} label --seed 1" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(r.stdout).toContain('[active-brain · Past fix · 0.80] notes/pg.md#0');
+    expect(r.stdout).toContain('labeled 1 now; 1/1 useful overall.');
+    const labels = readFileSync(join(home, 'labels.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(labels).toEqual([expect.objectContaining({ offer_id: 'off1', useful: true, type: 'past-fix', mode: 'default' })]);
+    const stats = spawnSync(process.execPath, [cli, 'label', '--stats', '--json'], { env, encoding: 'utf8' });
+    expect(stats.status).toBe(1); // 1 label is far from the gate's 50
+    expect(JSON.parse(stats.stdout)).toMatchObject({ labels: 1, useful: 1 });
+  }, 60_000);
+});
