@@ -21,6 +21,9 @@ import { createEmbedder } from '../embed/embedder.js';
 import type { Embedder } from '../embed/types.js';
 import { buildTempStore, type TempItem } from '../eval/temp-store.js';
 import { search, embedQuery, hybridDepth, fuseHybrid, DEFAULT_K } from '../search/search.js';
+import { openStoreReader } from '../store/sqlite-store.js';
+import { MAX_QUERY_TOKENS } from '../store/fts-query.js';
+import type { PruneOptions } from '../store/term-stats.js';
 
 /** Words of the model vocabulary used (most frequent first). */
 const VOCAB_SIZE = 30_000;
@@ -88,7 +91,20 @@ function sumNormalized(ids: number[], wordVecs: Float32Array[], dim: number): Fl
   return v;
 }
 
+/** The keyword arm as it was before document-frequency pruning (store/term-stats.ts): every
+ *  content word of the query OR-ed. Measured side by side, query by query, for the comparison. */
+const NO_PRUNING: PruneOptions = { maxDfShare: 1, maxTerms: MAX_QUERY_TOKENS, minChunks: Number.POSITIVE_INFINITY };
+
 const round2 = (x: number) => Math.round(x * 100) / 100;
+/** Share of list a's chunk ids that list b also holds (1 when both are empty). */
+function overlap(a: ReadonlyArray<{ chunkId: number }>, b: ReadonlyArray<{ chunkId: number }>): number {
+  if (a.length === 0) return b.length === 0 ? 1 : 0;
+  const ids = new Set(b.map((h) => h.chunkId));
+  return a.filter((h) => ids.has(h.chunkId)).length / a.length;
+}
+
+/** CPU milliseconds of a process.cpuUsage() difference (user + system). */
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 async function measure(embedder: Embedder, words: string[], wordVecs: Float32Array[], size: number, workDir: string): Promise<{ figures: Figure[]; note: string }> {
   const rand = prng(size);
@@ -117,30 +133,52 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     for (const q of queries.slice(1, WARMUP_QUERIES)) await search(store.reader, embedder, q, { k: DEFAULT_K, arm: 'hybrid' });
 
     const total: number[] = [];
+    const totalCpu: number[] = [];
+    const keywordCpu: number[] = [];
     const embedMs: number[] = [];
     const keywordMs: number[] = [];
     const vectorMs: number[] = [];
     const fuseMs: number[] = [];
     const depth = hybridDepth(DEFAULT_K);
+    const unpruned = openStoreReader(store.reader.info().path, { prune: NO_PRUNING });
+    const unprunedMs: number[] = [];
+    const unprunedCpu: number[] = [];
+    let sameHybridTop = 0;
+    let sameKeywordTop = 0;
+    for (const q of queries.slice(0, WARMUP_QUERIES)) unpruned.keywordSearch(q, depth);
     for (const q of queries.slice(WARMUP_QUERIES)) {
+      const cpu0 = process.cpuUsage();
       const a = process.hrtime.bigint();
       await search(store.reader, embedder, q, { k: DEFAULT_K, arm: 'hybrid' });
       total.push(Number(process.hrtime.bigint() - a) / 1e6);
+      totalCpu.push(cpuMs(process.cpuUsage(cpu0)));
       // The same work piece by piece, for the breakdown.
       const b = process.hrtime.bigint();
       const v = await embedQuery(embedder, q);
       const c = process.hrtime.bigint();
+      const cpu1 = process.cpuUsage();
       const kw = store.reader.keywordSearch(q, depth);
       const d = process.hrtime.bigint();
+      keywordCpu.push(cpuMs(process.cpuUsage(cpu1)));
       const vec = store.reader.vectorSearch([v], depth)[0] ?? [];
       const e = process.hrtime.bigint();
-      fuseHybrid(kw, vec, DEFAULT_K);
+      const fused = fuseHybrid(kw, vec, DEFAULT_K);
       const f = process.hrtime.bigint();
+      // The same keyword query without pruning (interleaved: same machine load).
+      const cpu2 = process.cpuUsage();
+      const u0 = process.hrtime.bigint();
+      const kwAll = unpruned.keywordSearch(q, depth);
+      unprunedMs.push(Number(process.hrtime.bigint() - u0) / 1e6);
+      unprunedCpu.push(cpuMs(process.cpuUsage(cpu2)));
+      sameKeywordTop += overlap(kw.slice(0, DEFAULT_K), kwAll.slice(0, DEFAULT_K));
+      sameHybridTop += overlap(fused, fuseHybrid(kwAll, vec, DEFAULT_K));
       embedMs.push(Number(c - b) / 1e6);
       keywordMs.push(Number(d - c) / 1e6);
       vectorMs.push(Number(e - d) / 1e6);
       fuseMs.push(Number(f - e) / 1e6);
     }
+    unpruned.close();
+    const measured = QUERIES;
     const p50 = quantile(total, 0.5);
     const p95 = quantile(total, 0.95);
     const atTarget = size >= TARGET_SIZE;
@@ -148,8 +186,13 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     const figures: Figure[] = [
       { metric: `hybrid search p50 @${label}`, value: round2(p50), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_P50_MS} ms`, pass: p50 <= TARGET_P50_MS } : {}) },
       { metric: `hybrid search p95 @${label}`, value: round2(p95), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_P95_MS} ms`, pass: p95 <= TARGET_P95_MS } : {}) },
+      { metric: `hybrid search CPU time p50 / p95 @${label}`, value: `${round2(quantile(totalCpu, 0.5))} / ${round2(quantile(totalCpu, 0.95))}`, unit: 'ms CPU (user + system, all threads)' },
       { metric: `  query embed p50 @${label}`, value: round2(quantile(embedMs, 0.5)), unit: 'ms' },
       { metric: `  keyword arm p50 / p95 @${label}`, value: `${round2(quantile(keywordMs, 0.5))} / ${round2(quantile(keywordMs, 0.95))}`, unit: 'ms' },
+      { metric: `  keyword arm CPU time p50 / p95 @${label}`, value: `${round2(quantile(keywordCpu, 0.5))} / ${round2(quantile(keywordCpu, 0.95))}`, unit: 'ms CPU' },
+      { metric: `  keyword arm without pruning p50 / p95 @${label}`, value: `${round2(quantile(unprunedMs, 0.5))} / ${round2(quantile(unprunedMs, 0.95))}`, unit: 'ms (all query words OR-ed; side by side)' },
+      { metric: `  keyword arm without pruning CPU time p50 / p95 @${label}`, value: `${round2(quantile(unprunedCpu, 0.5))} / ${round2(quantile(unprunedCpu, 0.95))}`, unit: 'ms CPU' },
+      { metric: `  top-${DEFAULT_K} overlap pruned vs unpruned: keyword / hybrid @${label}`, value: `${round2(sameKeywordTop / measured)} / ${round2(sameHybridTop / measured)}`, unit: 'fraction (mean)' },
       { metric: `  vector arm p50 / p95 @${label}`, value: `${round2(quantile(vectorMs, 0.5))} / ${round2(quantile(vectorMs, 0.95))}`, unit: 'ms' },
       { metric: `  fusion p50 @${label}`, value: round2(quantile(fuseMs, 0.5)), unit: 'ms' },
       { metric: `first search (loads the vector matrix) @${label}`, value: round2(coldMs), unit: 'ms' },
@@ -165,6 +208,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const notes: string[] = [
     'Per query: search() end to end (embed query, FTS5 BM25 and cosine scan at fusion depth, min-max fusion, fetch k chunks), on a warm reader.',
     'Synthetic corpus: Zipf-distributed real words of the offline model vocabulary, 90 words per chunk; chunk vectors = normalized sum of word vectors (see the module header).',
+    'Keyword pruning (store/term-stats.ts): words in > 30% of chunks dropped while a rarer one remains, at most the 16 rarest OR-ed. "Without pruning" rows run the same queries through a second reader with pruning off, interleaved query by query; the overlap rows compare the top-10 lists.',
   ];
   const figures: Figure[] = [];
   try {

@@ -25,6 +25,11 @@ export interface RankedList {
   weight: number;
   /** Arm name (`keyword`, `vector`, `name`, …); lists may share an arm (multi-query). */
   arm: string;
+  /** The score every chunk missing from the list is known to have, when the list is exhaustive
+   *  (e.g. a keyword list shorter than the depth asked for: every other chunk scores 0). minmax
+   *  then normalizes from it instead of from the list's own lowest score, so the weakest listed
+   *  hit still counts above chunks that did not match at all. */
+  floorScore?: number;
 }
 
 export interface FuseOptions {
@@ -90,6 +95,7 @@ function normalizer(list: RankedList, method: FusionMethod, rrfK: number): Norma
     sum += h.score;
   }
   if (method === 'minmax') {
+    if (list.floorScore !== undefined && list.floorScore < min) min = list.floorScore;
     const span = max - min;
     // One distinct score: every hit is as good as the best one.
     return { value: (h) => (span > 0 ? (h.score - min) / span : 1), floor: 0 };

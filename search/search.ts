@@ -17,6 +17,8 @@ export const ARMS: readonly Arm[] = ['keyword', 'vector', 'hybrid'];
 
 /** Default number of results. */
 export const DEFAULT_K = 10;
+/** The keyword score (negated BM25) of a chunk that matches no query term. */
+export const KEYWORD_NO_MATCH_SCORE = 0;
 
 export interface HybridFusion {
   method: FusionMethod;
@@ -97,9 +99,11 @@ export function hybridDepth(k: number, fusion?: Partial<HybridFusion>): number {
 /** The hybrid ranking from the two arms' lists (fetched at hybridDepth): pure. */
 export function fuseHybrid(keyword: Hit[], vector: Hit[], k: number, fusion?: Partial<HybridFusion>): RankedHit[] {
   const f: HybridFusion = { ...HYBRID_DEFAULTS, ...fusion };
+  // A keyword list shorter than the depth holds every chunk that matched: the rest score 0.
+  const keywordFloor = keyword.length < hybridDepth(k, fusion) ? KEYWORD_NO_MATCH_SCORE : undefined;
   const fused = fuse(
     [
-      { arm: 'keyword', hits: keyword, weight: f.keywordWeight },
+      { arm: 'keyword', hits: keyword, weight: f.keywordWeight, floorScore: keywordFloor },
       { arm: 'vector', hits: vector, weight: f.vectorWeight },
     ],
     { method: f.method, rrfK: f.rrfK, limit: k },

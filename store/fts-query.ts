@@ -1,7 +1,8 @@
 /**
  * Turns arbitrary user/turn text into a safe FTS5 MATCH expression: word tokens (letters,
  * digits) lower-cased, English stop-words dropped, duplicates removed, each token quoted
- * as an FTS5 string and the lot OR-ed. Text with no content words → null (no search, no
+ * as an FTS5 string and the lot OR-ed. (The reader first prunes the token list by document
+ * frequency — store/term-stats.ts — and then builds the expression with ftsExpression.) Text with no content words → null (no search, no
  * hits), so no input can produce an FTS5 syntax error. Pure.
  */
 import { STOP_WORDS } from './stopwords.js';
@@ -29,9 +30,13 @@ export function queryTokens(text: string): string[] {
   return out;
 }
 
-/** FTS5 expression (`"a" OR "b"`), or null when the text holds no content words. */
-export function toFtsQuery(text: string): string | null {
-  const tokens = queryTokens(text);
+/** FTS5 expression OR-ing the tokens, each quoted as an FTS5 string; null for no tokens. */
+export function ftsExpression(tokens: readonly string[]): string | null {
   if (tokens.length === 0) return null;
   return tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}
+
+/** FTS5 expression (`"a" OR "b"`), or null when the text holds no content words. */
+export function toFtsQuery(text: string): string | null {
+  return ftsExpression(queryTokens(text));
 }

@@ -4,13 +4,16 @@
  * from the `vectors` table, reloaded when `PRAGMA data_version` says another connection
  * committed), exact name lookup, chunk fetches. The connection is read-only (store/open.ts).
  * Region filters and `project:<glob>` scopes are applied here (shared/modes.ts scopeAllows).
+ * Keyword queries are pruned by document frequency first (store/term-stats.ts: very common
+ * terms dropped, at most the rarest MAX_OR_TERMS kept) — it bounds the FTS5 doclist walk.
  */
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { scopeAllows } from '../shared/modes.js';
 import type { ChunkRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { checkSchema, getMeta } from './schema.js';
-import { toFtsQuery } from './fts-query.js';
+import { ftsExpression, queryTokens } from './fts-query.js';
+import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
 import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
@@ -82,12 +85,16 @@ export class SqliteStoreReader implements StoreReader {
   private matrix: VectorMatrix | null = null;
   private chunkRegionCache: Map<number, number> | null = null;
   private readonly stmts;
+  /** Created on the first keyword query (a short-lived reader, e.g. the writer's info(), never needs it). */
+  private termStats: TermStats | null = null;
 
   constructor(
     readonly path: string,
     private readonly db: Database.Database,
     /** Vector scan implementation; default: WebAssembly SIMD when available. Tests force 'js'. */
     private readonly scanMethod?: ScanMethod,
+    /** Keyword-query pruning (default PRUNE_DEFAULTS; tests and measurements change it). */
+    private readonly prune: PruneOptions = PRUNE_DEFAULTS,
   ) {
     checkSchema(db, path);
     this.stmts = {
@@ -115,9 +122,11 @@ export class SqliteStoreReader implements StoreReader {
                              JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.title = ?`),
       nameHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
                             JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.name = @t OR d.stem = @t`),
+      // A path suffix ends in the file name: the indexed name column narrows the candidates to
+      // documents with that name before the LIKE (no scan over every document's path).
       suffixHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
                               JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0
-                              WHERE d.path = @t OR d.path LIKE @like ESCAPE '\\'`),
+                              WHERE d.name = @base AND (d.path = @t OR d.path LIKE @like ESCAPE '\\')`),
     };
   }
 
@@ -129,6 +138,7 @@ export class SqliteStoreReader implements StoreReader {
       this.regionCache = null;
       this.matrix = null;
       this.chunkRegionCache = null;
+      this.termStats?.invalidate();
     }
   }
 
@@ -188,9 +198,19 @@ export class SqliteStoreReader implements StoreReader {
     return this.chunkRegionCache;
   }
 
+  /** The FTS5 MATCH expression keywordSearch runs for a query (after pruning), or null. */
+  keywordExpression(query: string): string | null {
+    const tokens = queryTokens(query);
+    if (tokens.length === 0) return null;
+    this.refresh();
+    this.termStats ??= new TermStats(this.db);
+    return ftsExpression(this.termStats.select(tokens, this.prune).tokens);
+  }
+
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
-    const expr = toFtsQuery(query);
-    if (!expr || k <= 0) return [];
+    if (k <= 0) return [];
+    const expr = this.keywordExpression(query);
+    if (!expr) return [];
     const sel = this.selectRegions(filter);
     if (sel && sel.ids.length === 0) return [];
     const exclude = new Set(filter?.excludeChunkIds ?? []);
@@ -275,7 +295,8 @@ export class SqliteStoreReader implements StoreReader {
     add(this.stmts.titleHits.all(t) as Row[], 'title');
     if (t.includes('/')) {
       const like = '%/' + t.replace(/^\/+/, '').replace(/[\\%_]/g, (c) => '\\' + c);
-      add(this.stmts.suffixHits.all({ t, like }) as Row[], 'suffix');
+      const base = t.slice(t.lastIndexOf('/') + 1);
+      if (base) add(this.stmts.suffixHits.all({ t, like, base }) as Row[], 'suffix');
     } else {
       add(this.stmts.nameHits.all({ t }) as Row[], 'suffix');
     }
@@ -323,17 +344,18 @@ export class SqliteStoreReader implements StoreReader {
 
   close(): void {
     this.matrix = null;
+    this.termStats?.close();
     this.db.close();
   }
 }
 
 /** Open the store read-only. Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
  *  SCHEMA_OLD / SCHEMA_TOO_NEW; each message says what to run. */
-export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod } = {}): StoreReader {
+export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
   const file = resolve(path);
   const db = openReadonlyDb(file);
   try {
-    return new SqliteStoreReader(file, db, opts.scanMethod);
+    return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune);
   } catch (e) {
     db.close();
     throw e instanceof StoreError ? e : unreadableStore(file, e);

@@ -5,13 +5,19 @@
  *
  * Layout: meta (schema_version, model, dim) · regions · sources · documents · chunks
  * (+ aliases for exact name lookup) · chunks_fts (FTS5, contentless, rowid = chunk id)
- * · vectors (chunk id → normalized Float32 BLOB, little-endian as stored by the machine).
+ * · vectors (chunk id → normalized Float32 BLOB, little-endian as stored by the machine)
+ * · chunks_fts_vocab (v2: fts5vocab 'row' view of chunks_fts — per-term document counts, read by
+ *   the reader to drop near-zero-IDF query terms; it must exist after indexing because the
+ *   daemon's read-only connection cannot create it).
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
 
 /** FTS5 tokenizer: porter stemming over unicode61 (measured against plain unicode61 in docs/STORE.md). */
 export const FTS_TOKENIZER = 'porter unicode61 remove_diacritics 2';
+
+/** The fts5vocab table over chunks_fts (term, doc, cnt): document frequency per indexed term. */
+export const FTS_VOCAB_TABLE = 'chunks_fts_vocab';
 
 export interface Migration {
   version: number;
@@ -81,6 +87,12 @@ export const MIGRATIONS: readonly Migration[] = [
         vec BLOB NOT NULL
       );
     `,
+  },
+  {
+    // Document frequency per indexed term (stemmed), for keyword-query pruning (store/reader.ts).
+    // fts5vocab is a read-only view over the FTS5 index: no data to back-fill.
+    version: 2,
+    up: `CREATE VIRTUAL TABLE IF NOT EXISTS ${FTS_VOCAB_TABLE} USING fts5vocab(chunks_fts, 'row');`,
   },
 ];
 

@@ -8,6 +8,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { fuse, type FusionMethod, type RankedList } from '../../search/fusion.js';
 import type { Hit } from '../../store/types.js';
+import { fuseHybrid } from '../../search/search.js';
 
 const METHODS: FusionMethod[] = ['rrf', 'minmax', 'zscore'];
 
@@ -59,6 +60,31 @@ describe('fuse: worked examples', () => {
     expect(score[2]).toBeCloseTo(0.7 * 0.5 + 0, 12);
     expect(score[3]).toBeCloseTo(0 + 0.3, 12);
     expect(out.map((h) => h.chunkId)).toEqual([1, 2, 3]);
+  });
+
+  it('minmax with a floorScore (exhaustive list) normalizes from the floor: the weakest hit still counts', () => {
+    const lists = (floorScore?: number): RankedList[] => [
+      { arm: 'keyword', hits: hits([1, 2], [10, 5]), weight: 0.7, floorScore },
+      { arm: 'vector', hits: hits([3, 2], [0.9, 0.5]), weight: 0.3 },
+    ];
+    const withFloor = Object.fromEntries(fuse(lists(0), { method: 'minmax' }).map((h) => [h.chunkId, h.score]));
+    expect(withFloor[1]).toBeCloseTo(0.7, 12);
+    expect(withFloor[2]).toBeCloseTo(0.7 * 0.5 + 0, 12);
+    expect(withFloor[3]).toBeCloseTo(0.3, 12);
+    // Control: without the floor the weakest keyword hit normalizes to 0 and falls below chunk 3.
+    const without = fuse(lists(), { method: 'minmax' });
+    expect(without.map((h) => h.chunkId)).toEqual([1, 3, 2]);
+    expect(fuse(lists(0), { method: 'minmax' }).map((h) => h.chunkId)).toEqual([1, 2, 3]);
+    // A floor above the list's own minimum changes nothing.
+    expect(fuse(lists(7), { method: 'minmax' })).toEqual(without);
+  });
+
+  it('fuseHybrid sets the keyword floor only when the keyword list is shorter than the depth', () => {
+    const short = hits([1, 2], [10, 5]);
+    const vec = hits([3, 2], [0.9, 0.5]);
+    expect(fuseHybrid(short, vec, 10).map((h) => h.chunkId)).toEqual([1, 2, 3]);
+    // A full-depth list (here depth = candidates = 2): the list's own minimum, as before.
+    expect(fuseHybrid(short, vec, 2, { candidates: 2 }).map((h) => h.chunkId)).toEqual([1, 3]);
   });
 
   it('minmax: a list of one distinct score counts every hit as its best', () => {

@@ -174,6 +174,21 @@ describe('name search and fetches', () => {
     expect(r.nameSearch('pgbouncer', 5, { regions: ['api'] })).toEqual([]);
   });
 
+  it('path suffix: whole segments, case-insensitive, absolute path; looked up through the file-name index (no scan)', () => {
+    expect(r.nameSearch('K8S/Readiness.MD', 5).map((h) => h.match)).toEqual(['suffix']);
+    expect(r.nameSearch(join(t.dir, 'notes', 'k8s', 'readiness.md'), 5).map((h) => h.match)).toEqual(['suffix']);
+    expect(r.nameSearch('/notes/pg/pool-timeouts.md', 5).map((h) => h.match)).toEqual(['suffix']);
+    expect(r.nameSearch('pg/readiness.md', 5)).toEqual([]); // right file name, wrong folder
+    expect(r.nameSearch('k8s/', 5)).toEqual([]); // no file name: nothing, not every file under k8s
+    expect(r.nameSearch('k8s/read_ness.md', 5)).toEqual([]); // LIKE wildcards are escaped
+    const db = (r as SqliteStoreReader).connectionForTests();
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT c.id FROM documents d JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0
+                WHERE d.name = @base AND (d.path = @t OR d.path LIKE @like ESCAPE '\\')`)
+      .all({ base: 'readiness.md', t: 'k8s/readiness.md', like: '%/k8s/readiness.md' }) as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(/documents_name/);
+  });
+
   it('getChunks keeps the asked order and skips unknown ids; chunkByHandle; chunkVector is normalized', () => {
     const ids = r.keywordSearch('pool', 5).map((h) => h.chunkId);
     expect(r.getChunks([...ids].reverse(), ).map((c) => c.id)).toEqual([...ids].reverse());
