@@ -31,7 +31,7 @@ const TARGET_P95 = 600;
 const TARGET_IDLE_CPU = 1;
 const POLL_MS = 3;
 const CYCLE_MS = 2000;
-/** Catch-up passes when peak RSS grows by less than this over the idle daemon (memory bounded, not ∝ backlog). */
+/** Catch-up passes when its peak RSS exceeds the idle daemon's peak by less than this (memory bounded, not ∝ backlog). */
 const CATCHUP_RSS_HEADROOM_MB = 150;
 
 const WORDS = (
@@ -282,7 +282,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     figures.push(
       { metric: `catch-up of a ${backlogMb} MB backlog (${exchanges} exchanges)`, value: Number(secs.toFixed(1)), unit: 's' },
       { metric: 'catch-up throughput', value: Number((backlogMb / secs).toFixed(2)), unit: 'MB/s' },
-      { metric: 'RSS idle / peak during catch-up (VmHWM)', value: `${mem.rssMb} / ${Math.max(peak, after.hwmMb)}`, unit: 'MB', target: `< idle + ${CATCHUP_RSS_HEADROOM_MB} MB`, pass: Math.max(peak, after.hwmMb) - mem.rssMb < CATCHUP_RSS_HEADROOM_MB },
+      // High-water marks on both sides: the idle daemon's VmHWM already holds the model load
+      // and first store scan, as the restarted daemon's does; what remains is the backlog's.
+      { metric: 'peak RSS: idle daemon / during catch-up (VmHWM)', value: `${mem.hwmMb} / ${Math.max(peak, after.hwmMb)}`, unit: 'MB', target: `< idle peak + ${CATCHUP_RSS_HEADROOM_MB} MB`, pass: Math.max(peak, after.hwmMb) - mem.hwmMb < CATCHUP_RSS_HEADROOM_MB },
     );
     d2.child.kill('SIGTERM');
     await d2.exited;

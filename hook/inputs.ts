@@ -84,8 +84,9 @@ export function transcriptFacts(path: unknown, root: string): TranscriptFacts {
   if (path === undefined || path === null || path === '') return { status: 'absent' };
   if (!transcriptPathAcceptable(path, root)) return { status: 'untrusted' };
   try {
-    const realRoot = realpathSync(root);
-    const real = realpathSync(path);
+    // The libc realpath: one syscall-level walk instead of Node's JS lstat-per-component.
+    const realRoot = realpathSync.native(root);
+    const real = realpathSync.native(path);
     if (!real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep) || !real.endsWith('.jsonl')) return { status: 'untrusted' };
     const st = statSync(real);
     if (!st.isFile()) return { status: 'untrusted' };
