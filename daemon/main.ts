@@ -66,6 +66,8 @@ interface FileEntry {
   settle: NodeJS.Timeout | null;
   /** Exchange uuid whose provisional decision produced an offer (not yet finalized). */
   provisionalOffer: string | null;
+  /** `uuid@endOffset` of the last provisional decision (never twice on the same content). */
+  lastProvisional: string | null;
   skipped: number;
 }
 
@@ -274,6 +276,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         chain: f?.chain ?? Promise.resolve(),
         settle: null,
         provisionalOffer: null,
+        lastProvisional: null,
         skipped: f?.skipped ?? 0,
       };
       files.set(path, f);
@@ -301,7 +304,12 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         // nothing marking its end: decide on a copy of the open exchange for the cache and
         // keep it open; it is recorded when the turn ends or the next prompt arrives.
         const ex = f.asm.peek();
-        const d = ex ? await decide(path, f, ex, true) : null;
+        // Lines that parse to nothing (snapshots, progress) leave the exchange as it was:
+        // decide on the same open exchange only once.
+        const key = ex ? `${ex.uuid}@${ex.endOffset}` : null;
+        if (!ex || key === f.lastProvisional) return;
+        f.lastProvisional = key;
+        const d = await decide(path, f, ex, true);
         if (d) await publish(path, d, true);
       });
     }, config.daemon.settleMs);
@@ -334,6 +342,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       // Offsets move only once the decisions reached the log file: a crash never leaves an
       // exchange both unlogged and marked as processed (it is redone after the restart).
       await Promise.all(logged);
+      // A stop or KILL that began mid-batch skipped logging these decisions: leave the
+      // offsets where they were, so the exchanges are decided again after the restart.
+      if (stopping || killed) return;
       f.asm.advance(info.endOffset);
       commit(path, f);
       scheduleSettle(path, f);
@@ -430,11 +441,13 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       } catch (e) {
         fail('tailer-close', e);
       }
-      if (killed) caches.clearAll(); // anything written while stopping
+      // No daemon, no fresh offers: a cache left behind would let the hook print an offer
+      // computed turns ago (it stays valid for daemon.cacheTtlSeconds). Clear on every stop.
+      const cleared = caches.clearAll();
       try {
         writeCanary(canaryPath(env), { ...canary(), killed });
       } catch { /* best effort */ }
-      event({ event: 'stop', reason, figures: { cycles, uptimeMs: Date.now() - startedAt } });
+      event({ event: 'stop', reason, figures: { cycles, uptimeMs: Date.now() - startedAt, cachesCleared: cleared } });
       await log.close();
       try { (store as StoreReader | null)?.close(); } catch { /* closing */ }
       try { await embedder.dispose(); } catch { /* closing */ }

@@ -309,7 +309,10 @@ export class Pipeline {
     const builder = this.deps.offerBuilder;
     if (!gate('store', builder !== null, this.deps.noBuilderReason ?? 'no-store')) return finish(gates.at(-1)!.reason);
 
-    markBuild(state, ex.timestamp);
+    // A final decision's build counts for the cooldown whatever it found. A provisional one
+    // (partial text of an open exchange) counts only when it produced an offer the hook may
+    // show: a silent early look must not block the decision on the finished turn.
+    if (!provisional) markBuild(state, ex.timestamp);
     const tBuild = performance.now();
     const centroid = centroidUnit(state) ?? features.vec;
     let built;
@@ -335,6 +338,8 @@ export class Pipeline {
     decision.candidates = built.candidates.length;
     if (!gate('offer', built.offer !== null, built.silence ?? 'no-offer')) return finish(gates.at(-1)!.reason);
     decision.offer = built.offer;
+    // The open exchange is not recorded yet: its index is state.turns.
+    if (provisional) markBuild(state, ex.timestamp, state.turns);
     rememberOffered(state, [built.offer!.chunkId], config.retrieval.dedupWindow);
     return finish(null);
   }

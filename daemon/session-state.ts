@@ -179,8 +179,8 @@ export function recordExchange(state: SessionState, f: ExchangeFeatures, m: Meas
 }
 
 /** Note a candidate build at the last recorded turn (starts the cooldown). */
-export function markBuild(state: SessionState, atMs: number): void {
-  state.lastBuildTurn = state.turns - 1;
+export function markBuild(state: SessionState, atMs: number, turn: number = state.turns - 1): void {
+  state.lastBuildTurn = turn;
   state.lastBuildAt = atMs;
 }
 

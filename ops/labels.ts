@@ -1,14 +1,16 @@
 /**
  * Labels: a person's verdict on a would-fire (or printed) offer, appended to
  * <home>/labels.jsonl. Only explicit useful / not-useful verdicts count — never a region
- * match or a non-empty hypothesis. Sampling picks unlabeled offers from the decision log.
+ * match or a non-empty hypothesis. Sampling picks unlabeled offers that the hook showed (or,
+ * in soak, would have shown), joined to their decision records by offer id.
  */
 import { appendFileSync } from 'node:fs';
 import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
 import { ensureDir } from '../shared/atomic.js';
 import type { OfferType } from '../shared/types.js';
 import type { DecisionRecord } from '../daemon/logs.js';
-import { daemonLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
+import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
+import type { HookRecord } from '../hook/log.js';
 
 export interface LabelRecord {
   ts: number;
@@ -31,12 +33,24 @@ export function appendLabel(l: LabelRecord, env: NodeJS.ProcessEnv = process.env
   appendFileSync(labelsPath(env), JSON.stringify(l) + '\n', { mode: 0o600 });
 }
 
-/** Offers the daemon produced (would-fire or printed), newest last; one per offer id. */
+/** Offer ids the hook printed or (in soak) would have printed: what a person would have seen. */
+export function shownOfferIds(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Set<string> {
+  const ids = new Set<string>();
+  for (const r of readJsonlFiles<HookRecord>(hookLogs(logsDir(env)), sinceMs).records) {
+    if ((r.outcome === 'print' || r.outcome === 'would-fire') && typeof r.offer_id === 'string') ids.add(r.offer_id);
+  }
+  return ids;
+}
+
+/** Offers a person would have seen — decided by the daemon AND let through by the hook's
+ *  gates (confidence, budget, gap) — newest last; one per offer id. Offers the hook would
+ *  have silenced are not labeled: they say nothing about what users get. */
 export function offeredDecisions(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): DecisionRecord[] {
+  const shown = shownOfferIds(env, sinceMs);
   const seen = new Set<string>();
   const out: DecisionRecord[] = [];
   for (const d of readJsonlFiles<DecisionRecord>(daemonLogs(logsDir(env)), sinceMs).records) {
-    if (d.type !== 'decision' || !d.would_fire || !d.offer || seen.has(d.offer.id)) continue;
+    if (d.type !== 'decision' || !d.would_fire || !d.offer || seen.has(d.offer.id) || !shown.has(d.offer.id)) continue;
     if (d.worker || d.sidechain || d.seed) continue;
     seen.add(d.offer.id);
     out.push(d);

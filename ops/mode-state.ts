@@ -35,7 +35,9 @@ export function setModeState(mode: string, to: ModeState, audit: { forced: boole
   if (!check.success) throw new ConfigError(`refusing to write ${file}: ${check.error.issues[0].message}`);
   ensureDir(homeDir(env));
   writeJsonAtomic(file, raw);
-  writeHookSettings(check.data, env);
+  // The hook's settings from the whole effective config (environment included), as the
+  // daemon writes them — not from config.json alone.
+  writeHookSettings(loadConfig({ env }).config, env);
   const change: ModeChange = { mode, from: current.state, to, forced: audit.forced, gatesFailed: audit.gatesFailed };
   ensureDir(logsDir(env));
   appendFileSync(join(logsDir(env), 'ops.jsonl'), JSON.stringify({ ts: Date.now(), event: 'mode-state', pid: process.pid, ...change }) + '\n', { mode: 0o600 });

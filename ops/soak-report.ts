@@ -94,16 +94,20 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
   const all = decisions.records.filter((d) => d.type === 'decision' && !d.seed);
   // One exchange = its final decision; it would fire when any decision on it (provisional,
   // made while the reply was still open, or final) produced an offer.
-  const firedUuids = new Set(all.filter((d) => d.would_fire).map((d) => d.exchangeUuid));
+  const exKey = (d: DecisionRecord) => `${d.sessionId}\u0000${d.exchangeUuid}`;
+  const firedUuids = new Set(all.filter((d) => d.would_fire).map(exKey));
   const observed = all.filter((d) => !d.provisional);
   const offered = observed.filter((d) => !d.worker && !d.sidechain);
   const rates = new Map<string, ModeRate>();
   for (const d of offered) {
-    const m = d.mode ?? '(none)';
+    // Sessions no mode applies to, and modes switched off, make no offers by design: they
+    // have no would-fire rate to judge.
+    if (d.mode === null || d.mode_state === 'off') continue;
+    const m = d.mode;
     if (opts.mode && m !== opts.mode) continue;
     const r = rates.get(m) ?? { mode: m, exchanges: 0, wouldFire: 0 };
     r.exchanges++;
-    if (firedUuids.has(d.exchangeUuid)) r.wouldFire++;
+    if (firedUuids.has(exKey(d))) r.wouldFire++;
     rates.set(m, r);
   }
   if (opts.mode && !rates.has(opts.mode)) rates.set(opts.mode, { mode: opts.mode, exchanges: 0, wouldFire: 0 });
@@ -161,7 +165,7 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
     figures: {
       hook: { runs: hook.records.length, by_outcome: byOutcome },
       exchanges: offered.length,
-      would_fire: offered.filter((d) => firedUuids.has(d.exchangeUuid)).length,
+      would_fire: offered.filter((d) => firedUuids.has(exKey(d))).length,
       by_type: byType,
       recalled_after_offer: recalled,
       labels,

@@ -130,5 +130,7 @@ describe('daemon offers (real process, real store)', () => {
 
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
+    // A stopped daemon leaves no offer behind for the hook to print turns later.
+    expect(existsSync(cachePath)).toBe(false);
   });
 });

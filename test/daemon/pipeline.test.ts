@@ -96,6 +96,38 @@ describe('pipeline', () => {
     }
   });
 
+  it('provisional decisions: state untouched; a silent early look does not use up the cooldown; an offer does', async () => {
+    const config = cfg({ session: { cooldownTurns: 3, cooldownSeconds: 0 } });
+    const exs = session();
+    const warm = exs.slice(0, 4);
+    const errorTurn = exs[4];
+    // A builder that finds nothing the first time (an early look at partial text), then the real one.
+    const real = createOfferBuilder({ store: s.reader, embedder: s.embedder, config });
+    let calls = 0;
+    const p = new Pipeline(deps(config, {
+      offerBuilder: { build: async (req) => (calls++ === 0 ? { offer: null, silence: 'insufficient-evidence', sufficiency: 0, candidates: [], figures: {} } : real.build(req)) },
+    }));
+    await run(p, warm);
+    const early = await p.process({ exchange: errorTurn, path: '/t/s1.jsonl', provisional: true });
+    expect(early).toMatchObject({ provisional: true, trigger: 'error', offer: null, silence: 'insufficient-evidence' });
+    // The same exchange, final: not held back by cooldown, and it offers.
+    const final = await p.process({ exchange: errorTurn, path: '/t/s1.jsonl' });
+    expect(final.provisional).toBe(false);
+    expect(final.silence).toBeNull();
+    expect(final.offer).toMatchObject({ type: 'past-fix' });
+    expect(final.turn).toBe(4);
+
+    // Control: a provisional decision that offers does count — the final one is cooled down.
+    const q = new Pipeline(deps(config));
+    await run(q, warm);
+    const offered = await q.process({ exchange: errorTurn, path: '/t/s1.jsonl', provisional: true });
+    expect(offered.offer).not.toBeNull();
+    const after = await q.process({ exchange: errorTurn, path: '/t/s1.jsonl' });
+    expect(after.silence).toBe('cooldown');
+    // And the provisional look did not record the exchange: the final one is still turn 4's first recording.
+    expect(after.turn).toBe(4);
+  });
+
   const silent: Array<[string, () => Promise<Decision[]>, string]> = [
     ['worker entrypoint (claude -p)', async () => run(new Pipeline(deps(cfg())), session({ entrypoint: 'sdk-cli' })), 'worker-entrypoint'],
     ['sidechain records', async () => run(new Pipeline(deps(cfg())), session({ isSidechain: true })), 'sidechain'],

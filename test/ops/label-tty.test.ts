@@ -27,6 +27,14 @@ describe.skipIf(!hasScript)('label on a terminal', () => {
     };
     expect(validate(loadSchema('daemon-decision'), decision)).toEqual([]);
     writeFileSync(join(home, 'logs', 'daemon.jsonl'), JSON.stringify(decision) + '\n');
+    // Only offers the hook let through are labeled: first without the hook's record …
+    const env0 = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
+    const none = spawnSync(process.execPath, [cli, 'label', '--offer', 'off1', '--verdict', 'useful'], { env: env0, encoding: 'utf8' });
+    expect(none.status).toBe(1);
+    // … then with it (soak: would-fire).
+    const hookRec = { ts: Date.now(), session: 's1', outcome: 'would-fire', reason: 'would-fire', latency_ms: 5, boot_ms: 30, mode: 'default', mode_state: 'soak', offer_id: 'off1', handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, exit: 0 };
+    expect(validate(loadSchema('hook-record'), hookRec)).toEqual([]);
+    writeFileSync(join(home, 'logs', 'hook.jsonl'), JSON.stringify(hookRec) + '\n');
     const env = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
     // `script` gives the CLI a pty; the keys arrive after it has drawn its question.
     const r = spawnSync('sh', ['-c', `(sleep 3; printf 'x\\n'; sleep 1; printf 'y\\n') | script -qec "${process.execPath} ${cli} label --seed 1" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });

@@ -1,0 +1,46 @@
+/**
+ * soak report over decision logs in the daemon's record format: one exchange counts once
+ * (provisional + final), and sessions without a mode or in an `off` mode have no rate gate.
+ */
+import { describe, it, expect } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigSchema } from '../../config/schema.js';
+import { soakReport } from '../../ops/soak-report.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
+
+function rec(i: number, over: Record<string, unknown> = {}) {
+  const fired = over.would_fire === true;
+  return {
+    type: 'decision', ts: Date.now(), sessionId: `s${i % 3}`, turn: i, exchangeUuid: `u${i}`, offset: i * 100, mode: 'default', mode_state: 'soak',
+    worker: false, sidechain: false, seed: false, prompt_only: false, injected: false, trigger: fired ? 'error' : null, trigger_values: {}, gates: [],
+    would_fire: fired, silence: fired ? null : 'no-trigger',
+    offer: fired ? { id: `o${i}`, chunkId: i, handle: `notes/n.md#${i}`, type: 'past-fix', confidence: 0.8, region: 'notes', wildcard: false, reasoned: false } : null,
+    sufficiency: null, candidates: 0, latency_ms: {}, provisional: false, ...over,
+  };
+}
+
+describe('soak report: counting exchanges', () => {
+  it('counts an exchange once, fired when its provisional decision offered; skips no-mode and off-mode sessions', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ab-soakrep-'));
+    mkdirSync(join(home, 'logs'));
+    const lines: object[] = [];
+    for (let i = 0; i < 100; i++) lines.push(rec(i));
+    // Exchange 7: offered while open (provisional), then finally silent (cooled down).
+    lines.push(rec(7, { provisional: true, would_fire: true }));
+    lines.push(rec(200, { mode: null, mode_state: null, silence: 'no-mode' }));
+    lines.push(rec(201, { mode: 'quiet', mode_state: 'off', silence: 'mode-off' }));
+    const schema = loadSchema('daemon-decision');
+    for (const l of lines) expect(validate(schema, l)).toEqual([]);
+    writeFileSync(join(home, 'logs', 'daemon.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const config = ConfigSchema.parse({ modes: { default: {}, quiet: { state: 'off', cwdGlobs: ['/q/**'] } } });
+    const r = soakReport(config, { env: { ACTIVE_BRAIN_HOME: home }, sinceMs: 0 });
+    const rate = r.gates.filter((g) => g.name.startsWith('would-fire-rate'));
+    expect(rate.map((g) => g.name)).toEqual(['would-fire-rate:default']);
+    expect(rate[0].figure).toContain('1/100');
+    expect(rate[0].pass).toBe(true); // 1 per 100 is inside the default band [1, 15]
+    expect(r.figures.would_fire).toBe(1);
+    expect(r.figures.by_type['past-fix']).toBe(1);
+  });
+});
