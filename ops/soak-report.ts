@@ -74,6 +74,7 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
       {
         runs: hook.records.length,
         latencies: hook.records.map((r) => r.latency_ms).filter((x) => typeof x === 'number'),
+        boots: hook.records.map((r) => r.boot_ms).filter((x) => typeof x === 'number'),
         nonZeroExits: hook.records.filter((r) => r.exit !== 0).length,
         errors: hook.records.filter((r) => HOOK_ERROR_REASONS.has(r.reason)).length,
         byOutcome,
