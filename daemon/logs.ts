@@ -29,7 +29,8 @@ export type EventName =
   | 'session-evicted'
   | 'file-removed'
   | 'store-missing'
-  | 'cache-write-failed';
+  | 'cache-write-failed'
+  | 'config-reloaded';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {

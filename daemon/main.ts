@@ -13,7 +13,7 @@
  * the lock, exit 0. Errors on one file or line are logged with a reason code and skipped.
  * Nothing here logs conversation text: records are built from Decisions (ids and numbers).
  */
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { ensureSoakBaseline } from '../ops/soak-baseline.js';
@@ -28,6 +28,7 @@ import { ensureDir } from '../shared/atomic.js';
 import {
   cacheDir,
   canaryPath,
+  configPath,
   defaultStorePath,
   defaultTranscriptsRoot,
   homeDir,
@@ -44,6 +45,16 @@ import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.
 import { decisionRecord, openJsonlLog, type EventRecord, type JsonlLog } from './logs.js';
 import { Pipeline, type Decision } from './pipeline.js';
 import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
+
+/** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
+  }
+}
 
 /** Skipped-line events logged per file (then counted silently): binary garbage cannot flood the log. */
 export const MAX_SKIP_EVENTS_PER_FILE = 20;
@@ -396,6 +407,22 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     killed,
     lastError: log.lastError ?? lastError,
   });
+  // `enable` / `disable` change modes in config.json (and the hook's settings at once): the
+  // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. Only
+  // the modes are taken over; other settings need a restart (said in the event).
+  let configStamp = fileStamp(configPath(env));
+  const reloadModes = () => {
+    const stamp = fileStamp(configPath(env));
+    if (stamp === configStamp) return;
+    configStamp = stamp;
+    try {
+      const next = loadConfig({ env, flags: opts.flags }).config;
+      pipeline.setModes(next.modes);
+      event({ event: 'config-reloaded', reason: 'modes' });
+    } catch (e) {
+      fail('config-reload', e);
+    }
+  };
   const cycle = () => {
     if (stopping) return;
     cycles++;
@@ -411,6 +438,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       event({ event: 'session-evicted', reason: ev.reason, sessionId: ev.sessionId, path: ev.path });
     }
     if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
+    reloadModes();
     try {
       writeCanary(canaryPath(env), canary());
     } catch (e) {

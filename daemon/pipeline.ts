@@ -163,10 +163,15 @@ const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
 export class Pipeline {
   private readonly sessions = new Map<string, SessionEntry>();
-  private readonly modes: NamedMode[];
+  private modes: NamedMode[];
 
   constructor(private readonly deps: PipelineDeps) {
     this.modes = Object.entries(deps.config.modes).map(([name, m]) => ({ ...m, name }));
+  }
+
+  /** New mode settings (`enable` / `disable` changed config.json): used from the next exchange. */
+  setModes(modes: Config['modes']): void {
+    this.modes = Object.entries(modes).map(([name, m]) => ({ ...m, name }));
   }
 
   /** Swap the offer builder (the store appeared, or became unusable). */

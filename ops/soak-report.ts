@@ -127,10 +127,12 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
 
   const sessions = new Map<string, { seat: string; exchanges: number; promptOnly: boolean }>();
   for (const d of observed) {
-    const s = sessions.get(d.sessionId) ?? { seat: seatOf(d), exchanges: 0, promptOnly: true };
+    // A subagent file shares its parent's session id: keep the seats apart.
+    const key = `${d.sessionId}\u0000${seatOf(d)}`;
+    const s = sessions.get(key) ?? { seat: seatOf(d), exchanges: 0, promptOnly: true };
     s.exchanges++;
     if (!d.prompt_only) s.promptOnly = false;
-    sessions.set(d.sessionId, s);
+    sessions.set(key, s);
   }
   const seats: Record<string, { sessions: number; exchanges: number; promptOnlySessions: number }> = {};
   for (const s of sessions.values()) {

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { repoRoot } from '../helpers/model.js';
-import { appendExchange, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, decisions, type Env } from '../daemon/helpers.js';
+import { appendExchange, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, decisions, logRecords as logRecordsOf, type Env } from '../daemon/helpers.js';
 
 const hookBin = join(repoRoot, 'bin', 'active-brain-hook.js');
 const envs: Env[] = [];
@@ -89,4 +89,24 @@ describe('rollout: soak report from real logs, store-write detection, enable/dis
     const r4 = JSON.parse(cli(e, ['soak', 'report', '--json']).stdout) as Report;
     expect(gate(r4, 'liveness')!.pass).toBe(false);
   }, 180_000);
+});
+
+describe('the daemon follows enable/disable without a restart', () => {
+  it('disable --off stops would-fire decisions for that mode within a cycle (control: soak before)', async () => {
+    const e = tempEnv('ab-reload-');
+    envs.push(e);
+    const d = startDaemon(e);
+    await waitCanary(e, d.pid);
+    const s = newSession(e);
+    appendExchange(s, 'first: set up the parser', 'Parser set up.');
+    await waitFor(() => decisions(e).some((r) => r.sessionId === s.id && r.turn === 0), 30_000, 'first decision');
+    expect(decisions(e).find((r) => r.turn === 0)).toMatchObject({ mode: 'default', mode_state: 'soak' });
+    expect(cli(e, ['disable', 'default', '--off']).code).toBe(0);
+    await waitFor(() => logRecordsOf(e).some((r) => r.event === 'config-reloaded'), 10_000, 'config reload');
+    appendExchange(s, 'second: add tests for it', 'Tests added.');
+    const second = await waitFor(() => decisions(e).find((r) => r.sessionId === s.id && r.turn === 1), 30_000, 'second decision');
+    expect(second).toMatchObject({ mode_state: 'off', silence: 'mode-off', would_fire: false });
+    expect(cli(e, ['stop']).code).toBe(0);
+    await d.exited;
+  }, 120_000);
 });
