@@ -163,7 +163,9 @@ export function offerGates(input: OfferInput): Decision {
   if (offer.confidence < mode.minConfidence) return silent('low-confidence', base); // gate:confidence
   const shown = state?.shown ?? 0;
   if (shown >= mode.sessionBudget) return silent('budget', base); // gate:budget
-  if (state?.seenOfferIds.includes(offer.id)) return silent('repeat', base); // gate:repeat
+  // Never the same offer twice — nor the same chunk under a new offer id (a restarted or
+  // evicted daemon forgets its session FIFO; the hook's own memory does not).
+  if (state?.seenOfferIds.includes(offer.id) || state?.seenHandles?.includes(offer.handle)) return silent('repeat', base); // gate:repeat
   if (state?.lastShownTurn != null && turn - state.lastShownTurn < mode.minGapTurns) return silent('gap-turns', base); // gate:gap-turns
   if (state?.lastShownAt != null && (now - state.lastShownAt) / 1000 < mode.minGapSeconds) return silent('gap-seconds', base); // gate:gap-seconds
   const line = formatOfferLine(offer, { maxBytes: settings.maxBytes, maxTokens: settings.tokenCeiling });
@@ -188,8 +190,8 @@ export const MAX_SEEN_OFFER_IDS = 256;
 /** The session's hook state after this decision: one more turn; one more shown when it fired. */
 export function nextState(prev: HookState | null, sessionId: string, d: Decision, now: number): HookState {
   const s: HookState = prev
-    ? { ...prev, seenOfferIds: [...prev.seenOfferIds] }
-    : { version: 1, sessionId, turns: 0, shown: 0, lastShownTurn: null, lastShownAt: null, seenOfferIds: [] };
+    ? { ...prev, seenOfferIds: [...prev.seenOfferIds], seenHandles: [...(prev.seenHandles ?? [])] }
+    : { version: 1, sessionId, turns: 0, shown: 0, lastShownTurn: null, lastShownAt: null, seenOfferIds: [], seenHandles: [] };
   s.turns = d.turn ?? s.turns + 1;
   if ((d.outcome === 'print' || d.outcome === 'would-fire') && d.offer) {
     s.shown += 1;
@@ -197,6 +199,9 @@ export function nextState(prev: HookState | null, sessionId: string, d: Decision
     s.lastShownAt = now;
     s.seenOfferIds.push(d.offer.id);
     if (s.seenOfferIds.length > MAX_SEEN_OFFER_IDS) s.seenOfferIds.splice(0, s.seenOfferIds.length - MAX_SEEN_OFFER_IDS);
+    const handles = s.seenHandles!;
+    if (!handles.includes(d.offer.handle)) handles.push(d.offer.handle);
+    if (handles.length > MAX_SEEN_OFFER_IDS) handles.splice(0, handles.length - MAX_SEEN_OFFER_IDS);
   }
   return s;
 }
@@ -207,5 +212,6 @@ export function parseState(v: unknown, sessionId: string): HookState | null {
   if (!isFiniteNum(v.turns) || !isFiniteNum(v.shown) || !Array.isArray(v.seenOfferIds)) return null;
   if (!(v.lastShownTurn === null || isFiniteNum(v.lastShownTurn)) || !(v.lastShownAt === null || isFiniteNum(v.lastShownAt))) return null;
   if (!v.seenOfferIds.every((x) => typeof x === 'string')) return null;
+  if (v.seenHandles !== undefined && !(Array.isArray(v.seenHandles) && v.seenHandles.every((x) => typeof x === 'string'))) return null;
   return v as unknown as HookState;
 }

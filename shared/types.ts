@@ -110,6 +110,9 @@ export interface HookState {
   lastShownAt: number | null;
   /** Offer ids already printed or would-fire logged: never twice. */
   seenOfferIds: string[];
+  /** Handles already shown: the same chunk is never shown twice in a session, even under a
+   *  new offer id. Optional: state files written before it existed stay valid. */
+  seenHandles?: string[];
 }
 
 /** <home>/canary.json — rewritten every daemon cycle. */

@@ -180,12 +180,24 @@ describe('hook contract: each silence path, paired with a control that prints', 
     writeSettings(sc.ctx, settingsFor(sc.ctx, {}, { minGapTurns: 2, minGapSeconds: 0, sessionBudget: 2 }));
     const outcomes: string[] = [];
     for (let i = 0; i < 5; i++) {
-      writeCache(sc.ctx, cacheFor(sc.ctx, { offer: offer({ id: `off-${i}` }) }));
+      writeCache(sc.ctx, cacheFor(sc.ctx, { offer: offer({ id: `off-${i}`, handle: `notes/pg/note-${i}.md#0` }) }));
       const r = await runScenario(sc);
       outcomes.push(r.rec.reason as string);
     }
     expect(outcomes).toEqual(['printed', 'gap-turns', 'printed', 'budget', 'budget']);
     expect(readStateFile(sc.ctx)).toMatchObject({ turns: 5, shown: 2, lastShownTurn: 3, seenOfferIds: ['off-0', 'off-2'] });
     expect(logRecords(sc.ctx)).toHaveLength(5);
+  });
+
+  it('the same chunk is not shown twice in a session, even under a new offer id (control: another chunk prints)', async () => {
+    const sc = eligible();
+    writeSettings(sc.ctx, settingsFor(sc.ctx, {}, { minGapTurns: 0, minGapSeconds: 0, sessionBudget: 5 }));
+    const outcomes: string[] = [];
+    for (const [id, handle] of [['a1', 'notes/x.md#0'], ['a2', 'notes/x.md#0'], ['a3', 'notes/y.md#0']]) {
+      writeCache(sc.ctx, cacheFor(sc.ctx, { offer: offer({ id, handle }) }));
+      outcomes.push((await runScenario(sc)).rec.reason as string);
+    }
+    expect(outcomes).toEqual(['printed', 'repeat', 'printed']);
+    expect(readStateFile(sc.ctx)).toMatchObject({ seenHandles: ['notes/x.md#0', 'notes/y.md#0'] });
   });
 });

@@ -82,6 +82,7 @@ const CASES: Array<[string, string, (i: In) => void]> = [
   ['low-confidence', 'confidence under the gate', (i) => { i.rest.cache = aCache({ offer: anOffer({ confidence: 0.54 }) }); }],
   ['budget', 'budget spent', (i) => { i.rest.state = aState({ shown: 3 }); }],
   ['repeat', 'offer shown before', (i) => { i.rest.state = aState({ seenOfferIds: ['o1'] }); }],
+  ['repeat', 'same chunk shown before under another offer id', (i) => { i.rest.state = aState({ seenHandles: [(i.rest.cache as { offer: { handle: string } }).offer.handle] }); }],
   ['gap-turns', 'three turns since the last offer', (i) => { i.rest.state = aState({ turns: 20, lastShownTurn: 18 }); }],
   ['gap-seconds', 'a minute since the last offer', (i) => { i.rest.state = aState({ lastShownAt: NOW - 60_000 }); }],
   ['byte-cap', 'frame over the byte cap', (i) => { i.pre.settings!.maxBytes = 100; }],

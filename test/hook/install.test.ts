@@ -230,11 +230,12 @@ describe('install: the CLI end to end', () => {
     // soak counted that would-fire against budget and gaps, as live would have
     expect(lastRecord(ctx)).toMatchObject({ outcome: 'would-fire', mode_state: 'soak' });
     writeSettings(ctx, settingsFor(ctx, {}, { minGapTurns: 0, minGapSeconds: 0 })); // as `enable` would: live
-    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-live' } }));
+    // A different chunk (the one seen in soak is never shown again in this session).
+    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-live', handle: 'notes/pg/pool-timeouts.md#3' } }));
     const live = hook(payloadFor(ctx));
     expect(live.status).toBe(0);
     expect(live.stderr).toBe('');
-    expect(printedLine(live.stdout)).toContain('notes/pg/pool-timeouts.md#2');
+    expect(printedLine(live.stdout)).toContain('notes/pg/pool-timeouts.md#3');
     expect(hook(payloadFor(ctx, { agent_id: 'sub-1' })).stdout).toBe('');
 
     const again = run(['install', '--json'], env, ctx.cwd);
