@@ -18,7 +18,7 @@ import { createProgress } from '../../eval/progress.js';
 /** Default seed of the replay's rng (wander step). */
 export const DEFAULT_SEED = 1;
 
-const HELP = `usage: active-brain replay <transcript.jsonl | dir> [--json] [--store PATH] [--model PATH] [--seed N] [--settle] [--set key=value ...]
+const HELP = `usage: active-brain replay <transcript.jsonl | dir> [--json] [--store PATH] [--model PATH] [--seed N] [--final-only] [--set key=value ...]
 
 Runs the daemon's own pipeline over recorded Claude Code transcripts, offline and
 deterministically: exchanges → embedding → session state → triggers → retrieval → offer
@@ -28,17 +28,17 @@ for *.jsonl; files under <session>/subagents/ are sidechain sessions (never offe
 The clock is the transcripts' own timestamps; the wander step uses a seeded rng; the
 reasoner is never called. Nothing is written: no cache, no log, no hook state.
 
-Prints one line per exchange (session, turn, trigger, offer or silence code, offer type /
-confidence / handle, what the hook would do) and a summary.
+Prints one line per decision (session, turn — marked ~ when provisional —, trigger, offer
+or silence code, offer type / confidence / handle, what the hook would do) and a summary.
 
 Options:
   --store PATH     knowledge store (default: the configured store); opened read-only.
                    Missing → replay runs without retrieval (every trigger silent: no-store)
   --model PATH     a local transformers.js model folder (must be the store's model)
-  --settle         also make the daemon's provisional decisions: where a reply paused longer
-                   than daemon.settleMs after text (by the lines' timestamps) the live daemon
-                   decides on the still-open exchange for the offer cache; default: final
-                   decisions on whole prompt→reply turns only
+  --final-only     only the final decisions on whole prompt→reply turns. By default replay
+                   also makes the daemon's provisional decisions, as the live daemon does:
+                   where a reply paused longer than daemon.settleMs after text (by the lines'
+                   timestamps) it decides on the still-open exchange for the offer cache
   --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
   --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
                    "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",
@@ -58,11 +58,12 @@ function parseSeed(raw: string | undefined): number {
 /** One TTY line for a row (handles escaped; no conversation text exists in rows). */
 export function rowLine(r: ReplayRow): string {
   const session = r.session.slice(0, 8).padEnd(8);
-  const turn = String(r.turn).padStart(4);
+  // A provisional decision (reply still open) is marked with `~` after the turn number.
+  const turn = String(r.turn).padStart(4) + (r.provisional ? '~' : ' ');
   const trigger = (r.trigger ?? '-').padEnd(6);
-  if (!r.offer) return `${session} ${turn} ${trigger} silent:${r.silence ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+  if (!r.offer) return `${session} ${turn}${trigger} silent:${r.silence ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
   const o = r.offer;
-  return `${session} ${turn} ${trigger} OFFER ${o.type} ${o.confidence.toFixed(2)} ${sanitizeLine(o.handle)}${o.wildcard ? ' (wildcard)' : ''}  hook:${r.hook ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+  return `${session} ${turn}${trigger} OFFER ${o.type} ${o.confidence.toFixed(2)} ${sanitizeLine(o.handle)}${o.wildcard ? ' (wildcard)' : ''}  hook:${r.hook ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
 }
 
 function counts(o: Record<string, number>): string {
@@ -87,7 +88,7 @@ export const command: Command = {
   summary: 'the daemon pipeline over recorded transcripts (offline, deterministic)',
   help: HELP,
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, { store: { type: 'string' }, model: { type: 'string' }, seed: { type: 'string' }, settle: { type: 'boolean' } });
+    const { values, positionals } = parseFlags(argv, { store: { type: 'string' }, model: { type: 'string' }, seed: { type: 'string' }, 'final-only': { type: 'boolean' } });
     if (positionals.length !== 1) throw new UserError('replay needs one transcript file or folder: active-brain replay <transcript.jsonl | dir>. Run with --help for usage.', EXIT.USAGE);
     const seed = parseSeed(values.seed);
     const target = positionals[0];
@@ -120,7 +121,7 @@ export const command: Command = {
         store: opened.store,
         noStoreReason: opened.status === 'ok' ? undefined : opened.status,
         seed,
-        settleMs: values.settle ? config.daemon.settleMs : null,
+        settleMs: values['final-only'] ? null : config.daemon.settleMs,
         home: homeDir(),
         onRow: tty ? (r) => process.stdout.write(rowLine(r) + '\n') : undefined,
         onFile: (n) => progress.update(n),
@@ -131,7 +132,7 @@ export const command: Command = {
           ...result.summary,
           store: { path: storePath, status: opened.status, chunks: opened.store?.info().chunks ?? 0 },
           model: embedder.modelId,
-          settle_ms: values.settle ? config.daemon.settleMs : null,
+          settle_ms: values['final-only'] ? null : config.daemon.settleMs,
           decisions: result.rows,
         });
       } else process.stdout.write('\n' + summaryText(result.summary, storeNote) + '\n');
