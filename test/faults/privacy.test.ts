@@ -128,6 +128,13 @@ describe('privacy: nothing from conversations or notes leaks into state files', 
     }
     expect(printed).toBeGreaterThan(0); // control: the same run printed offers
     const badWhileRunning = permissionExceptions(e.home);
+    // The offer caches exist only while the daemon runs (a clean stop clears them): scan them now.
+    const cachesWhileRunning = allFiles(join(e.home, 'cache'));
+    expect(cachesWhileRunning.length).toBeGreaterThan(0);
+    for (const f of cachesWhileRunning) {
+      const text = readFileSync(f, 'latin1');
+      for (const [where, sentinel] of Object.entries(S)) expect(text.includes(sentinel), `${where} sentinel in ${f}`).toBe(false);
+    }
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
 
@@ -138,7 +145,7 @@ describe('privacy: nothing from conversations or notes leaks into state files', 
     // …and nowhere else in the state dir.
     const files = allFiles(e.home).filter((f) => !storeFiles(f));
     const kinds = new Set(files.map((f) => f.slice(e.home.length + 1).split('/')[0].replace(/\..*$/, '')));
-    for (const k of ['logs', 'cache', 'hook-state', 'canary', 'offsets', 'hook-settings']) expect(kinds).toContain(k);
+    for (const k of ['logs', 'hook-state', 'canary', 'offsets', 'hook-settings']) expect(kinds).toContain(k);
     for (const f of files) {
       const text = readFileSync(f, 'latin1');
       for (const [where, sentinel] of Object.entries(S)) expect(text.includes(sentinel), `${where} sentinel in ${f}`).toBe(false);
@@ -146,7 +153,7 @@ describe('privacy: nothing from conversations or notes leaks into state files', 
 
     // Permissions: 0700 dirs, 0600 files, the state dir itself included (while running and after).
     const bad = [...new Set([...badWhileRunning, ...permissionExceptions(e.home)])];
-    console.log(`[faults] privacy: ${files.length} state files scanned for ${Object.keys(S).length} sentinels: none found; permission exceptions: ${bad.length ? bad.join('; ') : 'none'}`);
+    console.log(`[faults] privacy: ${files.length + cachesWhileRunning.length} state files scanned for ${Object.keys(S).length} sentinels: none found; permission exceptions: ${bad.length ? bad.join('; ') : 'none'}`);
     expect(bad).toEqual([]);
   });
 });
