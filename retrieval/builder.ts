@@ -215,7 +215,8 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     }
 
     // 5. Regions: caps, dominant region, cross-region rule, wander.
-    const eligibleRegions = store.regions().filter((r) => scopeAllows(r.scope, req.cwd)).length;
+    // Regions in scope that hold anything: an emptied region is no "outside" to draw from.
+    const eligibleRegions = store.regions().filter((r) => scopeAllows(r.scope, req.cwd) && (r.chunks ?? 1) > 0).length;
     figures.eligibleRegions = eligibleRegions;
     const regions = selectByRegion(regionRanked, { ...rc, eligibleRegions }, req.rng);
     figures.regionsSeen = new Set(regionRanked.map((c) => c.region)).size;

@@ -98,7 +98,7 @@ export class SqliteStoreReader implements StoreReader {
   ) {
     checkSchema(db, path);
     this.stmts = {
-      regions: db.prepare(`SELECT id, name, scope FROM regions ORDER BY name`),
+      regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
       sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
                            FROM sources s JOIN regions r ON r.id = s.region_id ORDER BY r.name, s.path`),
       count: db.prepare(`SELECT (SELECT count(*) FROM regions) AS regions, (SELECT count(*) FROM sources) AS sources,

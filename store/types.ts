@@ -10,6 +10,8 @@ export interface Region {
   name: string;
   /** `global`, or `project:<glob>` (matched against a session's cwd). */
   scope: string;
+  /** Chunks it holds (readers fill it; a region whose sources were removed holds none). */
+  chunks?: number;
 }
 
 export interface SourceRecord {

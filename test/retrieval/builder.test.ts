@@ -89,6 +89,13 @@ describe('gates', () => {
       const d = await b.build(await request(only.embedder, exchange(PG_ERROR_TURN), { trigger: 'error', rng: () => 0 }));
       expect(d.figures.eligibleRegions).toBe(1);
       expect(d.offer).not.toBeNull();
+      // A second region that holds nothing (its source removed) is no "outside" either.
+      const w = openStoreWriter(only.path);
+      w.ensureRegion('emptied', 'global');
+      w.close();
+      const d2 = await b.build(await request(only.embedder, exchange(PG_ERROR_TURN), { trigger: 'error', rng: () => 0 }));
+      expect(d2.figures.eligibleRegions).toBe(1);
+      expect(d2.offer).not.toBeNull();
     } finally {
       only.cleanup();
     }
