@@ -168,16 +168,33 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     fail('hook-settings', e);
   }
 
+  // Loading (or first downloading) the model can take a while: a stop asked for meanwhile
+  // is honoured right after it, cleanly (stop event, lock released, exit 0).
+  let stopDuringLoad: string | null = null;
+  const earlyStop = (sig: NodeJS.Signals) => { stopDuringLoad = sig.toLowerCase(); };
+  process.once('SIGTERM', earlyStop);
+  process.once('SIGINT', earlyStop);
   let embedder: Embedder;
   try {
     embedder = await createEmbedder(config.embedding, env);
   } catch (e) {
+    process.off('SIGTERM', earlyStop);
+    process.off('SIGINT', earlyStop);
     fail('embedder', e);
     say(errMsg(e));
     event({ event: 'stop', reason: 'embedder-failed' });
     await log.close();
     await lock.release();
     return 3;
+  }
+  process.off('SIGTERM', earlyStop);
+  process.off('SIGINT', earlyStop);
+  if (stopDuringLoad) {
+    event({ event: 'stop', reason: stopDuringLoad });
+    await embedder.dispose();
+    await log.close();
+    await lock.release();
+    return 0;
   }
 
   // ---- store and offer builder (optional: without a store the daemon still watches) ----

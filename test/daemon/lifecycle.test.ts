@@ -185,3 +185,19 @@ describe('daemon lifecycle (real process)', () => {
     expect(JSON.parse(cli(e, ['status', '--json']).stdout).running).toBe(false);
   });
 });
+
+describe('stop while starting', () => {
+  it('SIGTERM during the model load: clean exit 0 with a stop event, lock released', async () => {
+    e = tempEnv();
+    const d = startDaemon(e);
+    // The pid file appears when the lock is taken, before the model loads.
+    await waitFor(() => existsSync(join(e.home, 'daemon.pid')), 20_000, 'pid file');
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(events(e, 'stop').at(-1)).toMatchObject({ reason: 'sigterm' });
+    const again = startDaemon(e);
+    await waitCanary(e, again.pid);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  });
+});
