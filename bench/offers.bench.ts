@@ -38,6 +38,7 @@ import type { OfferRequest } from '../retrieval/types.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { parseLocomo, scoredQuestions } from '../eval/locomo.js';
 import { buildTempStore } from '../eval/temp-store.js';
+import { prng, randomUnit, syllableVocabulary, zipfSampler } from './synthetic.js';
 
 const DIM = 100;
 const REGIONS = 10;
@@ -50,66 +51,11 @@ const RECALL_AT = 10;
 const ERROR_TOKENS = ['ECONNRESET', 'ETIMEDOUT', 'ENOENT', 'EADDRINUSE', 'TypeError', 'RangeError', 'SyntaxError'];
 const FILES = ['pool.ts', 'server.ts', 'config.yaml', 'index.md', 'router.ts', 'Makefile.md'];
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = 'ka lo mi nu pe ra si to vu xe ba de fi go hu ja ke li mo ny pa qu ro su ti wa ze cha sho tri'.split(' ');
-
-export function vocabulary(rand: () => number): string[] {
-  const seen = new Set<string>();
-  while (seen.size < VOCAB_SIZE) {
-    const n = 1 + Math.floor(rand() * 4);
-    let w = '';
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)];
-    seen.add(w);
-  }
-  // Zipf's law of abbreviation: in real text the frequent words are the short ones (the
-  // exchange query's longest-first term choice relies on it), so rank 0 = shortest.
-  return [...seen].sort((a, b) => a.length - b.length);
-}
-
-export function zipfSampler(rand: () => number, n: number): () => number {
-  const cdf = new Float64Array(n);
-  let acc = 0;
-  for (let r = 0; r < n; r++) cdf[r] = acc += 1 / Math.pow(r + 1, ZIPF_S);
-  return () => {
-    const x = rand() * acc;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-export function randomUnit(rand: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let ss = 0;
-  for (let i = 0; i < dim; i++) {
-    const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-    v[i] = g;
-    ss += g * g;
-  }
-  const inv = 1 / Math.sqrt(ss);
-  for (let i = 0; i < dim; i++) v[i] *= inv;
-  return v;
-}
 
 const ms = (x: number) => Math.round(x * 100) / 100;
 
 export function buildSynthetic(path: string, chunks: number, words: string[], rand: () => number): void {
-  const word = zipfSampler(rand, words.length);
+  const word = zipfSampler(rand, words.length, ZIPF_S);
   const w = openStoreWriter(path);
   w.setModel('synthetic-100', DIM);
   const sources = Array.from({ length: REGIONS }, (_, r) => {
@@ -172,8 +118,8 @@ export async function latency(opts: BenchOptions, figures: Figure[], notes: stri
   const chunks = opts.quick ? 10_000 : 100_000;
   const builds = opts.quick ? 60 : 300;
   const rand = prng(4);
-  const words = vocabulary(rand);
-  const word = zipfSampler(rand, words.length);
+  const words = syllableVocabulary(rand, VOCAB_SIZE, true);
+  const word = zipfSampler(rand, words.length, ZIPF_S);
   const path = join(opts.workDir, 'offers-synthetic.sqlite');
   const t0 = performance.now();
   buildSynthetic(path, chunks, words, rand);

@@ -24,6 +24,7 @@ import { search, embedQuery, hybridDepth, fuseHybrid, DEFAULT_K } from '../searc
 import { openStoreReader } from '../store/sqlite-store.js';
 import { MAX_QUERY_TOKENS } from '../store/fts-query.js';
 import type { PruneOptions } from '../store/term-stats.js';
+import { prng, zipfSampler } from './synthetic.js';
 
 /** Words of the model vocabulary used (most frequent first). */
 const VOCAB_SIZE = 30_000;
@@ -39,34 +40,6 @@ const TARGET_P50_MS = 20;
 const TARGET_P95_MS = 50;
 /** Store sizes the targets apply to (the issue states them at 100k). */
 const TARGET_SIZE = 100_000;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function zipfSampler(rand: () => number, n: number): () => number {
-  const cdf = new Float64Array(n);
-  let acc = 0;
-  for (let r = 0; r < n; r++) cdf[r] = acc += 1 / Math.pow(r + 1, ZIPF_S);
-  return () => {
-    const x = rand() * acc;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
 
 /** Plain lower-case words of the model's WordPiece vocabulary, in its (frequency) order. */
 function modelWords(modelPath: string): string[] {
@@ -108,7 +81,7 @@ const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 async function measure(embedder: Embedder, words: string[], wordVecs: Float32Array[], size: number, workDir: string): Promise<{ figures: Figure[]; note: string }> {
   const rand = prng(size);
-  const zipf = zipfSampler(rand, words.length);
+  const zipf = zipfSampler(rand, words.length, ZIPF_S);
   const chunkWords: number[][] = [];
   const items: TempItem[] = [];
   for (let i = 0; i < size; i++) {

@@ -16,6 +16,7 @@ import { openVecProbe } from '../store/sqlite-vec-probe.js';
 import { ftsRecallProbe, type ProbeDoc, type ProbeQuery, type QueryMode } from '../store/tokenizer-probe.js';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ChunkInput, Hit } from '../store/types.js';
+import { cpuPer, prng, randomUnit, syllableVocabulary, zipfSampler } from './synthetic.js';
 
 /** Words in the synthetic vocabulary and their Zipf exponent (close to English text). */
 const VOCAB_SIZE = 30_000;
@@ -37,67 +38,6 @@ const JS_FALLBACK_QUERIES = 40;
 const TARGET_P50_MS = 20;
 const TARGET_P95_MS = 50;
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = 'ka lo mi nu pe ra si to vu xe ba de fi go hu ja ke li mo ny pa qu ro su ti wa ze cha sho tri'.split(' ');
-
-export function vocabulary(rand: () => number): string[] {
-  const seen = new Set<string>();
-  while (seen.size < VOCAB_SIZE) {
-    const n = 1 + Math.floor(rand() * 4);
-    let w = '';
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)];
-    seen.add(w);
-  }
-  return [...seen];
-}
-
-export function zipfSampler(rand: () => number, n: number): () => number {
-  const cdf = new Float64Array(n);
-  let acc = 0;
-  for (let r = 0; r < n; r++) cdf[r] = acc += 1 / Math.pow(r + 1, ZIPF_S);
-  return () => {
-    const x = rand() * acc;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-function randomUnit(rand: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let ss = 0;
-  for (let i = 0; i < dim; i++) {
-    const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-    v[i] = g;
-    ss += g * g;
-  }
-  const inv = 1 / Math.sqrt(ss);
-  for (let i = 0; i < dim; i++) v[i] *= inv;
-  return v;
-}
-
-/** CPU ms (user + system) of this process per call of fn over `items`: independent of other load. */
-function cpuPer<T>(items: T[], fn: (x: T) => unknown): number {
-  const c0 = process.cpuUsage();
-  for (const x of items) fn(x);
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000 / Math.max(1, items.length);
-}
 
 function time<T>(fn: () => T): [T, number] {
   const t0 = performance.now();
@@ -110,7 +50,7 @@ const ms = (x: number) => Math.round(x * 100) / 100;
 /** Build a synthetic store through the real writer; returns the ms it took. */
 export function buildSyntheticStore(path: string, chunks: number, dim: number, words: string[], seed: number): number {
   const rand = prng(seed);
-  const word = zipfSampler(rand, words.length);
+  const word = zipfSampler(rand, words.length, ZIPF_S);
   const w = openStoreWriter(path);
   w.setModel(`synthetic-${dim}`, dim);
   w.ensureRegion('notes', 'global');
@@ -197,8 +137,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     'Vector = the store\'s method (WebAssembly SIMD scan over one Float32 matrix loaded once); "JS fallback" = the same scan in plain JS; "sqlite-vec scan" = vec_distance_cosine over the BLOB column; "vec0" = sqlite-vec virtual table KNN (built in a scratch file).',
   ];
   const rand = prng(42);
-  const words = vocabulary(rand);
-  const word = zipfSampler(rand, words.length);
+  const words = syllableVocabulary(rand, VOCAB_SIZE);
+  const word = zipfSampler(rand, words.length, ZIPF_S);
   const sizes = opts.quick ? [10_000] : [10_000, 100_000];
   const dims = [100, 384];
   for (const n of sizes) {

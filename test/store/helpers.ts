@@ -13,31 +13,8 @@ export function tempDir(tag = 'ab-store-'): { dir: string; cleanup: () => void }
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** mulberry32: deterministic floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function randomUnit(rand: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let ss = 0;
-  for (let i = 0; i < dim; i++) {
-    // Box–Muller: isotropic directions.
-    const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-    v[i] = g;
-    ss += g * g;
-  }
-  const inv = 1 / Math.sqrt(ss);
-  for (let i = 0; i < dim; i++) v[i] *= inv;
-  return v;
-}
+/** Seeded PRNG and random unit vectors: the benchmarks' own (bench/synthetic.ts). */
+export { prng, randomUnit } from '../../bench/synthetic.js';
 
 export interface Fixture {
   path: string;
