@@ -18,6 +18,7 @@ import { quantile } from './stats.js';
 import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { openStoreWriter } from '../store/sqlite-store.js';
+import { prng } from './synthetic.js';
 
 const BIN = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url));
 const STORE_CHUNKS = 10_000;
@@ -47,16 +48,6 @@ const WORDS = (
   'git branch merge rebase commit conflict stash cherry bisect tag remote push pull request review approve'
 ).split(' ');
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sentence(rand: () => number, n: number, topic: number): string {
   const out: string[] = [];

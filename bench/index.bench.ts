@@ -16,6 +16,7 @@ import { createEmbedder } from '../embed/embedder.js';
 import type { Embedder } from '../embed/types.js';
 import { openStoreWriter } from '../store/sqlite-store.js';
 import { runIndex, type IndexSummary } from '../indexer/indexer.js';
+import { prng } from './synthetic.js';
 
 const NOTES_FULL = 2000;
 const NOTES_QUICK = 300;
@@ -33,16 +34,6 @@ const WORDS = (
   'metric trace span alert dashboard latency throughput error rate memory leak heap profile git branch merge'
 ).split(' ');
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A note of 2–6 sections with paragraphs of varied length, sometimes a code fence. */
 function note(i: number, rnd: () => number): string {

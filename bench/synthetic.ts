@@ -4,17 +4,7 @@
  * deterministic for a seed, so two runs measure the same data.
  */
 
-/** mulberry32: deterministic floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as prng } from '../shared/prng.js';
 
 const SYLLABLES = 'ka lo mi nu pe ra si to vu xe ba de fi go hu ja ke li mo ny pa qu ro su ti wa ze cha sho tri'.split(' ');
 

@@ -19,6 +19,8 @@ import { evaluateTriggers, type TriggerThresholds } from '../daemon/triggers.js'
 import { exchangeFeatures } from '../daemon/exchange-features.js';
 import { addCounts, countBoundaries, pkCounts, prf, type BoundaryCounts, type PRF } from './segmentation.js';
 import { textTiling, textTilingDepths } from './textiling.js';
+import { seededRandom } from '../shared/prng.js';
+export { seededRandom };
 
 /** Seeds averaged for the random baseline. */
 export const RANDOM_SEEDS = 20;
@@ -61,17 +63,6 @@ export interface DriftReport {
   cooldownTurns: number;
 }
 
-/** Mulberry32: a small seeded PRNG (deterministic baselines). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sanitize(v: Float32Array): Float32Array {
   // An utterance with no known word embeds to NaN (0/0 normalization): treat it as "no direction".

@@ -23,6 +23,8 @@ import type { StoreReader } from '../store/types.js';
 import type { OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
 import { readTimedExchanges, type TranscriptFile } from './replay-read.js';
+import { seededRandom as seededRng } from '../shared/prng.js';
+export { seededRng };
 
 export const OFFER_TYPES: readonly OfferType[] = ['past-fix', 'analogous', 'contradicts', 'tangent'];
 
@@ -37,17 +39,6 @@ export function replayConfig(config: Config): Config {
   return { ...config, retrieval: { ...config.retrieval, queryBudgetMs: Number.POSITIVE_INFINITY } };
 }
 
-/** mulberry32: a small seeded PRNG (uniform in [0, 1)). */
-export function seededRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The rng seed of one session: the replay seed mixed with the session's label. */
 export function sessionSeed(seed: number, label: string): number {

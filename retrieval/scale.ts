@@ -11,22 +11,13 @@
  * per build it is a few hundred dot products.
  */
 import type { StoreInfo, StoreReader } from '../store/types.js';
+import { seededRandom as mulberry32 } from '../shared/prng.js';
 
 export const SCALE_DIRECTIONS = 8;
 export const SCALE_PER_DIRECTION = 16;
 /** Seed of the fixed directions (deterministic across runs). */
 const SCALE_SEED = 0x5eed;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fixed unit directions of a dimension (Box–Muller, seeded). */
 export function fixedDirections(dim: number, count = SCALE_DIRECTIONS): Float32Array[] {

@@ -47,6 +47,7 @@ import {
   type HookResult,
   type Session,
 } from '../helpers/faults.js';
+import { seededRandom as prng } from '../../shared/prng.js';
 
 let e: Env;
 afterEach(() => e?.cleanup());
@@ -55,17 +56,6 @@ afterAll(() => store.cleanup());
 
 const cacheSchema = loadSchema('offer-cache');
 
-/** Seeded PRNG: kill times vary between rounds but a failing run can be repeated. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The next exchange of a session: warm-up turns first, then ever-new tool errors (offers). */
 function nextExchange(s: Session, k: number, n: number): string[] {

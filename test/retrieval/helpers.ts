@@ -12,6 +12,7 @@ import type { Exchange } from '../../shared/types.js';
 import type { OfferRequest, TriggerKind } from '../../retrieval/types.js';
 import { ConfigSchema, type Config } from '../../config/schema.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
+export { seededRandom as prng } from '../../shared/prng.js';
 
 export interface DocSpec {
   region: string;
@@ -140,14 +141,3 @@ export function config(retrieval: Partial<Config['retrieval']> = {}): Config {
   return ConfigSchema.parse({ retrieval: { queryBudgetMs: 60_000, ...retrieval } });
 }
 
-/** mulberry32 PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -7,19 +7,10 @@
 import type { ExchangeFeatures, SessionConfig } from '../../daemon/session-state.js';
 import type { TriggerThresholds } from '../../daemon/triggers.js';
 import { contentTokenHashes, toolSignatures, errorSignatures } from '../../daemon/lexical.js';
+export { seededRandom as rng } from '../../shared/prng.js';
 
 export const DIM = 48;
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function unit(v: Float32Array): Float32Array {
   let n = 0;
