@@ -55,7 +55,7 @@ function triggerCost(session: SessionConfig, mode: TriggerThresholds): { median:
   const times: number[] = [];
   for (let k = 0; k < COST_EXCHANGES; k++) {
     const tokens = Array.from({ length: MAX_TOKENS_PER_EXCHANGE }, () => Math.floor(rnd() * 5000));
-    const f: ExchangeFeatures = { vec: unitVec(), userVec: unitVec(), assistantVec: unitVec(), tokens, userTokens: tokens.slice(0, 48), toolSigs: [k % 7], errorSigs: [], assistantVisible: true, timestamp: k * 60_000 };
+    const f: ExchangeFeatures = { vec: unitVec(), userVec: unitVec(), assistantVec: unitVec(), tokens, userTokens: tokens.slice(0, 48), toolSigs: [k % 7], errorSigs: [], assistantVisible: true, asks: k % 3 === 0, replyAsks: k % 4 === 0, timestamp: k * 60_000 };
     const t0 = performance.now();
     const r = evaluateTriggers(state, f, mode, session);
     recordExchange(state, f, r.measures, session);
@@ -102,6 +102,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         { metric: 'random same rate: precision / F1 / Pk', value: `${r3(b.random.precision)} / ${r3(b.random.f1)} / ${r3(b.random.pk)}` },
         { metric: 'TextTiling same rate: precision / F1 / Pk', value: `${r3(b.texttiling_same_rate.precision)} / ${r3(b.texttiling_same_rate.f1)} / ${r3(b.texttiling_same_rate.pk)}` },
         { metric: 'TextTiling Hearst cutoff: precision / recall / F1 / Pk', value: `${r3(b.texttiling.precision)} / ${r3(b.texttiling.recall)} / ${r3(b.texttiling.f1)} / ${r3(b.texttiling.pk)}` },
+        { metric: 'ablation, question cue alone: precision / recall / F1 / fired', value: `${r3(b.question_cue.precision)} / ${r3(b.question_cue.recall)} / ${r3(b.question_cue.f1)} / ${b.question_cue.fired}` },
       );
       const train = join(opts.evalDir!, TIAGE_TRAIN_FILE);
       if (!opts.quick && existsSync(train)) {
@@ -114,6 +115,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       notes.push(
         `Drift: ${d.dialogues} TIAGE dev dialogues, ${d.shifts} gold shifts; exchange = ${d.exchange}; thresholds tuned on anno_train.json only; ${((Date.now() - t0) / 1000).toFixed(1)} s. Reproduce: active-brain eval drift --tiage <eval>/${TIAGE_FILE} --model .models/offline-glove-sif`,
         'Alignment, method and what did not work: docs/TRIGGERS.md.',
+        `Drift score = −z(cosine) − ${mode.driftLexicalWeight}·z(cohesion) + ${mode.driftQuestionBonus}·[prompt asks a question] − ${mode.driftAnswerPenalty}·[it answers one], fires at ≥ ${mode.driftZ}. The question-cue ablation is not a baseline: compare its precision with the trigger's to see what the similarity measures add (docs/TRIGGERS.md).`,
         'TextTiling at Hearst\'s cutoff fires at most positions (TIAGE shifts are ~21% of turns, so firing everywhere already gives F1 ≈ 0.35); the same-rate comparison is the like-for-like one.',
       );
     } else notes.push(`drift skipped: ${tiage ?? TIAGE_FILE} not found`);

@@ -22,16 +22,26 @@ export const ModeSchema = z
     minGapSeconds: z.number().min(0).default(300),
     /** Drift trigger (daemon/triggers.ts, docs/TRIGGERS.md): the newest exchange is compared
      *  with the prompts of the last 2 exchanges by mean cosine and by lexical cohesion (shared
-     *  content words); each is a robust z (median/MAD of the session's own recent values), and
-     *  drift fires when −z(cosine) − driftLexicalWeight·z(cohesion) reaches this. Scale-free
-     *  across embedding models. Chosen by 5-fold cross-validation on TIAGE train only. */
-    driftZ: z.number().min(0).default(2.0),
+     *  content words), each a robust z (median/MAD of the session's own recent values), and
+     *  the dialogue cues are added:
+     *    score = −z(cosine) − driftLexicalWeight·z(cohesion)
+     *            + driftQuestionBonus·[prompt asks] − driftAnswerPenalty·[it answers a question]
+     *  Drift fires when the score reaches this. Scale-free across embedding models. The four
+     *  drift values were chosen together by 5-fold cross-validation on TIAGE train only. */
+    driftZ: z.number().min(0).default(3.0),
     /** Drift also needs the cosine part at or below this quantile of the session's own
      *  history (1 = no such condition; the default: it did not help on TIAGE train). */
     driftMaxQuantile: z.number().min(0).max(1).default(1.0),
     /** Weight of lexical cohesion (robust z of the share of content words the newest exchange
      *  shares with the recent prompts) in the drift score; 0 = vectors only. */
-    driftLexicalWeight: z.number().min(0).default(1.0),
+    driftLexicalWeight: z.number().min(0).default(0.5),
+    /** Added to the drift score when the prompt asks a question (daemon/dialogue-cues.ts): a
+     *  question is how a new topic is usually opened. Kept below driftZ so that a question
+     *  alone, as similar as the session's usual prompts, never fires. 0 = no cue. */
+    driftQuestionBonus: z.number().min(0).default(2.5),
+    /** Subtracted from the drift score when the prompt follows a question from the other
+     *  side (the reply before it ended asking): an answer continues the topic. 0 = no cue. */
+    driftAnswerPenalty: z.number().min(0).default(2.0),
     /** Stall trigger: the smallest pairwise cos across the last `stallWindow` exchanges
      *  (every exchange resembles every other) above the session's own baseline by this many
      *  robust SDs (also the flow-repair guard's bar for "the user side repeats"). Repeated

@@ -2,11 +2,13 @@
  * Build the trigger features of one exchange (daemon/session-state.ts ExchangeFeatures) from a
  * parsed transcript Exchange (shared/types.ts) and the vectors the caller embedded. The
  * caller (daemon pipeline, replay, evals) owns embedding; this adds the lexical parts:
- * content-token hashes (of the whole exchange and of the prompt alone), tool-call and tool-error signatures. Pure.
+ * content-token hashes (of the whole exchange and of the prompt alone), tool-call and tool-error
+ * signatures, and the dialogue cues (the prompt asks a question; the reply ends asking one). Pure.
  */
 import type { Exchange } from '../shared/types.js';
 import type { ExchangeFeatures } from './session-state.js';
 import { contentTokenHashes, errorSignatures, toolSignatures } from './lexical.js';
+import { asksQuestion, endsAskingQuestion } from './dialogue-cues.js';
 
 export interface ExchangeVectors {
   /** The whole exchange. */
@@ -31,6 +33,8 @@ export function exchangeFeatures(ex: ExchangeText, v: ExchangeVectors): Exchange
     toolSigs: toolSignatures(ex.toolCalls),
     errorSigs: errorSignatures(ex.toolErrors),
     assistantVisible: ex.assistantVisible,
+    asks: asksQuestion(ex.user),
+    replyAsks: endsAskingQuestion(ex.assistant),
     timestamp: ex.timestamp,
   };
 }

@@ -139,6 +139,8 @@ export function triggerValues(tr: TriggerResult): Record<string, number> {
     drift_affinity: tr.drift.affinity,
     drift_cohesion: tr.drift.cohesion,
     drift_novelty: tr.drift.novelty,
+    drift_asks: tr.drift.asks,
+    drift_follows_question: tr.drift.followsQuestion,
     drift_z: tr.drift.z,
     drift_quantile: tr.drift.quantile,
     drift_fired: tr.drift.fired,

@@ -37,6 +37,14 @@ export interface ExchangeFeatures {
   errorSigs: number[];
   /** Whether any assistant record was visible for this exchange. */
   assistantVisible: boolean;
+  /** The prompt asks a question (daemon/dialogue-cues.ts): a drift cue. */
+  asks: boolean;
+  /** The reply ends by asking the human something: the next prompt answers it. */
+  replyAsks: boolean;
+  /** The other side's last words before this prompt asked a question. Absent: taken from the
+   *  previous exchange's `replyAsks` (the daemon); datasets whose exchanges overlap (TIAGE,
+   *  eval/drift.ts) say it themselves. */
+  followsQuestion?: boolean;
   /** Epoch ms of the exchange. */
   timestamp: number;
 }
@@ -51,6 +59,8 @@ export interface RingEntry {
   userTokens: number[];
   toolSigs: number[];
   errorSigs: number[];
+  /** The reply ended by asking the human something (ExchangeFeatures.replyAsks). */
+  replyAsks: boolean;
 }
 
 /** The session's own history of measurements (oldest first, bounded): its calibration. */
@@ -172,6 +182,7 @@ export function recordExchange(state: SessionState, f: ExchangeFeatures, m: Meas
     userTokens: f.userTokens,
     toolSigs: f.toolSigs,
     errorSigs: f.errorSigs,
+    replyAsks: f.replyAsks,
   });
   if (state.ring.length > cfg.historySize) state.ring.splice(0, state.ring.length - cfg.historySize);
   if (f.assistantVisible) state.assistantSeen++;
@@ -205,6 +216,7 @@ interface RingEntryJson {
   userTokens?: number[];
   toolSigs: number[];
   errorSigs: number[];
+  replyAsks?: boolean;
 }
 
 export interface SessionStateJson extends Omit<SessionState, 'centroid' | 'anchor' | 'ring'> {
@@ -279,6 +291,8 @@ export function fromJSON(raw: unknown): SessionState {
       userTokens: e.userTokens === undefined ? [...e.tokens] : isNumArray(e.userTokens) ? [...e.userTokens] : (() => { throw new Error(`session state: bad ring[${i}].userTokens`); })(),
       toolSigs: [...e.toolSigs],
       errorSigs: [...e.errorSigs],
+      // newer than the first persisted states: absent → false (no cue)
+      replyAsks: e.replyAsks === undefined ? false : typeof e.replyAsks === 'boolean' ? e.replyAsks : (() => { throw new Error(`session state: bad ring[${i}].replyAsks`); })(),
     };
   });
   if (!isNumArray(o.offered)) throw new Error('session state: bad offered');

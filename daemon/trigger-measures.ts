@@ -26,6 +26,10 @@ export interface Measures {
   /** Lexical cohesion: set cosine |A∩B|/√(|A||B|) of the newest exchange's content words with
    *  the content words of the same prompts (0 when either side has none; null: no past). */
   cohesion: number | null;
+  /** Dialogue cues (daemon/dialogue-cues.ts): the newest prompt asks a question, and it follows
+   *  a question from the other side (it answers rather than opens). */
+  asks: boolean;
+  followsQuestion: boolean;
   /** Plain cosine of the newest exchange to the normalized prompt anchor (for logs). */
   cosToAnchor: number | null;
   /** Share of the newest exchange's content tokens absent from the recent window (logs only; null: no tokens or no window). */
@@ -140,5 +144,7 @@ export function measureExchange(state: SessionState, newest: ExchangeFeatures, s
     for (const s of newest.errorSigs) if (!seen.has(s)) newErrors++;
   }
 
-  return { affinity: block?.affinity ?? null, cohesion: block?.cohesion ?? null, cosToAnchor, novelty, windowSim: whole?.min ?? null, windowMeanSim: whole?.mean ?? null, userSim, assistantSim, toolRepeat: toolRepeatRun(ring, newest), newErrors };
+  const followsQuestion = newest.followsQuestion ?? ring[ring.length - 1]?.replyAsks ?? false;
+
+  return { affinity: block?.affinity ?? null, cohesion: block?.cohesion ?? null, asks: newest.asks, followsQuestion, cosToAnchor, novelty, windowSim: whole?.min ?? null, windowMeanSim: whole?.mean ?? null, userSim, assistantSim, toolRepeat: toolRepeatRun(ring, newest), newErrors };
 }

@@ -9,7 +9,9 @@
  *
  * Drift (docs/TRIGGERS.md): the newest exchange (prompt + reply) against the prompts of the
  * last DRIFT_WINDOW exchanges, by mean cosine and by lexical cohesion, each as a robust z
- * against this session's own history; their sum must clear mode.driftZ.
+ * against this session's own history, plus the dialogue cues (a prompt that asks a question
+ * lowers the bar, one that answers the other side's question raises it); the score must
+ * clear mode.driftZ.
  *
  * Scale: every vector statistic is compared with the session's *own* recent values (robust
  * z with median/MAD, plus a quantile cap), never with one fixed cosine, so the same mode
@@ -25,6 +27,8 @@ export interface TriggerThresholds {
   driftZ: number;
   driftMaxQuantile: number;
   driftLexicalWeight: number;
+  driftQuestionBonus: number;
+  driftAnswerPenalty: number;
   stallZ: number;
   stallMaxQuantile: number;
   stallWindow: number;
@@ -49,7 +53,7 @@ export interface TriggerResult {
   kind: TriggerKind | null;
   /** Exchange index this was decided for. */
   turn: number;
-  drift: { cos: number | null; affinity: number | null; cohesion: number | null; novelty: number | null; z: number | null; quantile: number | null; fired: boolean };
+  drift: { cos: number | null; affinity: number | null; cohesion: number | null; novelty: number | null; asks: boolean; followsQuestion: boolean; z: number | null; quantile: number | null; fired: boolean };
   stall: { meanSim: number | null; minSim: number | null; z: number | null; quantile: number | null; toolRepeat: number; fired: boolean; promptOnly: boolean };
   guard: { flowRepair: boolean; userSim: number | null; assistantSim: number | null; userZ: number | null; assistantZ: number | null };
   error: { fired: boolean; newErrors: number };
@@ -79,10 +83,13 @@ export function evaluateTriggers(state: SessionState, newest: ExchangeFeatures, 
   if (!warm) reasons.push('warmup');
 
   // Drift: the newest exchange resembles the last few prompts unusually little for this
-  // session, by vectors and by shared content words (a causal TextTiling block comparison).
+  // session, by vectors and by shared content words (a causal TextTiling block comparison),
+  // and the prompt opens something (asks a question) rather than answers one. The cues are
+  // constants added to a sum of z-scores, so the score stays scale-free.
   const affZ = zIfCalibrated(cal.affinity, m.affinity);
   const cohZ = zIfCalibrated(cal.cohesion, m.cohesion);
-  const driftZ = affZ === null ? null : -affZ - mode.driftLexicalWeight * (cohZ ?? 0);
+  const cue = (m.asks ? mode.driftQuestionBonus : 0) - (m.followsQuestion ? mode.driftAnswerPenalty : 0);
+  const driftZ = affZ === null ? null : -affZ - mode.driftLexicalWeight * (cohZ ?? 0) + cue;
   const driftQ = m.affinity === null || cal.affinity.length < MIN_CALIBRATION ? null : quantileBelow(cal.affinity, m.affinity);
   const driftFired = warm && driftZ !== null && driftQ !== null && driftZ >= mode.driftZ && driftQ <= mode.driftMaxQuantile;
   if (driftFired) reasons.push('drift');
@@ -141,7 +148,7 @@ export function evaluateTriggers(state: SessionState, newest: ExchangeFeatures, 
   return {
     kind,
     turn,
-    drift: { cos: m.cosToAnchor, affinity: m.affinity, cohesion: m.cohesion, novelty: m.novelty, z: driftZ, quantile: driftQ, fired: driftFired },
+    drift: { cos: m.cosToAnchor, affinity: m.affinity, cohesion: m.cohesion, novelty: m.novelty, asks: m.asks, followsQuestion: m.followsQuestion, z: driftZ, quantile: driftQ, fired: driftFired },
     stall: { meanSim: m.windowMeanSim, minSim: m.windowSim, z: stallZ, quantile: stallQ, toolRepeat: m.toolRepeat, fired: stallFired, promptOnly },
     guard: { flowRepair, userSim: m.userSim, assistantSim: m.assistantSim, userZ, assistantZ },
     error: { fired: errorFired, newErrors: m.newErrors },

@@ -26,6 +26,8 @@ the mean gold segment length, pooled over dialogues). Baselines in the same run:
 random firing at the same rate (${RANDOM_SEEDS} seeds, averaged) and lexical TextTiling (block cosine of
 term vectors, depth scores) at Hearst's cutoff and at the trigger's own firing rate, with 95%
 bootstrap intervals (dialogues resampled) of the precision and of the F1 differences.
+Also an ablation (not a baseline): the dialogue cue alone — fire on every prompt that asks
+a question and does not answer one — to show what the similarity measures add.
 
 Options:
   --tiage FILE      TIAGE annotations (e.g. ../shared/eval/tiage/anno_dev.json)
@@ -34,6 +36,7 @@ Options:
   --mode NAME       whose thresholds to use (default: "default", else the first mode)
   --json            one JSON object: {"dialogues","shifts","precision","recall","f1","pk",
                     "baselines": {"random","texttiling","texttiling_same_rate"},
+                    "ablation_question_cue_only",
                     "f1_minus_texttiling_same_rate_ci95", "f1_minus_random_ci95", …}
   --set key=value   config override, e.g. --set modes.default.driftZ=1.5`;
 
@@ -61,6 +64,7 @@ export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Reco
       texttiling: r(rep.baselines.texttiling),
       texttiling_same_rate: r(rep.baselines.texttiling_same_rate),
     },
+    ablation_question_cue_only: r(rep.baselines.question_cue),
     precision_ci95: rep.precisionCi95.map(round4),
     precision_minus_texttiling_same_rate_ci95: rep.precisionVsTextTilingCi95.map(round4),
     f1_minus_texttiling_same_rate_ci95: rep.f1VsTextTilingCi95.map(round4),
@@ -70,7 +74,13 @@ export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Reco
     fire_rate: round4(rep.positions ? rep.fired / rep.positions : 0),
     model: rep.model,
     mode: modeName,
-    thresholds: { driftZ: mode.driftZ, driftMaxQuantile: mode.driftMaxQuantile, driftLexicalWeight: mode.driftLexicalWeight },
+    thresholds: {
+      driftZ: mode.driftZ,
+      driftMaxQuantile: mode.driftMaxQuantile,
+      driftLexicalWeight: mode.driftLexicalWeight,
+      driftQuestionBonus: mode.driftQuestionBonus,
+      driftAnswerPenalty: mode.driftAnswerPenalty,
+    },
     cooldown_turns: rep.cooldownTurns,
     exchange: rep.exchange,
   };
@@ -87,6 +97,7 @@ export function reportText(rep: DriftReport): string {
     row('random, same rate', rep.baselines.random),
     row('texttiling (hearst)', rep.baselines.texttiling),
     row('texttiling, same rate', rep.baselines.texttiling_same_rate),
+    row('ablation: question cue', rep.baselines.question_cue),
     '',
     `precision 95% interval (dialogues bootstrapped): ${rep.precisionCi95.map((x) => x.toFixed(3)).join(' – ')}; minus TextTiling same rate: ${rep.precisionVsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}`,
     `F1 minus TextTiling same rate, 95% interval: ${rep.f1VsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}; minus random same rate: ${rep.f1VsRandomCi95.map((x) => x.toFixed(3)).join(' – ')}`,

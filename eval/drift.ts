@@ -20,6 +20,7 @@ import { exchangeFeatures } from '../daemon/exchange-features.js';
 import { addCounts, countBoundaries, pkCounts, prf, type BoundaryCounts, type PRF } from './segmentation.js';
 import { textTiling, textTilingDepths } from './textiling.js';
 import { seededRandom } from '../shared/prng.js';
+import { asksQuestion, endsAskingQuestion } from '../daemon/dialogue-cues.js';
 export { seededRandom };
 
 /** Seeds averaged for the random baseline. */
@@ -56,6 +57,10 @@ export interface DriftReport {
     random: Scores & { seeds: number };
     texttiling: Scores;
     texttiling_same_rate: Scores;
+    /** Ablation, not a baseline: the dialogue cue alone — fire at every warm exchange whose
+     *  prompt asks a question and does not answer one (cooldown as above). What the
+     *  similarity measures add on top of the cue is the difference to the trigger. */
+    question_cue: Scores;
   };
   model: string;
   exchange: string;
@@ -82,16 +87,31 @@ export async function driftFirings(d: TiageDialogue, embedder: Embedder, mode: T
   const fired: boolean[] = [];
   for (let i = 0; i < n; i++) {
     const reply = withReply(i) ? d.utterances[i + 1] : '';
-    const f = exchangeFeatures(
-      { user: d.utterances[i], assistant: reply, toolCalls: [], toolErrors: [], assistantVisible: withReply(i), timestamp: i * UTTERANCE_GAP_MS },
-      { vec: vecs[i], userVec: vecs[n + i], assistantVec: withReply(i) ? vecs[n + i + 1] : null },
-    );
+    const f = {
+      ...exchangeFeatures(
+        { user: d.utterances[i], assistant: reply, toolCalls: [], toolErrors: [], assistantVisible: withReply(i), timestamp: i * UTTERANCE_GAP_MS },
+        { vec: vecs[i], userVec: vecs[n + i], assistantVec: withReply(i) ? vecs[n + i + 1] : null },
+      ),
+      // The exchanges overlap (exchange i−1's reply is this prompt), so the ring cannot say
+      // whether the other side's last words asked: they are utterance i − 1.
+      followsQuestion: i > 0 && endsAskingQuestion(d.utterances[i - 1]),
+    };
     const r = evaluateTriggers(state, f, mode, session);
     recordExchange(state, f, r.measures, session);
     fired.push(r.kind === 'drift');
     if (r.kind) markBuild(state, f.timestamp);
   }
   return fired;
+}
+
+/** The question-cue ablation over one dialogue: warm, asks, does not answer, out of cooldown. */
+export function questionCueFirings(d: TiageDialogue, session: Pick<SessionConfig, 'warmupExchanges' | 'cooldownTurns'>): boolean[] {
+  let last = -Infinity;
+  return d.utterances.map((u, i) => {
+    const fire = i >= session.warmupExchanges && asksQuestion(u) && !endsAskingQuestion(d.utterances[i - 1]) && i - last > session.cooldownTurns;
+    if (fire) last = i;
+    return fire;
+  });
 }
 
 function score(golds: boolean[][], hyps: boolean[][]): Scores {
@@ -201,6 +221,7 @@ export async function evaluateDrift(
       random: { ...meanScores(randomRuns), seeds: RANDOM_SEEDS },
       texttiling: score(golds, dialogues.map((d) => textTiling(d.utterances))),
       texttiling_same_rate: score(golds, tts),
+      question_cue: score(golds, dialogues.map((d) => questionCueFirings(d, session))),
     },
     model: embedder.modelId,
     cooldownTurns: session.cooldownTurns,

@@ -1,7 +1,10 @@
 /**
  * Where the drift trigger fires on dialogues of clear topic blocks (in process, offline
  * model): at each topic shift after warm-up, on that utterance's exchange or on the one
- * before it, and nowhere inside a topic block. Exchange i is utterance i (prompt) + utterance
+ * before it, and nowhere inside a topic block. First the block comparison alone (cues off,
+ * bar 2: the alignment of the similarity measures), then the shipped defaults on dialogues
+ * whose blocks are opened by a question (each block also has a same-topic question inside,
+ * which must not fire), with the control that without the question cue a shift is missed. Exchange i is utterance i (prompt) + utterance
  * i+1 (reply), compared with the prompts of the exchanges before it; when the reply already
  * opens a new block (here every block's vocabulary is disjoint), exchange i is half new and may
  * fire first — then the cooldown silences exchange i+1. On TIAGE train such early firings are
@@ -12,21 +15,43 @@ import { ConfigSchema } from '../../config/schema.js';
 import { driftFirings } from '../../eval/drift.js';
 import { parseTiage } from '../../eval/tiage.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
-import { dialogue } from './dialogues.js';
+import { dialogue, questionOpened } from './dialogues.js';
 
 const config = ConfigSchema.parse({});
+/** The block comparison alone: no dialogue cues, the pre-cue bar. */
+const SIMILARITY_ONLY = { ...config.modes.default, driftZ: 2, driftLexicalWeight: 1, driftQuestionBonus: 0, driftAnswerPenalty: 0 };
+const ORDERS = { a: [0, 1, 2], b: [3, 0, 1], c: [2, 3, 0], d: [1, 2, 3] };
+
+function checkPositions(id: string, shiftsOf: boolean[], fired: boolean[]): void {
+  const shifts = shiftsOf.flatMap((s, i) => (s ? [i] : []));
+  for (const s of shifts) expect(fired[s] || fired[s - 1], `dialogue ${id}, shift at ${s}`).toBe(true);
+  fired.forEach((f, i) => {
+    if (f) expect(shifts.some((s) => i === s || i === s - 1), `dialogue ${id}: firing at ${i} inside a block`).toBe(true);
+  });
+}
 
 describe('drift firing positions', () => {
-  it('fires at (or one exchange before) every topic shift after warm-up, never inside a block', async () => {
+  it('the block comparison alone fires at (or one exchange before) every shift after warm-up, never inside a block', async () => {
     const embedder = await offlineEmbedder();
-    const ds = parseTiage({ a: dialogue([0, 1, 2]), b: dialogue([3, 0, 1]), c: dialogue([2, 3, 0]), d: dialogue([1, 2, 3]) });
+    const ds = parseTiage(Object.fromEntries(Object.entries(ORDERS).map(([k, o]) => [k, dialogue(o)])));
+    for (const d of ds) checkPositions(d.id, d.shifts, await driftFirings(d, embedder, SIMILARITY_ONLY, config.session));
+  });
+
+  it('shipped defaults: question-opened shifts fire, same-topic questions inside a block do not', async () => {
+    const embedder = await offlineEmbedder();
+    const ds = parseTiage(Object.fromEntries(Object.entries(ORDERS).map(([k, o]) => [k, questionOpened(o)])));
+    for (const d of ds) checkPositions(d.id, d.shifts, await driftFirings(d, embedder, config.modes.default, config.session));
+  });
+
+  it('control: without the question cue the shipped bar misses a question-opened shift', async () => {
+    const embedder = await offlineEmbedder();
+    const ds = parseTiage(Object.fromEntries(Object.entries(ORDERS).map(([k, o]) => [k, questionOpened(o)])));
+    const noCue = { ...config.modes.default, driftQuestionBonus: 0 };
+    let missed = 0;
     for (const d of ds) {
-      const fired = await driftFirings(d, embedder, config.modes.default, config.session);
-      const shifts = d.shifts.flatMap((s, i) => (s ? [i] : []));
-      for (const s of shifts) expect(fired[s] || fired[s - 1], `dialogue ${d.id}, shift at ${s}`).toBe(true);
-      fired.forEach((f, i) => {
-        if (f) expect(shifts.some((s) => i === s || i === s - 1), `dialogue ${d.id}: firing at ${i} inside a block`).toBe(true);
-      });
+      const fired = await driftFirings(d, embedder, noCue, config.session);
+      missed += d.shifts.filter((s, i) => s && i >= config.session.warmupExchanges && !fired[i] && !fired[i - 1]).length;
     }
+    expect(missed).toBeGreaterThan(0);
   });
 });

@@ -85,7 +85,8 @@ describe('session state', () => {
   it('round-trips through JSON and decides the same afterwards', () => {
     const r = rng(4);
     const s = createSessionState('sess-1');
-    for (let k = 0; k < 12; k++) record(s, features({ vec: direction(r), userVec: direction(r), assistantVec: k % 3 ? direction(r) : null, text: topicText(k % 4, k), toolCalls: ['Bash: make'], toolErrors: k === 5 ? ['Error: boom'] : [] }));
+    for (let k = 0; k < 12; k++) record(s, features({ vec: direction(r), userVec: direction(r), assistantVec: k % 3 ? direction(r) : null, text: topicText(k % 4, k), toolCalls: ['Bash: make'], toolErrors: k === 5 ? ['Error: boom'] : [], replyAsks: k === 11 }));
+    expect(s.ring[s.ring.length - 1].replyAsks).toBe(true);
     markBuild(s, 99);
     rememberOffered(s, [7, 8], 20);
     const back = fromJSON(JSON.parse(JSON.stringify(toJSON(s))));
@@ -95,6 +96,7 @@ describe('session state', () => {
     const b = evaluateTriggers(back, next, MODE, SESSION);
     expect(b.kind).toBe(a.kind);
     expect(b.drift.z).toBeCloseTo(a.drift.z!, 9);
+    expect(b.drift.followsQuestion).toBe(true);
     // no raw text in the serialized state
     expect(JSON.stringify(toJSON(s))).not.toMatch(/make|boom|docker|react/);
   });
@@ -120,7 +122,7 @@ describe('session state', () => {
     expect(() => fromJSON({ ...good, dim: 3, centroid: [1, 2] })).toThrow(/centroid/);
   });
 
-  it('loads a state persisted before the drift window (no cohesion history, no prompt tokens)', () => {
+  it('loads a state persisted before the drift window or the dialogue cues (no cohesion history, no prompt tokens, no replyAsks)', () => {
     const r = rng(5);
     const s = createSessionState('old');
     for (let k = 0; k < 6; k++) record(s, features({ vec: direction(r), text: topicText(k % 4, k) }));
@@ -130,6 +132,10 @@ describe('session state', () => {
     const back = fromJSON(JSON.parse(JSON.stringify(old)));
     expect(back.calibration.cohesion).toEqual([]);
     back.ring.forEach((e, i) => expect(e.userTokens).toEqual(s.ring[i].tokens));
+    // a state from before the dialogue cues (no replyAsks) loads with no cue
+    const noCue = { ...toJSON(s), ring: toJSON(s).ring.map(({ replyAsks: _q, ...e }) => e) };
+    expect(fromJSON(JSON.parse(JSON.stringify(noCue))).ring.every((e) => e.replyAsks === false)).toBe(true);
+    expect(() => fromJSON({ ...toJSON(s), ring: toJSON(s).ring.map((e) => ({ ...e, replyAsks: 'yes' })) })).toThrow(/replyAsks/);
     // control: a malformed cohesion history is still an error
     expect(() => fromJSON({ ...toJSON(s), calibration: { ...toJSON(s).calibration, cohesion: ['x'] } })).toThrow(/calibration/);
   });

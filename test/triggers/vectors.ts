@@ -7,6 +7,7 @@
 import type { ExchangeFeatures, SessionConfig } from '../../daemon/session-state.js';
 import type { TriggerThresholds } from '../../daemon/triggers.js';
 import { contentTokenHashes, toolSignatures, errorSignatures } from '../../daemon/lexical.js';
+import { asksQuestion } from '../../daemon/dialogue-cues.js';
 export { seededRandom as rng } from '../../shared/prng.js';
 
 export const DIM = 48;
@@ -53,6 +54,10 @@ export interface Spec {
   toolCalls?: string[];
   toolErrors?: string[];
   assistantVisible?: boolean;
+  /** Dialogue cues (default: read from userText/text by daemon/dialogue-cues.ts; the reply: false). */
+  asks?: boolean;
+  replyAsks?: boolean;
+  followsQuestion?: boolean;
   timestamp?: number;
 }
 
@@ -69,6 +74,9 @@ export function features(s: Spec): ExchangeFeatures {
     toolSigs: toolSignatures(s.toolCalls ?? []),
     errorSigs: errorSignatures(s.toolErrors ?? []),
     assistantVisible: s.assistantVisible ?? true,
+    asks: s.asks ?? asksQuestion(s.userText ?? s.text ?? ''),
+    replyAsks: s.replyAsks ?? false,
+    ...(s.followsQuestion === undefined ? {} : { followsQuestion: s.followsQuestion }),
     timestamp: s.timestamp ?? clock,
   };
 }
@@ -87,6 +95,10 @@ export const MODE: TriggerThresholds = {
   driftZ: 2,
   driftMaxQuantile: 1,
   driftLexicalWeight: 1,
+  // the dialogue cues are off here: these tests are about the similarity measures; the cue
+  // tests (triggers.test.ts "dialogue cues") switch them on with the shipped defaults
+  driftQuestionBonus: 0,
+  driftAnswerPenalty: 0,
   stallZ: 3,
   stallMaxQuantile: 0.1,
   stallWindow: 3,
