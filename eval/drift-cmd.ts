@@ -36,7 +36,7 @@ Options:
   --mode NAME       whose thresholds to use (default: "default", else the first mode)
   --json            one JSON object: {"dialogues","shifts","precision","recall","f1","pk",
                     "baselines": {"random","texttiling","texttiling_same_rate"},
-                    "ablation_question_cue_only",
+                    "ablation_question_cue_only", "firings_by_cue",
                     "f1_minus_texttiling_same_rate_ci95", "f1_minus_random_ci95", …}
   --set key=value   config override, e.g. --set modes.default.driftZ=1.5`;
 
@@ -65,6 +65,9 @@ export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Reco
       texttiling_same_rate: r(rep.baselines.texttiling_same_rate),
     },
     ablation_question_cue_only: r(rep.baselines.question_cue),
+    firings_by_cue: Object.fromEntries(
+      Object.entries(rep.byCue).map(([k, v]) => [k, { fired: v.fired, hits: v.hits, precision: round4(v.fired ? v.hits / v.fired : 0) }]),
+    ),
     precision_ci95: rep.precisionCi95.map(round4),
     precision_minus_texttiling_same_rate_ci95: rep.precisionVsTextTilingCi95.map(round4),
     f1_minus_texttiling_same_rate_ci95: rep.f1VsTextTilingCi95.map(round4),
@@ -101,6 +104,7 @@ export function reportText(rep: DriftReport): string {
     '',
     `precision 95% interval (dialogues bootstrapped): ${rep.precisionCi95.map((x) => x.toFixed(3)).join(' – ')}; minus TextTiling same rate: ${rep.precisionVsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}`,
     `F1 minus TextTiling same rate, 95% interval: ${rep.f1VsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}; minus random same rate: ${rep.f1VsRandomCi95.map((x) => x.toFixed(3)).join(' – ')}`,
+    `firings by the prompt's cue (hits / fired): ${Object.entries(rep.byCue).map(([k, v]) => `${k.replace(/_/g, ' ')} ${v.hits}/${v.fired}`).join(', ')}`,
     'Pk: lower is better. Precision matters most (silence is the feature).',
   ].join('\n');
 }

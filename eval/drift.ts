@@ -62,6 +62,9 @@ export interface DriftReport {
      *  similarity measures add on top of the cue is the difference to the trigger. */
     question_cue: Scores;
   };
+  /** The trigger's firings split by the prompt's cue: it opens a question, it asks while
+   *  answering one, or it is a statement — with how many of each hit a gold shift. */
+  byCue: Record<'opens_question' | 'answers_with_question' | 'statement', { fired: number; hits: number }>;
   model: string;
   exchange: string;
   /** session.cooldownTurns in effect: after a firing, the next this-many exchanges stay silent (as in the daemon). */
@@ -174,6 +177,15 @@ export async function evaluateDrift(
     onDialogue?.(hyps.length);
   }
   const main = score(golds, hyps);
+  const byCue: DriftReport['byCue'] = { opens_question: { fired: 0, hits: 0 }, answers_with_question: { fired: 0, hits: 0 }, statement: { fired: 0, hits: 0 } };
+  dialogues.forEach((d, di) =>
+    hyps[di].forEach((fired, i) => {
+      if (!fired || i === 0) return;
+      const key = !asksQuestion(d.utterances[i]) ? 'statement' : endsAskingQuestion(d.utterances[i - 1]) ? 'answers_with_question' : 'opens_question';
+      byCue[key].fired++;
+      if (d.shifts[i]) byCue[key].hits++;
+    }),
+  );
   const positions = dialogues.reduce((s, d) => s + Math.max(0, d.utterances.length - 1), 0);
   const rate = positions > 0 ? main.fired / positions : 0;
 
@@ -223,6 +235,7 @@ export async function evaluateDrift(
       texttiling_same_rate: score(golds, tts),
       question_cue: score(golds, dialogues.map((d) => questionCueFirings(d, session))),
     },
+    byCue,
     model: embedder.modelId,
     cooldownTurns: session.cooldownTurns,
     exchange: mapping === 'pair' ? 'utterance i as prompt + utterance i+1 as reply' : 'utterance i alone',

@@ -68,6 +68,14 @@ describe('eval drift', () => {
       expect(j[k][0], k).toBeLessThanOrEqual(j[k][1]);
     }
     expect(j.cooldown_turns).toBe(2);
+    // the firings split by cue add up to all firings
+    const byCue = Object.values(j.firings_by_cue as Record<string, { fired: number; hits: number }>);
+    expect(byCue).toHaveLength(3);
+    expect(byCue.reduce((a, v) => a + v.fired, 0)).toBe(j.fired);
+    // the ablation fires on the one same-topic question inside each later block (warm), never at a shift
+    expect(j.ablation_question_cue_only.fired).toBe(8);
+    expect(j.ablation_question_cue_only.precision).toBe(0);
+    expect(j.thresholds.driftQuestionBonus).toBeGreaterThan(0);
     // exact-position figures are low here by design (see eval-drift-positions.test.ts: the
     // trigger fires on the exchange whose reply opens the new topic); Pk sees the segmentation
     expect(j.pk).toBeLessThan(j.baselines.random.pk);
