@@ -4,7 +4,8 @@
  * Source: Claude Code's transcript root (`<root>/<project>/<session>.jsonl`; subagent files
  * `<root>/<project>/<session>/subagents/*.jsonl` only when `daemon.watchSubagents`), watched
  * with chokidar (native events unless `daemon.usePolling`) plus a cheap periodic sweep (stat
- * of known files) for missed events. A missing root is waited for (checked every
+ * of known files, and a rescan of changed folders for files the watcher never reported:
+ * daemon/discovery.ts) for missed events. A missing root is waited for (checked every
  * `rootPollMs`). Destination: the consumer (the daemon core) through events:
  *
  *   lines(path, sessionId, lines[{line,startOffset,endOffset}], info{seed, subagent, first,
@@ -30,6 +31,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../config/schema.js';
 import { scanLines, type LineItem, type ScanState } from '../transcript/lines.js';
 import { identityOf, OffsetStore, resumeVerdict, sameFile, type FileIdentity } from './offsets.js';
+import { DirectoryDiscovery } from './discovery.js';
 
 export type TailLine = LineItem;
 
@@ -120,6 +122,7 @@ export class Tailer extends EventEmitter {
   private abortReady: (() => void) | null = null;
   private readonly waiting: Array<() => void> = [];
   private readonly concurrency: number;
+  private readonly discovery: DirectoryDiscovery;
 
   constructor(opts: TailerOptions) {
     super();
@@ -127,6 +130,7 @@ export class Tailer extends EventEmitter {
     this.root = resolve(opts.root);
     this.store = new OffsetStore(opts.offsetsPath);
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+    this.discovery = new DirectoryDiscovery(this.root);
   }
 
   /** Number of transcript files being tailed. */
@@ -212,9 +216,18 @@ export class Tailer extends EventEmitter {
     }
     const now = Date.now();
     const cold: string[] = [];
+    const hotSessions = new Set<string>();
     for (const f of this.files.values()) {
-      if (now - f.lastChangeAt <= HOT_MS) this.schedule(f.path);
-      else cold.push(f.path);
+      if (now - f.lastChangeAt <= HOT_MS) {
+        this.schedule(f.path);
+        if (!f.subagent) hotSessions.add(f.path.slice(0, -'.jsonl'.length));
+      } else cold.push(f.path);
+    }
+    // Files the watcher never reported (a lost `add`): found by rescanning changed folders.
+    if (this.ready) {
+      const found = await this.discovery.scan(this.opts.daemon.watchSubagents ? hotSessions : []);
+      if (this.closed || !this.ready) return;
+      for (const p of found) if (!this.files.has(p) && existsSync(p)) this.onSeen(p);
     }
     if (cold.length) {
       const n = Math.min(COLD_PER_SWEEP, cold.length);
