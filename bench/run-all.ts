@@ -127,4 +127,5 @@ if (!values['no-write']) {
   process.stderr.write('[bench] wrote docs/BENCHMARKS.md and docs/benchmarks.json\n');
 } else process.stdout.write(md + '\n');
 const failed = results.filter((r) => r.figures.some((f) => f.pass === false) || r.notes.some((n) => n.startsWith('FAILED')));
+if (failed.length) process.stderr.write(`[bench] targets missed in: ${failed.map((r) => r.name).join(', ')} (see docs/BENCHMARKS.md, "**no**")\n`);
 process.exitCode = failed.length ? 1 : 0;

@@ -138,6 +138,13 @@ export const ConfigSchema = z
         maxBatchBytes: z.number().int().min(1024).default(1024 * 1024),
         /** An offer cache is valid this many seconds after it was written. */
         cacheTtlSeconds: z.number().int().min(1).default(900),
+        /** Housekeeping (daemon/housekeeping.ts) runs at start and then this often (minutes):
+         *  expired offer caches, old hook state and dead processes' leftovers are removed. */
+        housekeepingMinutes: z.number().min(1).default(60),
+        /** The hook's per-session state (budget, gap, offers already shown) is removed once the
+         *  session has had no prompt for this many days; a session resumed later starts with a
+         *  fresh budget. 0 = keep forever. */
+        hookStateRetentionDays: z.number().min(0).default(30),
       })
       .strict()
       .default({}),

@@ -30,7 +30,8 @@ export type EventName =
   | 'file-removed'
   | 'store-missing'
   | 'cache-write-failed'
-  | 'config-reloaded';
+  | 'config-reloaded'
+  | 'housekeeping';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {

@@ -45,6 +45,7 @@ import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.
 import { decisionRecord, openJsonlLog, type EventRecord, type JsonlLog } from './logs.js';
 import { Pipeline, type Decision } from './pipeline.js';
 import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
+import { runHousekeeping } from './housekeeping.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -440,6 +441,18 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       fail('config-reload', e);
     }
   };
+  // Housekeeping: at the first cycle, then every daemon.housekeepingMinutes.
+  let lastHousekeeping = -Infinity;
+  const housekeeping = () => {
+    if (Date.now() - lastHousekeeping < config.daemon.housekeepingMinutes * 60_000) return;
+    lastHousekeeping = Date.now();
+    try {
+      const r = runHousekeeping({ hookStateRetentionDays: config.daemon.hookStateRetentionDays, cacheTtlSeconds: config.daemon.cacheTtlSeconds }, env);
+      if (r.hookStates + r.caches + r.leftovers + r.failed > 0) event({ event: 'housekeeping', reason: 'prune', figures: { ...r } });
+    } catch (e) {
+      fail('housekeeping', e);
+    }
+  };
   const cycle = () => {
     if (stopping) return;
     cycles++;
@@ -456,6 +469,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     }
     if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
     reloadModes();
+    housekeeping();
     try {
       writeCanary(canaryPath(env), canary());
     } catch (e) {
