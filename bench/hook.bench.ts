@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import type { HookSettings, OfferCache } from '../shared/types.js';
 import { quantile } from './stats.js';
+import { hookCommand } from '../hook/install.js';
 
 /** Targets from issue 5. */
 const TARGET_MEDIAN_RATIO = 1.25;
@@ -26,6 +27,11 @@ const RSS_RUNS = 12;
 const RSS_RUNS_QUICK = 5;
 const WARMUP = 3;
 const GNU_TIME = '/usr/bin/time';
+/** Where Debian/Fedora/Alpine/macOS keep the system CA bundle (the inherited-env row points
+ *  NODE_EXTRA_CA_CERTS at the first that exists, unless the bench's own env sets one). */
+const CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
+/** Runs per command in the inherited-env comparison. */
+const INHERITED_RUNS = 30;
 
 function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -121,6 +127,27 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     }
   }
 
+  // Inherited environment: a user with NODE_EXTRA_CA_CERTS set (a CA bundle read at every Node
+  // start). Both through /bin/sh as Claude Code runs hooks: bare `node -e 0` vs the command
+  // `install` registers, which clears the variable for the hook (hook/install.ts).
+  const caBundle = [process.env.NODE_EXTRA_CA_CERTS, ...CA_BUNDLES].find((p): p is string => !!p && existsSync(p));
+  const inherited: { bare: number[]; registered: number[] } = { bare: [], registered: [] };
+  if (caBundle) {
+    const envCa = { ...env, NODE_EXTRA_CA_CERTS: caBundle };
+    const registered = hookCommand(process.execPath, bin);
+    const m = opts.quick ? RSS_RUNS_QUICK : INHERITED_RUNS;
+    for (let i = 0; i < m + WARMUP; i++) {
+      for (const [k, cmd, input] of [['bare', `${process.execPath} -e 0`, ''], ['registered', registered, payload(`ca-${i}`)]] as const) {
+        if (k === 'registered') prepare(`ca-${i}`, true);
+        const t0 = process.hrtime.bigint();
+        const r = spawnSync('/bin/sh', ['-c', cmd], { input, env: envCa, cwd, encoding: 'utf8' });
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (r.status !== 0 || r.stderr) badExits++;
+        if (i >= WARMUP) inherited[k].push(ms);
+      }
+    }
+  }
+
   const own: number[] = [];
   try {
     for (const line of readFileSync(join(home, 'logs', 'hook.jsonl'), 'utf8').trim().split('\n')) {
@@ -145,6 +172,16 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     }
   }
   figures.push({ metric: 'bare node -e 0: p99 wall', value: round(p99('bare')), unit: 'ms' });
+  if (caBundle && inherited.bare.length) {
+    const b = quantile(inherited.bare, 0.5);
+    const h = quantile(inherited.registered, 0.5);
+    figures.push({
+      metric: 'user env with NODE_EXTRA_CA_CERTS: sh -c bare node -e 0 / sh -c registered hook command (printed), medians',
+      value: `${round(b)} / ${round(h)} ms (${round(h / b, 2)}×)`,
+      target: '≤ 1.25×',
+      pass: h / b <= TARGET_MEDIAN_RATIO,
+    });
+  }
   if (haveTime && rss.bare.length) figures.push({ metric: 'bare node -e 0: peak RSS', value: round(Math.max(...rss.bare)), unit: 'MB' });
   figures.push(
     { metric: "hook's own time (latency_ms in its log): median", value: round(quantile(own, 0.5), 2), unit: 'ms' },
@@ -162,6 +199,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       'The hook runs as installed: node bin/active-brain-hook.cjs → dist/hook.bundle.cjs; printed runs use a fresh session each (live mode), no-cache runs a session without a cache.',
       haveTime ? `Peak RSS: ${GNU_TIME} -f %M over ${rss.bare.length} runs per case.` : `Peak RSS not measured: ${GNU_TIME} missing.`,
       'The machine may be shared: compare the ratio (same-run bare node) rather than absolute times.',
+      caBundle
+        ? `Inherited-env row: NODE_EXTRA_CA_CERTS=${caBundle}, both commands through /bin/sh, ${inherited.bare.length} runs each; the registered command clears the variable for the hook (docs/HOOK.md, "Install").`
+        : 'Inherited-env row skipped: no CA bundle file found to point NODE_EXTRA_CA_CERTS at.',
     ],
   };
 }

@@ -30,8 +30,18 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Environment variables cleared for the hook's own Node process (the command is run by a
+ * shell, so `VAR= node …` clears them for that process only). The hook makes no TLS
+ * connection and needs no preloads, but inherits the user's environment:
+ * NODE_EXTRA_CA_CERTS makes every Node start read a CA bundle (+50–60 ms per prompt measured
+ * here, docs/BENCHMARKS.md "hook"), and a NODE_OPTIONS `--require` of the user's could slow
+ * the hook or break it.
+ */
+export const HOOK_CLEARED_ENV = ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS'] as const;
+
 export function hookCommand(nodePath: string, hookBinPath: string): string {
-  return `${shellQuote(nodePath)} ${shellQuote(hookBinPath)}`;
+  return `${HOOK_CLEARED_ENV.map((v) => `${v}=`).join(' ')} ${shellQuote(nodePath)} ${shellQuote(hookBinPath)}`;
 }
 
 export function ourEntry(command: string): HookEntry {

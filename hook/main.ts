@@ -12,7 +12,6 @@
  * boot_ms is the Node start-up before it.
  */
 import { existsSync, writeSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
@@ -26,9 +25,12 @@ const DEADLINE_MARGIN_MS = 10;
 /** Longest wait for the session lock (also bounded by the deadline). */
 const LOCK_WAIT_MS = 40;
 
-/** When this module started: the deadline and latency_ms count the hook's own time from here. */
-const T0 = performance.now();
-const ownMs = () => performance.now() - T0;
+/** When this module started: the deadline and latency_ms count the hook's own time from here.
+ *  process.hrtime / process.uptime, not perf_hooks: loading that module costs ~1 ms per prompt. */
+const T0 = process.hrtime.bigint();
+/** Node start-up before this module (ms): process.uptime() counts from the process start. */
+const BOOT_MS = process.uptime() * 1000;
+const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6;
 const env = process.env;
 let release: (() => void) | null = null;
 let ended = false;
@@ -42,7 +44,7 @@ function record(d: Decision): void {
       outcome: d.outcome,
       reason: d.reason,
       latency_ms: Math.round(ownMs() * 100) / 100,
-      boot_ms: Math.round(T0 * 100) / 100,
+      boot_ms: Math.round(BOOT_MS * 100) / 100,
       mode: d.mode,
       mode_state: d.modeState,
       ...(d.turn !== undefined ? { turn: d.turn } : {}),

@@ -39,7 +39,7 @@ export function hookBundle(): Promise<string> {
       format: 'cjs',
       platform: 'node',
       target: 'node20',
-      minify: false,
+      minify: true,
       legalComments: 'none',
       logLevel: 'silent',
     });

@@ -58,7 +58,7 @@ describe('install: pure merge', () => {
   });
 
   it('quotes paths for the shell', () => {
-    expect(hookCommand('/usr/bin/node', '/a b/bin/active-brain-hook.js')).toBe("/usr/bin/node '/a b/bin/active-brain-hook.js'");
+    expect(hookCommand('/usr/bin/node', '/a b/bin/active-brain-hook.js')).toBe("NODE_OPTIONS= NODE_EXTRA_CA_CERTS= /usr/bin/node '/a b/bin/active-brain-hook.js'");
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
   });
 
@@ -218,7 +218,7 @@ describe('install: the CLI end to end', () => {
     const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: { UserPromptSubmit: Array<{ hooks: Array<{ command: string; timeout: number }> }> } };
     const entry = settings.hooks.UserPromptSubmit[0].hooks[0];
     expect(entry.timeout).toBe(5);
-    expect(entry.command).toBe(`${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
+    expect(entry.command).toBe(`NODE_OPTIONS= NODE_EXTRA_CA_CERTS= ${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
     expect(validate(loadSchema('hook-settings'), JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')))).toEqual([]);
 
     // Claude Code runs the command through a shell with the payload on stdin.
@@ -237,6 +237,17 @@ describe('install: the CLI end to end', () => {
     expect(live.stderr).toBe('');
     expect(printedLine(live.stdout)).toContain('notes/pg/pool-timeouts.md#3');
     expect(hook(payloadFor(ctx, { agent_id: 'sub-1' })).stdout).toBe('');
+
+    // The user's NODE_OPTIONS does not reach the hook: a broken preload breaks plain node…
+    const broken = { ...env, NODE_OPTIONS: '--require /nonexistent/preload.js', NODE_EXTRA_CA_CERTS: '/nonexistent/ca.pem' };
+    const plain = spawnSync('/bin/sh', ['-c', `${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`], { input: JSON.stringify(payloadFor(ctx)), env: broken, cwd: ctx.cwd, encoding: 'utf8' });
+    expect(plain.status).not.toBe(0);
+    // …but not the registered command, which still prints the next eligible offer
+    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-env', handle: 'notes/pg/pool-timeouts.md#4' } }));
+    const cleared = spawnSync('/bin/sh', ['-c', entry.command], { input: JSON.stringify(payloadFor(ctx)), env: broken, cwd: ctx.cwd, encoding: 'utf8' });
+    expect(cleared.status).toBe(0);
+    expect(cleared.stderr).toBe('');
+    expect(printedLine(cleared.stdout)).toContain('notes/pg/pool-timeouts.md#4');
 
     const again = run(['install', '--json'], env, ctx.cwd);
     expect(JSON.parse(again.stdout)).toMatchObject({ action: 'unchanged', changed: false });
