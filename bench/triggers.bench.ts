@@ -104,6 +104,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         { metric: 'TextTiling Hearst cutoff: precision / recall / F1 / Pk', value: `${r3(b.texttiling.precision)} / ${r3(b.texttiling.recall)} / ${r3(b.texttiling.f1)} / ${r3(b.texttiling.pk)}` },
         { metric: 'drift firings by the prompt\'s cue (hits / fired)', value: Object.entries(d.byCue).map(([k, v]) => `${k.replace(/_/g, ' ')} ${v.hits}/${v.fired}`).join(', ') },
         { metric: 'ablation, question cue alone: precision / recall / F1 / fired', value: `${r3(b.question_cue.precision)} / ${r3(b.question_cue.recall)} / ${r3(b.question_cue.f1)} / ${b.question_cue.fired}` },
+        { metric: 'drift precision minus the cue ablation\'s, 95% interval', value: `${r3(d.precisionVsQuestionCueCi95[0])} – ${r3(d.precisionVsQuestionCueCi95[1])}` },
       );
       const train = join(opts.evalDir!, TIAGE_TRAIN_FILE);
       if (!opts.quick && existsSync(train)) {

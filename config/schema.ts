@@ -5,6 +5,10 @@
  */
 import { z } from 'zod';
 
+/** A question still needs a drift score this far above the session's usual (z units):
+ *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
+export const DRIFT_QUESTION_MARGIN = 0.5;
+
 /** A mode: thresholds, budgets and rollout state for a set of sessions (matched by cwd). */
 export const ModeSchema = z
   .object({
@@ -36,8 +40,9 @@ export const ModeSchema = z
      *  shares with the recent prompts) in the drift score; 0 = vectors only. */
     driftLexicalWeight: z.number().min(0).default(0.5),
     /** Added to the drift score when the prompt asks a question (daemon/dialogue-cues.ts): a
-     *  question is how a new topic is usually opened. Kept below driftZ so that a question
-     *  alone, as similar as the session's usual prompts, never fires. 0 = no cue. */
+     *  question is how a new topic is usually opened. At most driftZ − 0.5 (refused at load
+     *  otherwise), so a question as similar as the session's usual prompts never fires: it
+     *  must still be less like the recent prompts than usual. 0 = no cue. */
     driftQuestionBonus: z.number().min(0).default(2.5),
     /** Subtracted from the drift score when the prompt follows a question from the other
      *  side (the reply before it ended asking): an answer continues the topic. 0 = no cue. */
@@ -53,7 +58,20 @@ export const ModeSchema = z
     /** Exchanges in the stall window (and repeats of the same tool call that count as a stall). */
     stallWindow: z.number().int().min(2).default(3),
   })
-  .strict();
+  .strict()
+  .superRefine((m, ctx) => {
+    // The silence guarantee of the question cue: a question alone, as similar as the
+    // session's usual prompts, must never fire (docs/TRIGGERS.md).
+    if (m.driftQuestionBonus > 0 && m.driftQuestionBonus > m.driftZ - DRIFT_QUESTION_MARGIN) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['driftQuestionBonus'],
+        message:
+          `must be at most driftZ − ${DRIFT_QUESTION_MARGIN} (driftZ is ${m.driftZ}), or every question would fire drift; ` +
+          `lower driftQuestionBonus to ${Math.max(0, m.driftZ - DRIFT_QUESTION_MARGIN)} or raise driftZ to ${m.driftQuestionBonus + DRIFT_QUESTION_MARGIN}`,
+      });
+    }
+  });
 export type Mode = z.infer<typeof ModeSchema>;
 
 export const ConfigSchema = z

@@ -3,20 +3,25 @@
  * again are removed, so the state dir does not grow with every session ever seen.
  *
  *   <home>/hook-state/<session>.json   not written for hookStateRetentionDays  → removed
- *   <home>/hook-state/<session>.lock   older than LEFTOVER_MS (a dead hook)    → removed
+ *   <home>/hook-state/<session>.lock   older than LEFTOVER_MS (the hook breaks
+ *                                      its own lock after 2 s; an hour-old one
+ *                                      is a leftover, whoever left it)         → removed
  *   <home>/cache/<session>.json        older than cacheTtlSeconds (the hook
  *                                      ignores it already: staleness gate)     → removed
  *   *.tmp leftovers of atomic writes   older than LEFTOVER_MS                  → removed
  *
  * `planPrune` decides from names and mtimes (pure, tested with properties); `runHousekeeping`
  * lists the two folders, unlinks what the plan names and returns counts for the daemon's
- * `housekeeping` event. A file that changed or vanished in between is left alone / skipped.
+ * `housekeeping` event. A file that changed or vanished in between is left alone / skipped;
+ * a hook state file is removed only under its session's lock (the hook's own O_EXCL lock),
+ * so a prompt arriving at that moment either wins (the file stays) or finds it gone.
  * Nothing else in the state dir is touched (logs rotate themselves; offsets, canary, config,
  * KILL and the store are never candidates).
  */
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir, hookStateDir } from '../shared/paths.js';
+import { acquireLock } from '../hook/state.js';
 
 /** Lock and temp files this old belong to a process that died (the hook's own lock is
  *  broken after 2 s; an atomic write finishes in milliseconds). */
@@ -92,6 +97,9 @@ export function runHousekeeping(policy: PrunePolicy, env: NodeJS.ProcessEnv = pr
   for (const [folder, dir] of folders) {
     for (const name of planPrune(folder, list(dir), now, policy)) {
       const path = join(dir, name);
+      const isState = folder === 'hook-state' && name.endsWith('.json');
+      const release = isState ? acquireLock(join(dir, `${name.slice(0, -'.json'.length)}.lock`), 0) : () => undefined;
+      if (!release) continue; // a hook holds this session right now: not stale
       try {
         // re-check: a file written since the listing is not stale any more
         const fresh = planPrune(folder, [{ name, mtimeMs: statSync(path).mtimeMs }], Date.now(), policy);
@@ -103,6 +111,8 @@ export function runHousekeeping(policy: PrunePolicy, env: NodeJS.ProcessEnv = pr
         } else res.leftovers++;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') res.failed++;
+      } finally {
+        release();
       }
     }
   }

@@ -71,6 +71,11 @@ const DEFAULT_CONCURRENCY = 2;
 const HOT_MS = 10 * 60 * 1000;
 /** …the others round-robin, this many per sweep (thousands of old sessions stay cheap). */
 const COLD_PER_SWEEP = 50;
+/** Folder rescans for files the watcher missed (daemon/discovery.ts) run every this many
+ *  sweeps: native events are rarely lost, polling loses more (one stat per project folder
+ *  each time: ~0.07 ms a folder measured, so thousands of folders stay cheap at this pace). */
+const DISCOVERY_EVERY_SWEEPS_NATIVE = 15;
+const DISCOVERY_EVERY_SWEEPS_POLLING = 3;
 
 interface FileState {
   path: string;
@@ -123,6 +128,9 @@ export class Tailer extends EventEmitter {
   private readonly waiting: Array<() => void> = [];
   private readonly concurrency: number;
   private readonly discovery: DirectoryDiscovery;
+  private sweeps = 0;
+  /** A tick in progress (timer ticks never overlap: a slow one is skipped, not stacked). */
+  private ticking: Promise<void> | null = null;
 
   constructor(opts: TailerOptions) {
     super();
@@ -191,13 +199,23 @@ export class Tailer extends EventEmitter {
     this.persist(f);
   }
 
-  /** Check every known file for growth and the root for existence (also runs on a timer). */
+  /** Check every known file for growth, the root for existence and changed folders for missed
+   *  files now (the timer does the same, the folder rescan every few sweeps). */
   async sweep(): Promise<void> {
-    await this.tick();
+    await this.ticking;
+    await this.tick(true);
     await this.idle();
   }
 
-  private async tick(): Promise<void> {
+  private tick(discoverNow = false): Promise<void> {
+    if (this.ticking) return this.ticking;
+    this.ticking = this.tickOnce(discoverNow).finally(() => {
+      this.ticking = null;
+    });
+    return this.ticking;
+  }
+
+  private async tickOnce(discoverNow: boolean): Promise<void> {
     if (this.closed) return;
     const rootThere = existsSync(this.root);
     if (!this.watcher) {
@@ -224,7 +242,8 @@ export class Tailer extends EventEmitter {
       } else cold.push(f.path);
     }
     // Files the watcher never reported (a lost `add`): found by rescanning changed folders.
-    if (this.ready) {
+    const every = this.opts.daemon.usePolling ? DISCOVERY_EVERY_SWEEPS_POLLING : DISCOVERY_EVERY_SWEEPS_NATIVE;
+    if (this.ready && (this.sweeps++ % every === 0 || discoverNow)) {
       const found = await this.discovery.scan(this.opts.daemon.watchSubagents ? hotSessions : []);
       if (this.closed || !this.ready) return;
       for (const p of found) if (!this.files.has(p) && existsSync(p)) this.onSeen(p);

@@ -65,6 +65,7 @@ export function reportJson(rep: DriftReport, modeName: string, mode: Mode): Reco
       texttiling_same_rate: r(rep.baselines.texttiling_same_rate),
     },
     ablation_question_cue_only: r(rep.baselines.question_cue),
+    precision_minus_question_cue_ci95: rep.precisionVsQuestionCueCi95.map(round4),
     firings_by_cue: Object.fromEntries(
       Object.entries(rep.byCue).map(([k, v]) => [k, { fired: v.fired, hits: v.hits, precision: round4(v.fired ? v.hits / v.fired : 0) }]),
     ),
@@ -104,6 +105,7 @@ export function reportText(rep: DriftReport): string {
     '',
     `precision 95% interval (dialogues bootstrapped): ${rep.precisionCi95.map((x) => x.toFixed(3)).join(' – ')}; minus TextTiling same rate: ${rep.precisionVsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}`,
     `F1 minus TextTiling same rate, 95% interval: ${rep.f1VsTextTilingCi95.map((x) => x.toFixed(3)).join(' – ')}; minus random same rate: ${rep.f1VsRandomCi95.map((x) => x.toFixed(3)).join(' – ')}`,
+    `precision minus the question-cue ablation's, 95% interval: ${rep.precisionVsQuestionCueCi95.map((x) => x.toFixed(3)).join(' – ')}`,
     `firings by the prompt's cue (hits / fired): ${Object.entries(rep.byCue).map(([k, v]) => `${k.replace(/_/g, ' ')} ${v.hits}/${v.fired}`).join(', ')}`,
     'Pk: lower is better. Precision matters most (silence is the feature).',
   ].join('\n');

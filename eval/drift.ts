@@ -53,6 +53,9 @@ export interface DriftReport {
    *  random firing's (same rate, mean over the seeds), dialogues resampled. */
   f1VsTextTilingCi95: [number, number];
   f1VsRandomCi95: [number, number];
+  /** 95% bootstrap interval of the trigger's precision minus the question-cue ablation's (each
+   *  at its own rate): what the similarity part adds to the cue's precision. */
+  precisionVsQuestionCueCi95: [number, number];
   baselines: {
     random: Scores & { seeds: number };
     texttiling: Scores;
@@ -196,16 +199,19 @@ export async function evaluateDrift(
   }
   const randomRuns = randomHyps.map((h) => score(golds, h));
   const tts = textTilingAtCount(dialogues, main.fired);
+  const cueHyps = dialogues.map((d) => questionCueFirings(d, session));
   // Bootstrap over whole dialogues from per-dialogue counts (cheap: sums of small integers).
   const perDialogue = (hs: boolean[][]) => golds.map((g, i) => countBoundaries(g, hs[i]));
   const ours = perDialogue(hyps);
   const tiling = perDialogue(tts);
   const randoms = randomHyps.map(perDialogue);
+  const cue = perDialogue(cueHyps);
   const rnd = seededRandom(RANDOM_SEEDS + 1);
   const ps: number[] = [];
   const dP: number[] = [];
   const dF1tt: number[] = [];
   const dF1rnd: number[] = [];
+  const dPcue: number[] = [];
   const sum = (cs: BoundaryCounts[], pick: number[]) => prf(pick.reduce((c, i) => addCounts(c, cs[i]), { tp: 0, fp: 0, fn: 0 }));
   for (let b = 0; b < BOOTSTRAP_SAMPLES && dialogues.length > 0; b++) {
     const pick = dialogues.map(() => Math.floor(rnd() * dialogues.length));
@@ -214,6 +220,7 @@ export async function evaluateDrift(
     ps.push(o.precision);
     dP.push(o.precision - t.precision);
     dF1tt.push(o.f1 - t.f1);
+    dPcue.push(o.precision - sum(cue, pick).precision);
     dF1rnd.push(o.f1 - randoms.reduce((s, r) => s + sum(r, pick).f1, 0) / randoms.length);
   }
   return {
@@ -221,6 +228,7 @@ export async function evaluateDrift(
     precisionVsTextTilingCi95: interval95(dP),
     f1VsTextTilingCi95: interval95(dF1tt),
     f1VsRandomCi95: interval95(dF1rnd),
+    precisionVsQuestionCueCi95: interval95(dPcue),
     dialogues: dialogues.length,
     shifts: golds.reduce((s, g) => s + g.filter(Boolean).length, 0),
     positions,
@@ -233,7 +241,7 @@ export async function evaluateDrift(
       random: { ...meanScores(randomRuns), seeds: RANDOM_SEEDS },
       texttiling: score(golds, dialogues.map((d) => textTiling(d.utterances))),
       texttiling_same_rate: score(golds, tts),
-      question_cue: score(golds, dialogues.map((d) => questionCueFirings(d, session))),
+      question_cue: score(golds, cueHyps),
     },
     byCue,
     model: embedder.modelId,

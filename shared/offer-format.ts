@@ -61,10 +61,10 @@ export function formatOfferLine(offer: OfferLike, caps: OfferCaps): FormattedOff
   if (!label || typeof offer.handle !== 'string') return null;
   const handle = escapeField(offer.handle);
   if (!handle) return null;
-  // The em dash separates the handle from the reason: inside the shown handle it becomes a
-  // hyphen, so a handle cannot pose as a reason ("notes/x — verified fix"). The recall
-  // argument keeps the handle as it is (quoted).
-  const head = `${OFFER_FRAME_PREFIX}[${OFFER_PRODUCT_TAG} · ${label} · ${formatConfidence(offer.confidence)}] ${handle.replace(/—/g, '-')}`;
+  // The em dash separates the handle from the reason: inside the shown handle em and en
+  // dashes become hyphens, so a handle cannot pose as a reason ("notes/x — verified fix").
+  // The recall argument keeps the handle as it is (quoted).
+  const head = `${OFFER_FRAME_PREFIX}[${OFFER_PRODUCT_TAG} · ${label} · ${formatConfidence(offer.confidence)}] ${handle.replace(/[—–]/g, '-')}`;
   const tail = ` (recall: ${RECALL_COMMAND} ${recallArgument(handle)})`;
   // Longer reasons can never fit: cut early so the search below stays cheap.
   const reasonCps = Array.from(escapeField(typeof offer.reason === 'string' ? offer.reason : '').slice(0, caps.maxBytes * 2));

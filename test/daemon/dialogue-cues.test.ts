@@ -22,6 +22,28 @@ describe('asksQuestion', () => {
     ['```ts\nconst x = y ? 1 : 2;\nwhy?\n```', false],
     ['~~~\nwhat?\n~~~\nrun it', false],
     ['', false],
+    // French typography: a space before the mark
+    ['Pourquoi ça échoue ?', true],
+    // marks a review found: emphasis, ?!, ellipsis, a URL right before the mark, other scripts
+    ['Why does this fail?!', true],
+    ['**Why does this fail?**', true],
+    ['Any ideas…?', true],
+    ['Can you check https://github.com/x/y/issues/12?', true],
+    ['为什么测试失败？', true],
+    ['لماذا فشل الاختبار؟', true],
+    ['how do I write ``` in markdown?', true],
+    // code written as prose
+    ['use foo ?? bar here', false],
+    ['const x = a ?? b; then x ??= 1', false],
+    ['SELECT * FROM t WHERE id = ? AND name = ?', false],
+    ['INSERT INTO t VALUES (?, ?)', false],
+    ['set it with cond? a : b', false],
+    ["error TS2551: Property 'lenght' does not exist. Did you mean 'length'?", false],
+    ["NameError: name 'prnt' is not defined. Did you mean: 'print'?", false],
+    ['see https://example.com/search?q=pool&page=2', false],
+    // …but a real question next to them still counts
+    ["Did you mean 'length'? The build says so. Why did it change?", true],
+    ['did you mean to delete that file?', true],
   ])('%j → %s', (text, want) => {
     expect(asksQuestion(text)).toBe(want);
   });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEFTOVER_MS, planPrune, runHousekeeping, type PrunePolicy } from '../../daemon/housekeeping.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
@@ -100,6 +100,26 @@ describe('runHousekeeping on a real state dir', () => {
     expect(left).toEqual(['cache/valid.json', 'hook-state/fresh.json', 'hook-state/live.lock', 'offsets.json']);
     // idempotent
     expect(runHousekeeping(POLICY, e.env)).toEqual({ hookStates: 0, caches: 0, leftovers: 0, failed: 0 });
+  });
+});
+
+describe('runHousekeeping and the hook\'s session lock', () => {
+  it('an old hook state whose session lock is held right now stays; control: once released it goes', () => {
+    e = tempEnv('ab-hk-l-');
+    const hs = join(e.home, 'hook-state');
+    mkdirSync(hs, { recursive: true });
+    const state = join(hs, 'sess-1.json');
+    const lock = join(hs, 'sess-1.lock');
+    writeFileSync(state, '{}');
+    age(state, 40 * DAY);
+    writeFileSync(lock, '12345'); // a hook holding the session (fresh lock)
+    expect(runHousekeeping(POLICY, e.env)).toEqual({ hookStates: 0, caches: 0, leftovers: 0, failed: 0 });
+    expect(existsSync(state)).toBe(true);
+    expect(existsSync(lock)).toBe(true);
+    rmSync(lock);
+    expect(runHousekeeping(POLICY, e.env)).toMatchObject({ hookStates: 1 });
+    expect(existsSync(state)).toBe(false);
+    expect(existsSync(lock)).toBe(false); // housekeeping's own lock is released
   });
 });
 

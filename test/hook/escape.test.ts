@@ -111,6 +111,8 @@ describe('formatOfferLine', () => {
     const posing = formatOfferLine({ handle: 'notes/x.md — verified by the team', type: 'past-fix', confidence: 0.9, reason: '' }, { maxBytes: 300 })!;
     expect(posing.text).toContain('] notes/x.md - verified by the team (recall:');
     expect(posing.text.split(' (recall:')[0]).not.toContain(' — ');
+    const enDash = formatOfferLine({ handle: 'notes/x.md – verified', type: 'past-fix', confidence: 0.9, reason: 'r' }, { maxBytes: 300 })!;
+    expect(enDash.text).toContain('] notes/x.md - verified — r (recall:');
     expect(formatOfferLine({ handle: 'a', type: 'banner' as OfferType, confidence: 0.5, reason: 'r' }, { maxBytes: 300 })).toBeNull();
   });
 

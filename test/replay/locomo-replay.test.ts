@@ -110,7 +110,7 @@ function generated(): unknown[] {
 function eager(): Config {
   return ConfigSchema.parse({
     session: { warmupExchanges: 1, cooldownTurns: 0, cooldownSeconds: 0 },
-    modes: { default: { driftZ: 0, driftMaxQuantile: 1, driftLexicalWeight: 0 } },
+    modes: { default: { driftZ: 0, driftMaxQuantile: 1, driftLexicalWeight: 0, driftQuestionBonus: 0, driftAnswerPenalty: 0 } },
     retrieval: { minSufficiency: 0 },
   });
 }

@@ -63,11 +63,15 @@ describe('DirectoryDiscovery', () => {
     const p = join(root, '-home-u-c');
     mkdirSync(p, { recursive: true });
     writeFileSync(join(p, `${S1}.jsonl`), '');
+    // a recent, whole-millisecond mtime (a Date cannot carry sub-milliseconds, so the same
+    // Date can be set again below and the folder's mtime really does not move)
+    const recent = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000);
+    utimesSync(p, recent, recent);
     const d = new DirectoryDiscovery(root);
     expect(await d.scan()).toHaveLength(1);
-    const m = statSync(p).mtime;
     writeFileSync(join(p, `${S2}.jsonl`), '');
-    utimesSync(p, m, m); // same (recent) mtime, as a 1-second-granularity file system would show
+    utimesSync(p, recent, recent); // unchanged mtime, as a 1-second-granularity file system shows
+    expect(statSync(p).mtimeMs).toBe(recent.getTime());
     expect(await d.scan()).toHaveLength(2);
   });
 

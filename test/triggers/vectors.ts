@@ -96,7 +96,7 @@ export const MODE: TriggerThresholds = {
   driftMaxQuantile: 1,
   driftLexicalWeight: 1,
   // the dialogue cues are off here: these tests are about the similarity measures; the cue
-  // tests (triggers.test.ts "dialogue cues") switch them on with the shipped defaults
+  // tests (drift-cues.test.ts) switch them on with the shipped defaults
   driftQuestionBonus: 0,
   driftAnswerPenalty: 0,
   stallZ: 3,
