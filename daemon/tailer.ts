@@ -76,6 +76,8 @@ const COLD_PER_SWEEP = 50;
  *  each time: ~0.07 ms a folder measured, so thousands of folders stay cheap at this pace). */
 const DISCOVERY_EVERY_SWEEPS_NATIVE = 15;
 const DISCOVERY_EVERY_SWEEPS_POLLING = 3;
+/** The same kind of watcher error is reported at most this often (the rest are counted). */
+const WATCH_ERROR_REPEAT_MS = 10 * 60 * 1000;
 
 interface FileState {
   path: string;
@@ -129,6 +131,8 @@ export class Tailer extends EventEmitter {
   private readonly concurrency: number;
   private readonly discovery: DirectoryDiscovery;
   private sweeps = 0;
+  /** Watcher errors by code: when one was last reported and how many were held back since. */
+  private readonly watchErrors = new Map<string, { last: number; held: number }>();
   /** A tick in progress (timer ticks never overlap: a slow one is skipped, not stacked). */
   private ticking: Promise<void> | null = null;
 
@@ -286,7 +290,7 @@ export class Tailer extends EventEmitter {
     w.on('add', (p: string) => this.onSeen(p));
     w.on('change', (p: string) => this.onSeen(p));
     w.on('unlink', (p: string) => this.onUnlink(p));
-    w.on('error', (e: unknown) => this.emit('warning', 'watch-error', { message: e instanceof Error ? e.message : String(e) }));
+    w.on('error', (e: unknown) => this.onWatchError(e));
     await new Promise<void>((res) => {
       this.abortReady = res; // close() before the initial scan ends must not hang start()
       w.once('ready', () => res());
@@ -299,6 +303,33 @@ export class Tailer extends EventEmitter {
     for (const p of this.store.paths()) {
       if (!this.files.has(p) && !existsSync(p)) this.store.delete(p);
     }
+  }
+
+  /**
+   * Watcher errors, one warning per kind at most every WATCH_ERROR_REPEAT_MS (with how many
+   * were held back): when the inotify watch limit is reached chokidar fails once per file, and
+   * thousands of sessions must not flood the log. Files without a watch are still read: the
+   * sweep stats known files and rescans changed folders (a lower pace, not a loss).
+   */
+  private onWatchError(e: unknown): void {
+    const code = (e as NodeJS.ErrnoException)?.code ?? 'other';
+    const now = Date.now();
+    const seen = this.watchErrors.get(code) ?? { last: -Infinity, held: 0 };
+    this.watchErrors.set(code, seen);
+    if (now - seen.last < WATCH_ERROR_REPEAT_MS) {
+      seen.held++;
+      return;
+    }
+    const held = seen.held;
+    seen.last = now;
+    seen.held = 0;
+    const message =
+      code === 'ENOSPC'
+        ? 'ENOSPC: inotify watch limit reached; unwatched files are still read by the sweep, more slowly. Raise it: sysctl fs.inotify.max_user_watches=524288'
+        : code === 'EMFILE'
+          ? 'EMFILE: too many open files; unwatched files are still read by the sweep, more slowly. Raise ulimit -n'
+          : e instanceof Error ? e.message : String(e);
+    this.emit('warning', 'watch-error', { message: `${held > 0 ? `(${held} more since the last report) ` : ''}${message}`, code });
   }
 
   private onSeen(path: string): void {
