@@ -18,6 +18,8 @@ export const MAX_FIRE_RATE = 0.15;
 const SEED = 1;
 const QUICK_CONVERSATIONS = 2;
 
+const pct = (n: number, of: number) => (of > 0 ? `${((n / of) * 100).toFixed(1)}%` : 'n/a');
+
 export async function run(opts: BenchOptions): Promise<BenchResult> {
   const base = { name: 'locomo-replay', about: 'issues 4 and 7: LoCoMo conversations replayed as live sessions (store = earlier sessions)' };
   const file = opts.evalDir ? join(opts.evalDir, 'locomo', 'locomo-dev.json') : null;
@@ -44,6 +46,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       { metric: 'offers on adversarial questions', value: r.adversarial.offers, target: '0 (silence is right)', pass: r.adversarial.offers === 0 },
       { metric: "offers on adversarial questions at or above the hook's confidence gate", value: r.adversarial.confident },
       { metric: 'adversarial questions that reached the offer builder', value: r.adversarial.built },
+      { metric: 'control: answerable questions fed / offers / confident / reached the builder', value: `${r.answerable.questions} / ${r.answerable.offers} / ${r.answerable.confident} / ${r.answerable.built}` },
+      { metric: 'offer rate: adversarial vs answerable questions', value: `${pct(r.adversarial.offers, r.adversarial.questions)} vs ${pct(r.answerable.offers, r.answerable.questions)}` },
+      { metric: "answerable offers that are one of the question's evidence turns", value: `${r.answerable.evidence_hits} (${(r.answerable.evidence_hit_share * 100).toFixed(1)}%; chance ${(r.answerable.evidence_hit_chance * 100).toFixed(1)}%)` },
       { metric: 'offers by type', value: Object.entries(r.by_type).map(([k, v]) => `${k} ${v}`).join(', ') },
       { metric: 'replay time', value: Math.round(seconds * 10) / 10, unit: 's' },
     ];

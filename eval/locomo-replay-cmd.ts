@@ -22,7 +22,8 @@ state, triggers, retrieval, offer) and the hook's gates. Per conversation, sessi
 in order; speaker A's turns are prompts and speaker B's following turns the reply (one
 exchange). The knowledge store holds the EARLIER sessions only (one chunk per turn, one
 region per session). After each conversation its category-5 (adversarial) questions are
-fed as prompts, one per fresh session warmed with the last session: silence is right.
+fed as prompts, one per fresh session warmed with the last session: silence is right. As
+their control, the answerable questions (categories 1–4, with evidence) are fed the same way.
 
 Figures:
   fire_rate          offers the daemon would make (would-fire) over exchanges (target ≤ 0.15)
@@ -31,6 +32,8 @@ Figures:
   linked_share_random  the same share for a random store chunk at each offer (chance level)
   adversarial        questions fed, offers made (target 0), confident (offers the hook's
                      confidence gate would pass), built (reached the offer builder)
+  answerable         the same for answerable questions, plus evidence_hits: offers whose
+                     chunk is one of the question's gold evidence turns (and the chance share)
 
 Options:
   --locomo FILE        the LoCoMo JSON file (e.g. ../shared/eval/locomo/locomo-dev.json)
@@ -40,7 +43,8 @@ Options:
   --seed N             rng seed (default ${DEFAULT_SEED})
   --window N           turns in the current window (default ${DEFAULT_LINK_WINDOW})
   --json               one JSON object: {"conversations","exchanges","would_fire","fire_rate",
-                       "linked_share","adversarial":{"questions","offers",…}, …}
+                       "linked_share","adversarial":{"questions","offers",…},
+                       "answerable":{"questions","offers","evidence_hits",…}, …}
   --set key=value      config override (e.g. modes.default.driftZ=1.2)`;
 
 function positiveInt(name: string, raw: string | undefined, min = 1): number | undefined {
@@ -60,6 +64,8 @@ export function reportText(r: LocomoReplayReport): string {
     `triggers: ${Object.entries(r.by_trigger).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
     `silence: ${Object.entries(r.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
     `adversarial questions: ${r.adversarial.questions}, offers ${r.adversarial.offers} (target 0; ${r.adversarial.confident} at or above the hook's confidence gate), reached the builder ${r.adversarial.built}`,
+    `answerable questions (control): ${r.answerable.questions}, offers ${r.answerable.offers} (${r.answerable.confident} confident), reached the builder ${r.answerable.built}; ` +
+      `offered one of the question's evidence turns: ${r.answerable.evidence_hits} (${pct(r.answerable.evidence_hit_share)} of offers; a random store chunk: ${pct(r.answerable.evidence_hit_chance)})`,
   ].join('\n');
 }
 

@@ -26,7 +26,9 @@
  * Adversarial questions (category 5; the answer is not in the conversation): after the
  * conversation, with the whole conversation in the store, each question is fed as a user
  * turn to a fresh session warmed (seed exchanges, never offered) with the last session.
- * Silence is right; offers are counted.
+ * Silence is right; offers are counted. Their control: the answerable questions (categories
+ * 1–4, with evidence) fed the same way — how often an offer is made there, and how often its
+ * chunk is one of the question's gold evidence turns (against chance).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +41,7 @@ import { createOfferBuilder } from '../retrieval/builder.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';
 import type { Exchange, OfferType } from '../shared/types.js';
-import { ADVERSARIAL_CATEGORY, type LocomoConversation, type LocomoTurn } from './locomo.js';
+import { ADVERSARIAL_CATEGORY, scoredQuestions, type LocomoConversation, type LocomoQuestion, type LocomoTurn } from './locomo.js';
 import { SessionReplay, hookShows, type ReplayRow, type TimedExchange } from './replay-session.js';
 import { OFFER_TYPES, replayConfig, seededRng, sessionSeed } from './replay.js';
 import { modeFor } from '../shared/modes.js';
@@ -174,6 +176,8 @@ export interface LocomoReplayOptions {
   window?: number;
   /** Parent folder for temp stores (default os.tmpdir()). */
   parent?: string;
+  /** Also feed the answerable questions (the adversarial figures' control). Default true. */
+  answerable?: boolean;
   onConversation?: (done: number) => void;
 }
 
@@ -197,6 +201,10 @@ export interface LocomoReplayReport {
   /** `built`: questions whose trigger fired and reached the offer builder (its evidence gates
    *  decided); `confident`: offers at or above the mode's minConfidence (the hook's gate). */
   adversarial: { questions: number; offers: number; built: number; confident: number; by_silence: Record<string, number> };
+  /** The control for the adversarial figures: answerable questions (categories 1–4, with
+   *  evidence) fed the same way. `evidence_hits`: offers whose chunk is one of the question's
+   *  gold evidence turns; `evidence_hit_chance`: the same share for a uniformly drawn chunk. */
+  answerable: { questions: number; offers: number; built: number; confident: number; evidence_hits: number; evidence_hit_share: number; evidence_hit_chance: number };
   linked: number;
   /** The same share for a chunk drawn uniformly from the store at each offer (chance level). */
   linked_share_random: number;
@@ -304,6 +312,10 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
   let advOffers = 0;
   let advBuilt = 0;
   let advConfident = 0;
+  const ans = { questions: 0, offers: 0, built: 0, confident: 0, evidence_hits: 0 };
+  let ansChance = 0;
+  const answerableToo = opts.answerable ?? true;
+  const answerableQuestions = scoredQuestions;
   let done = 0;
   const offers: LocomoOffer[] = [];
   const offerRows: Array<[LocomoOffer, ReplayRow]> = [];
@@ -390,22 +402,21 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
         await store.add(n, date, start, turns);
       }
 
-      // Adversarial questions, each to a fresh session warmed with the last session.
-      const adversarial = conv.questions.filter((q) => q.category === ADVERSARIAL_CATEGORY);
-      if (adversarial.length > 0 && last.length > 0) {
+      // Questions, each to a fresh session warmed with the last session: the adversarial ones
+      // (silence is right) and, as their control, the answerable ones (an offer may help).
+      if (last.length > 0) {
         const reader = store.open();
         try {
           const base = last[last.length - 1].exchange;
-          for (const [qi, q] of adversarial.entries()) {
-            const label = `${conv.id}/adversarial-${qi}`;
-            const s = newSession(reader, label, `${cwd}/adversarial-${qi}.jsonl`);
+          const ask = async (q: LocomoQuestion, label: string): Promise<ReplayRow> => {
+            const s = newSession(reader, `${conv.id}/${label}`, `${cwd}/${label}.jsonl`);
             for (const se of last) await s.feed(timed(se, true));
             const t = base.timestamp + EXCHANGE_SPACING_MS;
             const bytes = Buffer.byteLength(q.question, 'utf8') + 1;
             const row = await s.feed({
               exchange: {
                 ...base,
-                uuid: `${conv.id}-q${qi}`,
+                uuid: `${conv.id}-${label}`,
                 index: last.length,
                 startOffset: base.endOffset,
                 endOffset: base.endOffset + bytes,
@@ -419,14 +430,34 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
               hookFires: true,
             });
             s.replay.finish();
+            return row;
+          };
+          const confident = (row: ReplayRow) => !!row.offer && row.offer.confidence >= (modeFor(settings.modes, cwd)?.minConfidence ?? Infinity);
+          for (const [qi, q] of conv.questions.filter((x) => x.category === ADVERSARIAL_CATEGORY).entries()) {
+            const row = await ask(q, `adversarial-${qi}`);
             advQuestions++;
             figures.adversarial_questions++;
             if (row.offer || row.sufficiency !== null) advBuilt++;
             if (row.offer) {
               advOffers++;
-              if (row.offer.confidence >= (modeFor(settings.modes, cwd)?.minConfidence ?? Infinity)) advConfident++;
+              if (confident(row)) advConfident++;
               figures.adversarial_offers++;
             } else bump(advSilence, row.silence ?? 'unknown');
+          }
+          if (answerableToo) {
+            const stored = new Set(store.diaOf.values());
+            for (const [qi, q] of answerableQuestions(conv).entries()) {
+              const row = await ask(q, `answerable-${qi}`);
+              ans.questions++;
+              if (row.offer || row.sufficiency !== null) ans.built++;
+              if (!row.offer) continue;
+              ans.offers++;
+              if (confident(row)) ans.confident++;
+              const dia = store.diaOf.get(row.offer.chunkId);
+              if (dia && q.evidence.includes(dia)) ans.evidence_hits++;
+              const inStore = q.evidence.filter((e) => stored.has(e)).length;
+              ansChance += store.diaOf.size ? inStore / store.diaOf.size : 0;
+            }
           }
         } finally {
           reader.close();
@@ -446,6 +477,11 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
     fire_rate: exchanges ? round4(wouldFire / exchanges) : 0,
     linked_share: wouldFire ? round4(linked / wouldFire) : 0,
     adversarial: { questions: advQuestions, offers: advOffers, built: advBuilt, confident: advConfident, by_silence: sortedCounts(advSilence) },
+    answerable: {
+      ...ans,
+      evidence_hit_share: ans.offers ? round4(ans.evidence_hits / ans.offers) : 0,
+      evidence_hit_chance: ans.offers ? round4(ansChance / ans.offers) : 0,
+    },
     linked,
     linked_share_random: wouldFire ? round4(chanceSum / wouldFire) : 0,
     printed,

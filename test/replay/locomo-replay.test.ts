@@ -194,6 +194,14 @@ describe('LoCoMo live replay', () => {
     expect(r.linked_share).toBeCloseTo(r.linked / r.would_fire, 4);
     expect(r.adversarial.questions).toBe(2);
     expect(r.adversarial.offers).toBeLessThanOrEqual(r.adversarial.built);
+    // The control: the answerable questions, fed the same way, get offers, and some are the
+    // question's own evidence turn (well above a random store chunk).
+    expect(r.answerable.questions).toBe(4);
+    expect(r.answerable.offers).toBeGreaterThan(0);
+    expect(r.answerable.offers).toBeLessThanOrEqual(r.answerable.built);
+    expect(r.answerable.evidence_hits).toBeGreaterThan(0);
+    expect(r.answerable.evidence_hit_share).toBeCloseTo(r.answerable.evidence_hits / r.answerable.offers, 4);
+    expect(r.answerable.evidence_hit_share).toBeGreaterThan(r.answerable.evidence_hit_chance);
     // No offer ever reaches into the session being replayed (the store grows after it).
     expect(r.offers.some((o) => o.session === 1)).toBe(false);
     const again = await replayLocomo(convs, { config: eager(), embedder, seed: 1, parent: tmp, window: 3 });
