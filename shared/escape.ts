@@ -57,8 +57,21 @@ const NEUTRAL: Record<string, string> = {
 };
 const NEUTRAL_RE = /[<>\uff1c\uff1e\ufe64\ufe65\u2329\u232a\u3008\u3009\u27e8\u27e9\u300a\u300b\[\]\uff3b\uff3d\u27e6\u27e7\u3010\u3011`\uff40]/g;
 
-/** Remove ANSI escapes, controls and invisibles; collapse all whitespace to single spaces. */
+/** Printable ASCII only: nothing to strip but runs of spaces (the common case, on the hook's path). */
+const PRINTABLE_ASCII_RE = /^[\x20-\x7e]*$/;
+const SPACES_RE = / {2,}/g;
+
+/** Remove ANSI escapes, controls and invisibles; collapse all whitespace to single spaces.
+ *  Printable-ASCII input takes a short path with the same result (a property test checks it):
+ *  every regex below costs its compile on the hook's one-shot process. */
 export function sanitizeLine(input: string): string {
+  const s = String(input);
+  if (PRINTABLE_ASCII_RE.test(s)) return s.replace(SPACES_RE, ' ').trim();
+  return sanitizeLineGeneral(s);
+}
+
+/** The general path of sanitizeLine (any input). */
+export function sanitizeLineGeneral(input: string): string {
   return String(input)
     .replace(LONE_SURROGATE_RE, '\ufffd')
     .replace(ANSI_RE, '')

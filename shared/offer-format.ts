@@ -82,7 +82,8 @@ export function formatOfferLine(offer: OfferLike, caps: OfferCaps): FormattedOff
   // Largest reason length that fits both caps; when the tokens cannot be met even without a
   // reason, the shortest form is returned with its (over-target) estimate.
   let best = 0;
-  if (fits(shortest, true)) {
+  if (fits(build(reasonCps.length), true)) best = reasonCps.length; // the whole reason fits: no search
+  else if (fits(shortest, true)) {
     let hi = reasonCps.length;
     while (best < hi) {
       const mid = Math.ceil((best + hi) / 2);

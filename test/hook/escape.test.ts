@@ -5,7 +5,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { sanitizeLine, escapeField, truncateBytes, estimateTokens, utf8Bytes, cutCodePoints } from '../../shared/escape.js';
+import { sanitizeLine, sanitizeLineGeneral, escapeField, truncateBytes, estimateTokens, utf8Bytes, cutCodePoints } from '../../shared/escape.js';
 import { formatOfferLine, OFFER_FRAME_PREFIX } from '../../shared/offer-format.js';
 import type { OfferType } from '../../shared/types.js';
 
@@ -23,6 +23,20 @@ const hostile = fc
 
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u2028\u2029]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const MARKUP = /[<>[\]`＜＞〈〉⟨⟩［］]/;
+
+describe('sanitizeLine short path', () => {
+  it('property: printable ASCII gives exactly what the general path gives', () => {
+    const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 200 });
+    fc.assert(
+      fc.property(printable, (s) => {
+        expect(sanitizeLine(s)).toBe(sanitizeLineGeneral(s));
+      }),
+      { numRuns: 2000 },
+    );
+    // control: anything else takes the general path (a tab is not printable ASCII)
+    expect(sanitizeLine('a\tb  c')).toBe('a b c');
+  });
+});
 
 describe('escape: examples', () => {
   it('strips ANSI, controls, zero-width, bidi and tag characters; collapses whitespace', () => {
