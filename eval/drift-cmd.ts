@@ -38,7 +38,8 @@ Options:
                     "baselines": {"random","texttiling","texttiling_same_rate"},
                     "ablation_question_cue_only", "firings_by_cue",
                     "f1_minus_texttiling_same_rate_ci95", "f1_minus_random_ci95", …}
-  --set key=value   config override, e.g. --set modes.default.driftZ=1.5`;
+  --set key=value   config override, e.g. --set modes.default.driftZ=4 (stricter; driftQuestionBonus
+                    must stay ≤ driftZ − 0.5)`;
 
 export function pickMode(config: Config, name: string | undefined): { name: string; mode: Mode } {
   const names = Object.keys(config.modes);

@@ -45,7 +45,7 @@ Options:
   --json               one JSON object: {"conversations","exchanges","would_fire","fire_rate",
                        "linked_share","adversarial":{"questions","offers",…},
                        "answerable":{"questions","offers","evidence_hits",…}, …}
-  --set key=value      config override (e.g. modes.default.driftZ=1.2)`;
+  --set key=value      config override (e.g. modes.default.driftZ=4: stricter drift)`;
 
 function positiveInt(name: string, raw: string | undefined, min = 1): number | undefined {
   if (raw === undefined) return undefined;
