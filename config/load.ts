@@ -127,13 +127,20 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      // Name the unknown key itself (not its parent object) and where it came from.
+      const keys = issue.keys.map((k) => [...issue.path, k].join('.'));
+      const srcOf = (k: string) => sources[k] ?? Object.entries(sources).find(([leaf]) => leaf.startsWith(`${k}.`))?.[1];
+      const src = keys.map(srcOf).find(Boolean) ?? 'config.json';
+      throw new ConfigError(`unknown config key ${keys.map((k) => `"${k}"`).join(', ')} (from ${src}); run \`active-brain config\` to see every key`);
+    }
     const key = issue.path.join('.');
     let value: unknown = merged;
     for (const p of issue.path) value = (value as Record<string | number, unknown> | undefined)?.[p];
-    const src = sources[key] ?? 'config.json';
-    throw new ConfigError(
-      `invalid config value for "${key || '(top level)'}" = ${JSON.stringify(value)} (from ${src}): ${issue.message}`,
-    );
+    // A check across keys can point at a key nobody set: say so instead of "undefined".
+    const shown = value === undefined ? '(its default)' : JSON.stringify(value);
+    const src = value === undefined ? 'default' : (sources[key] ?? 'config.json');
+    throw new ConfigError(`invalid config value for "${key || '(top level)'}" = ${shown} (from ${src}): ${issue.message}`);
   }
   const config = parsed.data;
   for (const leaf of leaves(config as unknown as Json, '', [])) if (!(leaf in sources)) sources[leaf] = 'default';

@@ -341,6 +341,9 @@ export class Pipeline {
       return finish('build-error');
     }
     decision.latency = { ...decision.latency, build: ms(tBuild), ...prefixed(built.figures) };
+    // The evidence figures (sufficiency parts, top cosine, the store's scale) go with the
+    // trigger's, so a silence like insufficient-evidence can be read from the log.
+    decision.triggerValues = { ...decision.triggerValues, ...evidenceFigures(built.figures) };
     decision.sufficiency = Number.isFinite(built.sufficiency) ? built.sufficiency : null;
     decision.candidates = built.candidates.length;
     if (!gate('offer', built.offer !== null, built.silence ?? 'no-offer')) return finish(gates.at(-1)!.reason);
@@ -350,6 +353,13 @@ export class Pipeline {
     rememberOffered(state, [built.offer!.chunkId], config.retrieval.dedupWindow);
     return finish(null);
   }
+}
+
+/** Builder figures that are not timings, prefixed `build_` (numbers only, as the log schema wants). */
+function evidenceFigures(figures: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(figures)) if (Number.isFinite(v) && !/ms$/i.test(k)) out[`build_${k}`] = v;
+  return out;
 }
 
 /** Builder figures that are timings go to latency (ms); keep their names distinct. */

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
-import { claudeConfigDir } from '../shared/paths.js';
+import { claudeConfigDir, homeDir } from '../shared/paths.js';
 import {
   countOurs, detectIndent, hookCommand, lineDiff, parseSettingsText, withHookInstalled, withHookRemoved,
   type InstallAction,
@@ -42,8 +42,11 @@ export function packageRoot(): string {
   throw new Error(`cannot find the active-brain package root (bin/${HOOK_BIN})`);
 }
 
-export function defaultHookCommand(): string {
-  return hookCommand(process.execPath, join(packageRoot(), 'bin', HOOK_BIN));
+/** The command to register; names the state dir when it is not the default one. */
+export function defaultHookCommand(env: NodeJS.ProcessEnv = process.env): string {
+  const home = homeDir(env);
+  const isDefault = home === homeDir({ ...env, ACTIVE_BRAIN_HOME: '' });
+  return hookCommand(process.execPath, join(packageRoot(), 'bin', HOOK_BIN), isDefault ? undefined : home);
 }
 
 interface Loaded {

@@ -40,8 +40,14 @@ export function shellQuote(s: string): string {
  */
 export const HOOK_CLEARED_ENV = ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS'] as const;
 
-export function hookCommand(nodePath: string, hookBinPath: string): string {
-  return `${HOOK_CLEARED_ENV.map((v) => `${v}=`).join(' ')} ${shellQuote(nodePath)} ${shellQuote(hookBinPath)}`;
+/**
+ * The command Claude Code runs. `home`: a state dir other than the default, which the hook
+ * must be told (Claude Code does not pass ACTIVE_BRAIN_HOME through): without it the hook
+ * would read the default home — its kill switch, caches and settings, not this one's.
+ */
+export function hookCommand(nodePath: string, hookBinPath: string, home?: string): string {
+  const envs = [...HOOK_CLEARED_ENV.map((v) => `${v}=`), ...(home ? [`ACTIVE_BRAIN_HOME=${shellQuote(home)}`] : [])];
+  return `${envs.join(' ')} ${shellQuote(nodePath)} ${shellQuote(hookBinPath)}`;
 }
 
 export function ourEntry(command: string): HookEntry {

@@ -76,7 +76,20 @@ function silentNow(reason: Reason): never {
   return end({ sessionId: null, mode: null, modeState: null, ...context, outcome: 'silent', reason, text: undefined });
 }
 
+/** Shown for `active-brain-hook --help` (Claude Code never passes arguments). */
+const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit, payload JSON on stdin)
+
+Cache-only: reads <home>/hook-settings.json, the kill file, this session's offer cache and
+hook state; prints at most one line of JSON (additionalContext) or nothing; always exits 0.
+Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
+Docs: docs/HOOK.md.
+`;
+
 async function run(): Promise<never> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    writeSync(1, HELP);
+    process.exit(0);
+  }
   const read = readHookSettings(env);
   const deadlineMs = (read.settings ?? defaultHookSettings(env)).deadlineMs;
   const remaining = () => deadlineMs - DEADLINE_MARGIN_MS - ownMs();

@@ -58,6 +58,35 @@ export function offeredDecisions(env: NodeJS.ProcessEnv = process.env, sinceMs =
   return out;
 }
 
+/** Would-fire offers the hook did not let through, one per id, with the hook's reason when it
+ *  logged one (`not-seen` when no prompt came after the offer). They are not labeled; this
+ *  says why, where `soak report` counts every would-fire. */
+export function withheldOffers(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Array<{ id: string; reason: string }> {
+  const reasons = new Map<string, string>();
+  const shown = new Set<string>();
+  for (const r of readJsonlFiles<HookRecord>(hookLogs(logsDir(env)), sinceMs).records) {
+    if (typeof r.offer_id !== 'string') continue;
+    if (r.outcome === 'print' || r.outcome === 'would-fire') shown.add(r.offer_id);
+    else reasons.set(r.offer_id, r.reason);
+  }
+  const out: Array<{ id: string; reason: string }> = [];
+  const seen = new Set<string>();
+  for (const d of readJsonlFiles<DecisionRecord>(daemonLogs(logsDir(env)), sinceMs).records) {
+    if (d.type !== 'decision' || !d.would_fire || !d.offer || d.worker || d.sidechain || d.seed) continue;
+    if (shown.has(d.offer.id) || seen.has(d.offer.id)) continue;
+    seen.add(d.offer.id);
+    out.push({ id: d.offer.id, reason: reasons.get(d.offer.id) ?? 'not-seen' });
+  }
+  return out;
+}
+
+/** "3 low-confidence, 1 not-seen" */
+export function reasonSummary(xs: ReadonlyArray<{ reason: string }>): string {
+  const c = new Map<string, number>();
+  for (const x of xs) c.set(x.reason, (c.get(x.reason) ?? 0) + 1);
+  return [...c].map(([r, n]) => `${n} ${r}`).join(', ');
+}
+
 /** Unlabeled offers in a seeded random order (Fisher–Yates with a small LCG), so a sample
  *  is spread over the whole soak rather than the most recent day. */
 export function sampleUnlabeled(offers: DecisionRecord[], labels: LabelRecord[], seed: number, mode?: string): DecisionRecord[] {

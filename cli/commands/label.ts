@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline/promises';
 import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { appendLabel, labelCounts, offeredDecisions, readLabels, sampleUnlabeled } from '../../ops/labels.js';
+import { appendLabel, labelCounts, offeredDecisions, readLabels, reasonSummary, sampleUnlabeled, withheldOffers } from '../../ops/labels.js';
 import { usefulnessGate, wilson } from '../../ops/soak-gates.js';
 import { exchangesBefore, findTranscript } from '../../ops/transcript-locate.js';
 import { formatOfferLine } from '../../shared/offer-format.js';
@@ -94,9 +94,14 @@ Only explicit verdicts count as labels.`,
     if (values.stats) return stats(config, values.mode, Boolean(values.json));
     const offers = offeredDecisions();
     if (values.offer) {
-      if (values.verdict !== 'useful' && values.verdict !== 'not-useful') throw new UserError('--offer needs --verdict useful|not-useful', EXIT.USAGE);
+      if (values.verdict === undefined) throw new UserError('--offer needs --verdict useful|not-useful', EXIT.USAGE);
+      if (values.verdict !== 'useful' && values.verdict !== 'not-useful') throw new UserError(`--verdict must be useful or not-useful (got "${values.verdict}")`, EXIT.USAGE);
       const d = offers.find((o) => o.offer!.id === values.offer);
-      if (!d) throw new UserError(`no offer with id ${values.offer} in the decision log. \`active-brain soak report\` shows how many there are.`);
+      if (!d) {
+        const held = withheldOffers().find((w) => w.id === values.offer);
+        if (held) throw new UserError(`offer ${values.offer} was not shown by the hook (${held.reason}): only offers a person would have seen are labeled.`);
+        throw new UserError(`no offer with id ${values.offer} in the decision log. \`active-brain label\` (on a terminal) walks through the ones there are.`);
+      }
       appendLabel({ ts: Date.now(), offer_id: d.offer!.id, session: d.sessionId, handle: d.offer!.handle, type: d.offer!.type, mode: d.mode, useful: values.verdict === 'useful' });
       if (values.json) printJson({ labeled: d.offer!.id, useful: values.verdict === 'useful' });
       else process.stdout.write(`labeled ${d.offer!.id}: ${values.verdict}\n`);
@@ -108,7 +113,15 @@ Only explicit verdicts count as labels.`,
     const seed = values.seed ? Number(values.seed) : Date.now();
     const queue = sampleUnlabeled(offers, readLabels(), seed, values.mode);
     if (!queue.length) {
-      process.stdout.write(offers.length ? 'every offer is labeled. `active-brain label --stats` for the figures.\n' : 'no offers yet: keep the daemon running in soak for a while.\n');
+      if (offers.length) process.stdout.write('every offer is labeled. `active-brain label --stats` for the figures.\n');
+      else {
+        const held = withheldOffers();
+        process.stdout.write(
+          held.length
+            ? `no offers past the hook's gates yet (${held.length} would-fire held back: ${reasonSummary(held)}); only those a person would have seen are labeled. Keep the daemon running in soak.\n`
+            : 'no offers yet: keep the daemon running in soak for a while.\n',
+        );
+      }
       return EXIT.OK;
     }
     const rl = createInterface({ input: process.stdin, output: process.stdout });

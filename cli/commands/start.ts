@@ -5,11 +5,11 @@
  * until its canary shows it cycling, prints its pid and returns.
  */
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { openSync, closeSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { canaryPath, homeDir, logsDir } from '../../shared/paths.js';
+import { canaryPath, homeDir, killPath, logsDir } from '../../shared/paths.js';
 import { ensureDir } from '../../shared/atomic.js';
 import { readCanary } from '../../daemon/canary.js';
 import { lockState } from '../../daemon/lock.js';
@@ -40,6 +40,9 @@ async function detach(sets: string[], json: boolean): Promise<number> {
     process.stderr.write(`active-brain daemon already running (pid ${lock.pid})\n`);
     return EXIT.FAIL;
   }
+  if (existsSync(killPath())) {
+    throw new UserError(`the kill switch is on (${killPath()}): the daemon would stop at once. Run \`active-brain unkill\` first.`, EXIT.FAIL);
+  }
   ensureDir(homeDir());
   ensureDir(logsDir());
   const outPath = join(logsDir(), DAEMON_OUT_FILE);
@@ -62,6 +65,9 @@ async function detach(sets: string[], json: boolean): Promise<number> {
       throw new UserError(`the daemon exited during start: ${why}`, exited === 0 ? EXIT.FAIL : exited);
     }
     const c = readCanary(canaryPath());
+    if (c && c.pid === pid && c.killed) {
+      throw new UserError(`the daemon stopped at once: the kill switch is on (${killPath()}). Run \`active-brain unkill\`, then start again.`, EXIT.FAIL);
+    }
     if (c && c.pid === pid) {
       if (json) printJson({ started: true, pid, out: outPath });
       else process.stdout.write(`active-brain daemon started (pid ${pid}); output in ${outPath}\n`);

@@ -183,6 +183,13 @@ describe('daemon lifecycle (real process)', () => {
     expect(again.stderr).toContain(`already running (pid ${pid})`);
     expect(cli(e, ['stop']).code).toBe(0);
     expect(JSON.parse(cli(e, ['status', '--json']).stdout).running).toBe(false);
+    // With the kill switch on, a detached start does not claim success: exit 1, says unkill.
+    writeFileSync(join(e.home, 'KILL'), '');
+    const killed = cli(e, ['start', '--detach']);
+    expect(killed.code).toBe(1);
+    expect(killed.stderr).toMatch(/kill switch is on.*active-brain unkill/);
+    expect(killed.stdout).toBe('');
+    expect(JSON.parse(cli(e, ['status', '--json']).stdout).running).toBe(false);
   });
 });
 

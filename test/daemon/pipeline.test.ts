@@ -76,6 +76,11 @@ describe('pipeline', () => {
     expect(last).toMatchObject({ turn: 4, exchangeUuid: 'u4', offset: 500, mode: 'default', modeState: 'soak', worker: null });
     expect(last.latency.embed).toBeGreaterThanOrEqual(0);
     expect(last.latency.build).toBeGreaterThanOrEqual(0);
+    // the evidence figures are in the record (numbers, prefixed), next to the trigger's; the
+    // decisions that never reached the builder have none (control)
+    expect(last.triggerValues.build_sufficiency).toBeCloseTo(last.sufficiency!, 9);
+    for (const k of ['build_suffSupport', 'build_suffMargin', 'build_topCos', 'build_scaleMedian']) expect(typeof last.triggerValues[k], k).toBe('number');
+    expect(Object.keys(ds[0].triggerValues).some((k) => k.startsWith('build_'))).toBe(false);
 
     // The same error again later: the offered chunk is excluded (FIFO), never offered twice.
     const again = await p.process({

@@ -8,7 +8,7 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, readFileSync, existsSync, statSync, symlinkSync, lstatSync, chmodSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, statSync, symlinkSync, lstatSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   withHookInstalled, withHookRemoved, countOurs, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
@@ -218,7 +218,9 @@ describe('install: the CLI end to end', () => {
     const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: { UserPromptSubmit: Array<{ hooks: Array<{ command: string; timeout: number }> }> } };
     const entry = settings.hooks.UserPromptSubmit[0].hooks[0];
     expect(entry.timeout).toBe(5);
-    expect(entry.command).toBe(`NODE_OPTIONS= NODE_EXTRA_CA_CERTS= ${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
+    // The state dir is not the default one, so the command names it (Claude Code will not pass
+    // ACTIVE_BRAIN_HOME through).
+    expect(entry.command).toBe(`NODE_OPTIONS= NODE_EXTRA_CA_CERTS= ACTIVE_BRAIN_HOME=${shellQuote(ctx.home)} ${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
     expect(validate(loadSchema('hook-settings'), JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')))).toEqual([]);
 
     // Claude Code runs the command through a shell with the payload on stdin.
@@ -248,6 +250,21 @@ describe('install: the CLI end to end', () => {
     expect(cleared.status).toBe(0);
     expect(cleared.stderr).toBe('');
     expect(printedLine(cleared.stdout)).toContain('notes/pg/pool-timeouts.md#4');
+
+    // Run as Claude Code would, without ACTIVE_BRAIN_HOME in the environment: the registered
+    // command still reads this home — so this home's kill switch silences it.
+    const { ACTIVE_BRAIN_HOME: _h, ...bare } = env as NodeJS.ProcessEnv;
+    writeSettings(ctx, settingsFor(ctx, {}, { minGapTurns: 0, minGapSeconds: 0, sessionBudget: 10 })); // room for more offers
+    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-home', handle: 'notes/pg/pool-timeouts.md#5' } }));
+    const viaHome = spawnSync('/bin/sh', ['-c', entry.command], { input: JSON.stringify(payloadFor(ctx)), env: bare, cwd: ctx.cwd, encoding: 'utf8' });
+    expect(printedLine(viaHome.stdout)).toContain('notes/pg/pool-timeouts.md#5');
+    writeFileSync(join(ctx.home, 'KILL'), '');
+    writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-killed', handle: 'notes/pg/pool-timeouts.md#6' } }));
+    const killed = spawnSync('/bin/sh', ['-c', entry.command], { input: JSON.stringify(payloadFor(ctx)), env: bare, cwd: ctx.cwd, encoding: 'utf8' });
+    expect(killed.status).toBe(0);
+    expect(killed.stdout).toBe('');
+    expect(lastRecord(ctx)).toMatchObject({ outcome: 'silent', reason: 'killed' });
+    rmSync(join(ctx.home, 'KILL'));
 
     const again = run(['install', '--json'], env, ctx.cwd);
     expect(JSON.parse(again.stdout)).toMatchObject({ action: 'unchanged', changed: false });

@@ -125,6 +125,23 @@ describe('hook log rotation', () => {
   });
 });
 
+describe('hook --help', () => {
+  it('prints its usage, exits 0 and logs no hook run; control: a run without it is logged', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const ctx = makeCtx();
+    const bundle = await hookBundle();
+    const r = spawnSync(process.execPath, [bundle, '--help'], { env: ctx.env, input: '', encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^usage: active-brain-hook/);
+    expect(r.stderr).toBe('');
+    expect(existsSync(join(ctx.home, 'logs', 'hook.jsonl'))).toBe(false);
+    const plain = spawnSync(process.execPath, [bundle], { env: ctx.env, input: 'not json', encoding: 'utf8' });
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toBe('');
+    expect(existsSync(join(ctx.home, 'logs', 'hook.jsonl'))).toBe(true);
+  });
+});
+
 describe('hook bundle', () => {
   function checkBundle(file: string): void {
     const src = readFileSync(file, 'utf8');

@@ -31,6 +31,18 @@ describe.skipIf(!hasScript)('label on a terminal', () => {
     const env0 = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
     const none = spawnSync(process.execPath, [cli, 'label', '--offer', 'off1', '--verdict', 'useful'], { env: env0, encoding: 'utf8' });
     expect(none.status).toBe(1);
+    expect(none.stderr).toMatch(/offer off1 was not shown by the hook \(not-seen\)/);
+    // the hook saw it and held it back: its reason is given
+    const held = { ts: Date.now(), session: 's1', outcome: 'silent', reason: 'low-confidence', latency_ms: 5, boot_ms: 30, mode: 'default', mode_state: 'soak', offer_id: 'off1', handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, exit: 0 };
+    writeFileSync(join(home, 'logs', 'hook.jsonl'), JSON.stringify(held) + '\n');
+    const heldBack = spawnSync(process.execPath, [cli, 'label', '--offer', 'off1', '--verdict', 'useful'], { env: env0, encoding: 'utf8' });
+    expect(heldBack.status).toBe(1);
+    expect(heldBack.stderr).toMatch(/not shown by the hook \(low-confidence\)/);
+    const ttyless = spawnSync('sh', ['-c', `script -qec "${process.execPath} ${cli} label" /dev/null < /dev/null`], { env: env0, encoding: 'utf8', timeout: 30_000 });
+    expect(ttyless.stdout).toMatch(/no offers past the hook's gates yet \(1 would-fire held back: 1 low-confidence\)/);
+    const bad = spawnSync(process.execPath, [cli, 'label', '--offer', 'off1', '--verdict', 'maybe'], { env: env0, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--verdict must be useful or not-useful \(got "maybe"\)/);
     // … then with it (soak: would-fire).
     const hookRec = { ts: Date.now(), session: 's1', outcome: 'would-fire', reason: 'would-fire', latency_ms: 5, boot_ms: 30, mode: 'default', mode_state: 'soak', offer_id: 'off1', handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, exit: 0 };
     expect(validate(loadSchema('hook-record'), hookRec)).toEqual([]);

@@ -1,0 +1,49 @@
+/**
+ * Config errors name what the user can act on: an unknown key by its full name and source
+ * (not its parent object), a value nobody set as "(its default)" — in process, exit code 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from '../../config/load.js';
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config error messages', () => {
+  it('an unknown key is named in full with its source; control: a known key loads', () => {
+    const h = mkdtempSync(join(tmpdir(), 'ab-cfg-e-'));
+    try {
+      const env = { ACTIVE_BRAIN_HOME: h };
+      expect(loadConfig({ env, flags: ['daemon.cycleMs=500'] }).config.daemon.cycleMs).toBe(500);
+      const top = errorOf(() => loadConfig({ env, flags: ['nosuch.key=1'] }));
+      expect(top.message).toMatch(/unknown config key "nosuch" \(from flag\)/);
+      expect(top.exitCode).toBe(2);
+      const nested = errorOf(() => loadConfig({ env, flags: ['daemon.cycleMS=500'] }));
+      expect(nested.message).toMatch(/unknown config key "daemon\.cycleMS" \(from flag\)/);
+      writeFileSync(join(h, 'config.json'), JSON.stringify({ hook: { nope: true } }));
+      expect(errorOf(() => loadConfig({ env })).message).toMatch(/unknown config key "hook\.nope" \(from config\.json\)/);
+    } finally {
+      rmSync(h, { recursive: true, force: true });
+    }
+  });
+
+  it('a cross-key check on a key nobody set says "(its default)", not undefined', () => {
+    const h = mkdtempSync(join(tmpdir(), 'ab-cfg-e-'));
+    try {
+      const err = errorOf(() => loadConfig({ env: { ACTIVE_BRAIN_HOME: h }, flags: ['modes.default.driftZ=1'] }));
+      expect(err.message).toMatch(/"modes\.default\.driftQuestionBonus" = \(its default\) \(from default\)/);
+      expect(err.message).not.toMatch(/undefined/);
+    } finally {
+      rmSync(h, { recursive: true, force: true });
+    }
+  });
+});
