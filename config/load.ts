@@ -99,6 +99,24 @@ export function readConfigFile(file: string): Obj {
   }
 }
 
+/**
+ * `--set modes.<name>.…` may only change a mode that exists (in config.json, or the built-in
+ * `default` when config.json names none): a typo such as `modes.defualt.state=live` would
+ * otherwise create a second mode — live, matching every cwd — past the `enable` gates.
+ */
+function checkModeNames(fileLayer: Obj, flagLayer: Obj): void {
+  const fileModes = fileLayer.modes && typeof fileLayer.modes === 'object' ? Object.keys(fileLayer.modes as Obj) : [];
+  const known = fileModes.length > 0 ? fileModes : ['default'];
+  const asked = flagLayer.modes && typeof flagLayer.modes === 'object' ? Object.keys(flagLayer.modes as Obj) : [];
+  const unknown = asked.filter((m) => !known.includes(m));
+  if (unknown.length) {
+    throw new ConfigError(
+      `--set names mode "${unknown[0]}", which does not exist (modes: ${known.join(', ')}). ` +
+        'Fix the name, or add the mode to config.json first (a new mode starts in soak and goes live through `active-brain enable`).',
+    );
+  }
+}
+
 export function loadConfig(opts: LoadOptions = {}): Loaded {
   const env = opts.env ?? process.env;
   const file = opts.file ?? configPath(env);
@@ -117,6 +135,7 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
     setPath(flagLayer, f.slice(0, eq), parseScalar(f.slice(eq + 1)));
   }
   layers.push(['flag', flagLayer]);
+  checkModeNames(layers[0][1], flagLayer);
 
   let merged: Obj = {};
   const sources: Record<string, Source> = {};

@@ -47,3 +47,22 @@ describe('config error messages', () => {
     }
   });
 });
+
+describe('--set and mode names', () => {
+  it('a misspelled mode is refused, naming the modes there are; control: an existing mode can be set', () => {
+    const h = mkdtempSync(join(tmpdir(), 'ab-cfg-m-'));
+    try {
+      const env = { ACTIVE_BRAIN_HOME: h };
+      expect(loadConfig({ env, flags: ['modes.default.minConfidence=0.7'] }).config.modes.default.minConfidence).toBe(0.7);
+      const err = errorOf(() => loadConfig({ env, flags: ['modes.defualt.state=live'] }));
+      expect(err.message).toMatch(/mode "defualt", which does not exist \(modes: default\)/);
+      expect(err.exitCode).toBe(2);
+      // with modes in config.json, those are the ones that exist
+      writeFileSync(join(h, 'config.json'), JSON.stringify({ modes: { work: { cwdGlobs: ['/work/**'] } } }));
+      expect(loadConfig({ env, flags: ['modes.work.minGapTurns=2'] }).config.modes.work.minGapTurns).toBe(2);
+      expect(errorOf(() => loadConfig({ env, flags: ['modes.default.state=live'] })).message).toMatch(/mode "default", which does not exist \(modes: work\)/);
+    } finally {
+      rmSync(h, { recursive: true, force: true });
+    }
+  });
+});
