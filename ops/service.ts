@@ -73,13 +73,15 @@ export interface InstallResult {
   content: string;
   commands: CommandOutcome[];
   dryRun: boolean;
+  /** Dry run: the service-manager commands a real install would run (when managing). */
+  wouldRun?: string[];
 }
 
 export function installService(platform: Platform, opts: { dryRun: boolean; manage: boolean }, env = process.env): InstallResult {
   const plan = servicePlan(platform, 'install', env);
   const current = existsSync(plan.file) ? readFileSync(plan.file, 'utf8') : null;
   const changed = current !== plan.content;
-  if (opts.dryRun) return { file: plan.file, changed, content: plan.content, commands: [], dryRun: true };
+  if (opts.dryRun) return { file: plan.file, changed, content: plan.content, commands: [], dryRun: true, wouldRun: opts.manage ? plan.commands.map((c) => c.join(' ')) : [] };
   ensureDir(dirname(plan.file));
   ensureDir(logsDir(env));
   if (changed) writeFileAtomic(plan.file, plan.content, 0o644);

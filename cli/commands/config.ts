@@ -2,6 +2,7 @@
  * `active-brain config`: the effective configuration and the source of every value
  * (default, config.json, env, flag). Reads config only; writes nothing.
  */
+import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { homeDir } from '../../shared/paths.js';
@@ -32,7 +33,7 @@ Exit 2 when a value is invalid (the message names the key, the value and what is
     }
     const rows = flatten(config, '', []);
     const w = Math.max(...rows.map(([k]) => k.length));
-    process.stdout.write(`# home: ${homeDir()}\n# file: ${file}\n`);
+    process.stdout.write(`# home: ${homeDir()}\n# file: ${file}${existsSync(file) ? "" : " (not present: defaults, env and --set only)"}\n`);
     for (const [k, v] of rows) process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
     return EXIT.OK;
   },

@@ -41,7 +41,10 @@ status     whether it is installed, up to date with this install, and what the m
       const r = installService(platform, { dryRun, manage });
       if (values.json) printJson(r);
       else {
-        if (dryRun) process.stdout.write(`# would write ${r.file}${r.changed ? '' : ' (unchanged)'}\n${r.content}`);
+        if (dryRun) {
+          process.stdout.write(`# would write ${r.file}${r.changed ? '' : ' (unchanged)'}\n${r.content}`);
+          for (const c of r.wouldRun ?? []) process.stdout.write(`# would run: ${c}\n`);
+        }
         else process.stdout.write(`${r.changed ? 'wrote' : 'unchanged'}: ${r.file}\n`);
         for (const c of r.commands) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.command}${c.ok ? '' : `: ${c.detail}`}\n`);
         if (!dryRun && !manage) process.stdout.write(`not started: run ${platform === 'linux' ? 'systemctl --user enable --now active-brain.service' : 'launchctl bootstrap gui/$(id -u) ' + r.file}\n`);

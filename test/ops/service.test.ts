@@ -68,6 +68,9 @@ describe('active-brain service (CLI, files only)', () => {
     expect(dry.status).toBe(0);
     expect(dry.stdout).toContain('[Service]');
     expect(existsSync(unit)).toBe(false);
+    // on Linux the dry run also lists what a managed install would run
+    if (process.platform === 'linux') expect(dry.stdout).toContain('# would run: systemctl --user enable --now active-brain.service');
+    expect(run(env, 'service', 'install', '--platform', 'linux', '--dry-run', '--no-manage').stdout).not.toContain('# would run');
     expect(run(env, 'service', 'status', '--platform', 'linux', '--no-manage').status).toBe(1);
     const first = JSON.parse(run(env, 'service', 'install', '--platform', 'linux', '--no-manage', '--json').stdout);
     expect(first.changed).toBe(true);
