@@ -9,7 +9,7 @@ import { asksQuestion, endsAskingQuestion, proseOf, REPLY_QUESTION_TAIL_CHARS } 
 describe('asksQuestion', () => {
   it.each([
     ['how do I fix the pool timeout?', true],
-    ['hi ! how are you doing tonight ?', true], // TIAGE's tokenized text
+    ['so what did you bake this weekend ?', true], // tokenized text, as in chat datasets
     ['Really?? That is odd.', true],
     ['it broke (why?) after the merge', true],
     ['"is it cached?" she asked', true],

@@ -175,7 +175,7 @@ describe('helpers', () => {
       'Error: same',
       'Exit code 2: make: *** [all] Error 2',
     ]);
-    expect(errorLines(['Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun mix format'])).toEqual(['Pre-commit validation failed: [FORMAT] Code is not formatted.']);
+    expect(errorLines(['Lint hook failed:\\n\\n[STYLE] Files need reformatting.\\nRun the formatter'])).toEqual(['Lint hook failed: [STYLE] Files need reformatting.']);
     expect(errorLines(['Exit code 1'])).toEqual(['Exit code 1']);
   });
 

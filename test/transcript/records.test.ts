@@ -89,7 +89,7 @@ describe('parseLine on real-shaped records', () => {
       ['meta', true],
       ['human', false],
     ]);
-    expect(prompts[2].text).toBe('/mcp');
+    expect(prompts[2].text).toBe('/status');
     expect(prompts[4].text).toContain('Background command "Start server" completed');
     expect(prompts[4].text).not.toContain('<task-id>');
   });
