@@ -3,15 +3,11 @@
  * (eval/drift.ts) with the effective config's mode thresholds and session settings; prints
  * a table or, with --json, one JSON object. Reads the TIAGE file; writes only stdout.
  */
-import { readFileSync } from 'node:fs';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import { loadConfig } from '../config/load.js';
 import { parseTiage, type TiageDialogue } from './tiage.js';
 import { evaluateDrift, RANDOM_SEEDS, type DriftReport, type Scores } from './drift.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
+import { readDataset, runTriggerEval } from './trigger-eval-cmd.js';
 import { round4 } from './metrics.js';
-import type { Config, Mode } from '../config/schema.js';
+import type { Mode } from '../config/schema.js';
 
 export const help = `usage: active-brain eval drift --tiage FILE [--json] [--model PATH] [--mode NAME] [--set key=value ...]
 
@@ -40,13 +36,6 @@ Options:
                     "f1_minus_texttiling_same_rate_ci95", "f1_minus_random_ci95", …}
   --set key=value   config override, e.g. --set modes.default.driftZ=4 (stricter; driftQuestionBonus
                     must stay ≤ driftZ − 0.5)`;
-
-export function pickMode(config: Config, name: string | undefined): { name: string; mode: Mode } {
-  const names = Object.keys(config.modes);
-  const chosen = name ?? (names.includes('default') ? 'default' : names[0]);
-  if (!chosen || !config.modes[chosen]) throw new UserError(`no mode "${name}" in the config (modes: ${names.join(', ') || 'none'})`, EXIT.USAGE);
-  return { name: chosen, mode: config.modes[chosen] };
-}
 
 function r(s: Scores): Record<string, number> {
   return { precision: round4(s.precision), recall: round4(s.recall), f1: round4(s.f1), pk: round4(s.pk), fired: round4(s.fired) };
@@ -113,39 +102,20 @@ export function reportText(rep: DriftReport): string {
 }
 
 export function readTiage(path: string): TiageDialogue[] {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read ${path}: ${(e as Error).message}`, EXIT.ENV);
-  }
-  try {
-    return parseTiage(JSON.parse(raw));
-  } catch (e) {
-    throw new UserError(`${path} is not a TIAGE file: ${(e as Error).message}`, EXIT.USAGE);
-  }
+  return readDataset(path, 'a TIAGE', (raw) => parseTiage(JSON.parse(raw)));
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { tiage: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string' } }, false);
-  if (values.help) {
-    process.stdout.write(help + '\n');
-    return EXIT.OK;
-  }
-  if (!values.tiage) throw new UserError('eval drift needs --tiage FILE (TIAGE annotations). Run with --help for usage.', EXIT.USAGE);
-  const dialogues = readTiage(values.tiage);
-  if (dialogues.length === 0) throw new UserError(`${values.tiage} holds no dialogue`, EXIT.FAIL);
-  const { config } = loadConfig({ flags: values.set });
-  const { name, mode } = pickMode(config, values.mode);
-  const embedder = await loadEmbedder(values.model, values.set);
-  try {
-    const progress = createProgress('dialogues', dialogues.length);
-    const rep = await evaluateDrift(dialogues, embedder, mode, config.session, (n) => progress.update(n));
-    progress.done();
-    if (values.json) printJson(reportJson(rep, name, mode));
-    else process.stdout.write(reportText(rep) + '\n');
-    return EXIT.OK;
-  } finally {
-    await embedder.dispose();
-  }
+export function run(argv: string[]): Promise<number> {
+  return runTriggerEval(argv, {
+    command: 'eval drift',
+    help,
+    flag: 'tiage',
+    fileWhat: 'TIAGE annotations',
+    unit: 'dialogues',
+    unitOne: 'dialogue',
+    read: readTiage,
+    evaluate: (ds, embedder, mode, session, onItem) => evaluateDrift(ds, embedder, mode, session, onItem),
+    json: reportJson,
+    text: reportText,
+  });
 }

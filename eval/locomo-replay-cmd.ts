@@ -3,12 +3,12 @@
  * sessions through the daemon's pipeline (eval/locomo-replay.ts), the store holding earlier
  * sessions only. Reads the LoCoMo file; writes only temp stores (deleted) and stdout.
  */
-import { readFileSync } from 'node:fs';
+import { readDataset } from './dataset-file.js';
 import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { createEmbedder } from '../embed/embedder.js';
-import { parseLocomo, type LocomoConversation } from './locomo.js';
+import { parseLocomo } from './locomo.js';
 import { DEFAULT_LINK_WINDOW, replayLocomo, speakersA, type LocomoReplayReport } from './locomo-replay.js';
 import { createProgress } from './progress.js';
 
@@ -83,20 +83,10 @@ export async function run(argv: string[]): Promise<number> {
   const limit = positiveInt('conversations', values.conversations);
   const seed = positiveInt('seed', values.seed, 0) ?? DEFAULT_SEED;
   const window = positiveInt('window', values.window) ?? DEFAULT_LINK_WINDOW;
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(values.locomo, 'utf8'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code) throw new UserError(`cannot read ${values.locomo}: ${code}`, EXIT.ENV);
-    throw new UserError(`${values.locomo} is not JSON: ${(e as Error).message}`, EXIT.USAGE);
-  }
-  let convs: LocomoConversation[];
-  try {
-    convs = parseLocomo(json);
-  } catch (e) {
-    throw new UserError(`${values.locomo} is not a LoCoMo file: ${(e as Error).message}`, EXIT.USAGE);
-  }
+  const { json, convs } = readDataset(values.locomo, 'a LoCoMo', (raw) => {
+    const parsed: unknown = JSON.parse(raw);
+    return { json: parsed, convs: parseLocomo(parsed) };
+  });
   let list = speakersA(json, convs);
   if (limit !== undefined) list = list.slice(0, limit);
   if (list.every((c) => c.conv.turns.length === 0)) throw new UserError(`${values.locomo} has no conversation turns to replay`, EXIT.FAIL);

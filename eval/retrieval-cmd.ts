@@ -5,7 +5,7 @@
  * Recall@10 and nDCG@10 of its evidence turns. Reads the LoCoMo file; writes only temp
  * dirs (deleted after) and stdout. Category 5 (adversarial) questions are not scored.
  */
-import { readFileSync } from 'node:fs';
+import { readDataset } from './dataset-file.js';
 import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
 import type { Embedder } from '../embed/types.js';
 import { parseLocomo, scoredQuestions, ADVERSARIAL_CATEGORY, type LocomoConversation } from './locomo.js';
@@ -154,18 +154,7 @@ export async function run(argv: string[]): Promise<number> {
     limit = Number(values.conversations);
     if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--conversations must be a positive integer (got "${values.conversations}")`, EXIT.USAGE);
   }
-  let raw: string;
-  try {
-    raw = readFileSync(values.locomo, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read ${values.locomo}: ${(e as Error).message}`, EXIT.ENV);
-  }
-  let convs: LocomoConversation[];
-  try {
-    convs = parseLocomo(JSON.parse(raw));
-  } catch (e) {
-    throw new UserError(`${values.locomo} is not a LoCoMo file: ${(e as Error).message}`, EXIT.USAGE);
-  }
+  let convs = readDataset(values.locomo, 'a LoCoMo', (raw) => parseLocomo(JSON.parse(raw)));
   if (limit !== undefined) convs = convs.slice(0, limit);
   if (convs.every((c) => scoredQuestions(c).length === 0)) {
     throw new UserError(`${values.locomo} has no question with evidence to score`, EXIT.FAIL);

@@ -4,14 +4,9 @@
  * the constructed flow-repair cases; prints a table or, with --json, one JSON object. Reads
  * the JSONL file; writes only stdout.
  */
-import { readFileSync } from 'node:fs';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import { loadConfig } from '../config/load.js';
 import { parseOpenHands, GOLD_MIN_RUN, type Trajectory } from './openhands.js';
 import { evaluateStall, STALL_MATCH_SLACK, type StallReport, type StallScores } from './stall.js';
-import { pickMode } from './drift-cmd.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
+import { readDataset, runTriggerEval } from './trigger-eval-cmd.js';
 import { round4 } from './metrics.js';
 import type { Mode } from '../config/schema.js';
 
@@ -77,39 +72,20 @@ export function reportText(rep: StallReport): string {
 }
 
 export function readOpenHands(path: string): Trajectory[] {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read ${path}: ${(e as Error).message}`, EXIT.ENV);
-  }
-  try {
-    return parseOpenHands(raw);
-  } catch (e) {
-    throw new UserError(`${path} is not an OpenHands output file: ${(e as Error).message}`, EXIT.USAGE);
-  }
+  return readDataset(path, 'an OpenHands output', parseOpenHands);
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { openhands: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string' } }, false);
-  if (values.help) {
-    process.stdout.write(help + '\n');
-    return EXIT.OK;
-  }
-  if (!values.openhands) throw new UserError('eval stall needs --openhands FILE (OpenHands output JSONL). Run with --help for usage.', EXIT.USAGE);
-  const trajectories = readOpenHands(values.openhands);
-  if (trajectories.length === 0) throw new UserError(`${values.openhands} holds no trajectory`, EXIT.FAIL);
-  const { config } = loadConfig({ flags: values.set });
-  const { name, mode } = pickMode(config, values.mode);
-  const embedder = await loadEmbedder(values.model, values.set);
-  try {
-    const progress = createProgress('trajectories', trajectories.length);
-    const rep = await evaluateStall(trajectories, embedder, mode, config.session, (n) => progress.update(n));
-    progress.done();
-    if (values.json) printJson(reportJson(rep, name, mode));
-    else process.stdout.write(reportText(rep) + '\n');
-    return EXIT.OK;
-  } finally {
-    await embedder.dispose();
-  }
+export function run(argv: string[]): Promise<number> {
+  return runTriggerEval(argv, {
+    command: 'eval stall',
+    help,
+    flag: 'openhands',
+    fileWhat: 'OpenHands output JSONL',
+    unit: 'trajectories',
+    unitOne: 'trajectory',
+    read: readOpenHands,
+    evaluate: (ts, embedder, mode, session, onItem) => evaluateStall(ts, embedder, mode, session, onItem),
+    json: reportJson,
+    text: reportText,
+  });
 }
