@@ -40,19 +40,7 @@ export function zipfSampler(rand: () => number, n: number, s: number): () => num
   };
 }
 
-/** An isotropic random unit vector (Box–Muller). */
-export function randomUnit(rand: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let ss = 0;
-  for (let i = 0; i < dim; i++) {
-    const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-    v[i] = g;
-    ss += g * g;
-  }
-  const inv = 1 / Math.sqrt(ss);
-  for (let i = 0; i < dim; i++) v[i] *= inv;
-  return v;
-}
+export { randomUnit } from '../shared/prng.js';
 
 /** CPU ms (user + system) of this process per call of fn over `items`: independent of other load. */
 export function cpuPer<T>(items: T[], fn: (x: T) => unknown): number {

@@ -340,10 +340,11 @@ export class Pipeline {
       gate('offer', false, 'build-error');
       return finish('build-error');
     }
-    decision.latency = { ...decision.latency, build: ms(tBuild), ...prefixed(built.figures) };
-    // The evidence figures (sufficiency parts, top cosine, the store's scale) go with the
-    // trigger's, so a silence like insufficient-evidence can be read from the log.
-    decision.triggerValues = { ...decision.triggerValues, ...evidenceFigures(built.figures) };
+    // Timings go to latency; the evidence figures (sufficiency parts, top cosine, the store's
+    // scale) go with the trigger's, so a silence like insufficient-evidence can be read.
+    const figs = buildFigures(built.figures);
+    decision.latency = { ...decision.latency, build: ms(tBuild), ...figs.timings };
+    decision.triggerValues = { ...decision.triggerValues, ...figs.evidence };
     decision.sufficiency = Number.isFinite(built.sufficiency) ? built.sufficiency : null;
     decision.candidates = built.candidates.length;
     if (!gate('offer', built.offer !== null, built.silence ?? 'no-offer')) return finish(gates.at(-1)!.reason);
@@ -355,16 +356,16 @@ export class Pipeline {
   }
 }
 
-/** Builder figures that are not timings, prefixed `build_` (numbers only, as the log schema wants). */
-function evidenceFigures(figures: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(figures)) if (Number.isFinite(v) && !/ms$/i.test(k)) out[`build_${k}`] = v;
-  return out;
-}
-
-/** Builder figures that are timings go to latency (ms); keep their names distinct. */
-function prefixed(figures: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(figures)) if (Number.isFinite(v) && v >= 0 && /ms$/i.test(k)) out[`build_${k}`] = v;
-  return out;
+/** The builder's figures split for the decision record, names prefixed `build_`: timings
+ *  (`…ms`, non-negative) for latency, every other finite number for trigger_values. */
+function buildFigures(figures: Record<string, number>): { timings: Record<string, number>; evidence: Record<string, number> } {
+  const timings: Record<string, number> = {};
+  const evidence: Record<string, number> = {};
+  for (const [k, v] of Object.entries(figures)) {
+    if (!Number.isFinite(v)) continue;
+    if (/ms$/i.test(k)) {
+      if (v >= 0) timings[`build_${k}`] = v;
+    } else evidence[`build_${k}`] = v;
+  }
+  return { timings, evidence };
 }

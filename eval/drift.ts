@@ -75,11 +75,6 @@ export interface DriftReport {
 }
 
 
-function sanitize(v: Float32Array): Float32Array {
-  // An utterance with no known word embeds to NaN (0/0 normalization): treat it as "no direction".
-  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return new Float32Array(v.length);
-  return v;
-}
 
 /** Drift firings (per utterance) of the real trigger over one dialogue. */
 export type ExchangeMapping = 'pair' | 'single';
@@ -88,7 +83,7 @@ export async function driftFirings(d: TiageDialogue, embedder: Embedder, mode: T
   const n = d.utterances.length;
   const withReply = (i: number) => mapping === 'pair' && i + 1 < n;
   const pairs = d.utterances.map((u, i) => (withReply(i) ? `${u}\n${d.utterances[i + 1]}` : u));
-  const vecs = (await embedder.embed([...pairs, ...d.utterances])).map(sanitize);
+  const vecs = (await embedder.embed([...pairs, ...d.utterances]));
   const state = createSessionState(`tiage-${d.id}`);
   const fired: boolean[] = [];
   for (let i = 0; i < n; i++) {

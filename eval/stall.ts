@@ -53,10 +53,6 @@ export interface StallReport extends StallScores {
   model: string;
 }
 
-function sanitize(v: Float32Array): Float32Array {
-  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return new Float32Array(v.length);
-  return v;
-}
 
 /** Replay exchanges (with their vectors) as one session; the trigger result of each. */
 export function replaySession(
@@ -79,7 +75,7 @@ export function replaySession(
 export async function stallFirings(t: Trajectory, embedder: Embedder, mode: TriggerThresholds, session: SessionConfig, withToolCalls = true): Promise<boolean[]> {
   const acts = t.steps.map((s) => `${s.thought}\n${s.toolCall}`);
   const whole = t.steps.map((s, i) => `${acts[i]}\n${s.observation}`);
-  const vecs = (await embedder.embed([...whole, ...acts])).map(sanitize);
+  const vecs = (await embedder.embed([...whole, ...acts]));
   const n = t.steps.length;
   const results = replaySession(
     t.id,
@@ -131,7 +127,7 @@ export function scoreStall(runsPer: readonly GoldRun[][], firedPer: readonly boo
 async function embedCase(c: FlowRepairCase, embedder: Embedder, repeatAssistant: boolean) {
   const turns = c.turns(repeatAssistant);
   const whole = turns.map((t) => `${t.user}\n${t.assistant}\n${t.toolCalls.join('\n')}`);
-  const vecs = (await embedder.embed([...whole, ...turns.map((t) => t.user), ...turns.map((t) => t.assistant)])).map(sanitize);
+  const vecs = (await embedder.embed([...whole, ...turns.map((t) => t.user), ...turns.map((t) => t.assistant)]));
   const n = turns.length;
   return turns.map((t, i) => ({
     ex: { user: t.user, assistant: t.assistant, toolCalls: t.toolCalls, toolErrors: [], assistantVisible: true, timestamp: i * STEP_GAP_MS },

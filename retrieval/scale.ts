@@ -11,7 +11,7 @@
  * per build it is a few hundred dot products.
  */
 import type { StoreInfo, StoreReader } from '../store/types.js';
-import { seededRandom as mulberry32 } from '../shared/prng.js';
+import { randomUnit, seededRandom as mulberry32 } from '../shared/prng.js';
 
 export const SCALE_DIRECTIONS = 8;
 export const SCALE_PER_DIRECTION = 16;
@@ -22,20 +22,7 @@ const SCALE_SEED = 0x5eed;
 /** Fixed unit directions of a dimension (Box–Muller, seeded). */
 export function fixedDirections(dim: number, count = SCALE_DIRECTIONS): Float32Array[] {
   const rand = mulberry32(SCALE_SEED + dim);
-  const out: Float32Array[] = [];
-  for (let d = 0; d < count; d++) {
-    const v = new Float32Array(dim);
-    let ss = 0;
-    for (let i = 0; i < dim; i++) {
-      const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
-      v[i] = g;
-      ss += g * g;
-    }
-    const inv = 1 / Math.sqrt(ss || 1);
-    for (let i = 0; i < dim; i++) v[i] *= inv;
-    out.push(v);
-  }
-  return out;
+  return Array.from({ length: count }, () => randomUnit(rand, dim));
 }
 
 export interface ScaleSampler {

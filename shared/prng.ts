@@ -12,3 +12,17 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** An isotropic random unit vector from `rand` (Box–Muller; two draws per component). */
+export function randomUnit(rand: () => number, dim: number): Float32Array {
+  const v = new Float32Array(dim);
+  let ss = 0;
+  for (let i = 0; i < dim; i++) {
+    const g = Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+    v[i] = g;
+    ss += g * g;
+  }
+  const inv = 1 / Math.sqrt(ss || 1);
+  for (let i = 0; i < dim; i++) v[i] *= inv;
+  return v;
+}
