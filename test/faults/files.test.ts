@@ -38,6 +38,7 @@ import {
   OFFER_SETS,
   WARMUP,
   appendLines,
+  appendPgErrors,
   canMount,
   cli,
   decisions,
@@ -210,12 +211,7 @@ describe.skipIf(!canMount)('files: read-only state dir (read-only bind mount)', 
     sh('mount', ['--bind', e.home, e.home]);
     mounts.push(e.home);
     sh('mount', ['-o', 'remount,ro,bind', e.home]);
-    const during: string[] = [];
-    for (let i = 1; i <= 3; i++) {
-      const lines = pgErrorLines(s, i);
-      during.push(promptUuid(lines));
-      appendLines(s, lines);
-    }
+    const during = appendPgErrors(s, 3);
     await sleep(2500);
     expect(d.child.exitCode).toBeNull();
     const hooks = await Promise.all([hookOnce(e, s), hookOnce(e, s)]);
@@ -270,12 +266,7 @@ describe.skipIf(!canMount)('files: disk full (1 MB tmpfs)', () => {
     const before = readFileSync(join(e.home, 'cache', `${s.id}.json`), 'utf8');
 
     const filler = fillUp(e.home);
-    const during: string[] = [];
-    for (let i = 1; i <= 3; i++) {
-      const lines = pgErrorLines(s, i);
-      during.push(promptUuid(lines));
-      appendLines(s, lines);
-    }
+    const during = appendPgErrors(s, 3);
     await sleep(2500);
     expect(d.child.exitCode).toBeNull();
     // The cache is the old whole file (a failed write never replaces it), no temp files remain.
@@ -380,12 +371,7 @@ describe('files: corrupt state', () => {
     const fd = openSync(storePath, 'r+');
     writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
     closeSync(fd);
-    const later: string[] = [];
-    for (let i = 1; i <= 3; i++) {
-      const lines = pgErrorLines(s, i);
-      later.push(promptUuid(lines));
-      appendLines(s, lines);
-    }
+    const later = appendPgErrors(s, 3);
     await waitFor(() => later.every((u) => decisions(e).some((r) => r.exchangeUuid === u)), 20_000, 'decisions after the corruption');
     // Pages already read stay cached in the reader: offers may still come from them, whole.
     const line = await hookOnce(e, s);

@@ -183,6 +183,17 @@ export function pgErrorLines(s: Session, n = 0): string[] {
   );
 }
 
+/** Append pg-error exchanges 1…count to a session; returns their prompt uuids. */
+export function appendPgErrors(s: Session, count: number): string[] {
+  const uuids: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const lines = pgErrorLines(s, i);
+    uuids.push(promptUuid(lines));
+    appendLines(s, lines);
+  }
+  return uuids;
+}
+
 // ---------- a small real store, built by the real indexer ----------
 
 export const PG_NOTE = `# Postgres pool timeouts
