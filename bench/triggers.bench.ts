@@ -20,9 +20,9 @@ import { evaluateDrift } from '../eval/drift.js';
 import { parseOpenHands } from '../eval/openhands.js';
 import { evaluateStall } from '../eval/stall.js';
 import { seededRandom } from '../eval/drift.js';
-import { createSessionState, recordExchange, type ExchangeFeatures, type SessionConfig } from '../daemon/session-state.js';
-import { evaluateTriggers, type TriggerThresholds } from '../daemon/triggers.js';
-import { MAX_TOKENS_PER_EXCHANGE } from '../daemon/lexical.js';
+import { createSessionState, recordExchange, type ExchangeFeatures, type SessionConfig } from '../core/session-state.js';
+import { evaluateTriggers, type TriggerThresholds } from '../core/triggers.js';
+import { MAX_TOKENS_PER_EXCHANGE } from '../core/lexical.js';
 import { median, quantile } from './stats.js';
 
 const TIAGE_FILE = join('tiage', 'anno_dev.json');

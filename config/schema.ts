@@ -24,7 +24,7 @@ export const ModeSchema = z
     minGapTurns: z.number().int().min(0).default(4),
     /** At least this many seconds between two printed offers in one session. */
     minGapSeconds: z.number().min(0).default(300),
-    /** Drift trigger (daemon/triggers.ts, docs/TRIGGERS.md): the newest exchange is compared
+    /** Drift trigger (core/triggers.ts, docs/TRIGGERS.md): the newest exchange is compared
      *  with the prompts of the last 2 exchanges by mean cosine and by lexical cohesion (shared
      *  content words), each a robust z (median/MAD of the session's own recent values), and
      *  the dialogue cues are added:
@@ -39,7 +39,7 @@ export const ModeSchema = z
     /** Weight of lexical cohesion (robust z of the share of content words the newest exchange
      *  shares with the recent prompts) in the drift score; 0 = vectors only. */
     driftLexicalWeight: z.number().min(0).default(0.5),
-    /** Added to the drift score when the prompt asks a question (daemon/dialogue-cues.ts): a
+    /** Added to the drift score when the prompt asks a question (core/dialogue-cues.ts): a
      *  question is how a new topic is usually opened. At most driftZ − 0.5 (refused at load
      *  otherwise), so a question as similar as the session's usual prompts never fires: it
      *  must still be less like the recent prompts than usual. 0 = no cue. */

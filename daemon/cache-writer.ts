@@ -1,6 +1,6 @@
 /**
- * Offer caches `<home>/cache/<session>.json` (shared/types.ts OfferCache): the daemon's only
- * channel to the hook. Written atomically (shared/atomic.ts: temp + fsync + rename) after every
+ * Offer caches `<home>/cache/<session>.json` (shared/types.ts OfferCache, built by
+ * core/publish.ts): the daemon's channel to the hook. Written atomically (shared/atomic.ts: temp + fsync + rename) after every
  * decision — silence included (offer null) — stamped with the turn, byte offset and exchange
  * uuid it was computed for, so the hook can reject a stale offer. Cleared on kill.
  * Session ids that are not safe file names are refused (never written).
@@ -9,32 +9,7 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import { safeSessionId } from '../shared/paths.js';
-import type { Offer, OfferCache } from '../shared/types.js';
-
-export interface CacheStamp {
-  sessionId: string;
-  mode: string;
-  turn: number;
-  transcriptOffset: number;
-  transcriptPath: string;
-  exchangeUuid: string;
-}
-
-/** Build the cache record for one decision (pure). */
-export function buildOfferCache(stamp: CacheStamp, offer: Offer | null, now: number, ttlSeconds: number): OfferCache {
-  return {
-    version: 1,
-    sessionId: stamp.sessionId,
-    mode: stamp.mode,
-    turn: stamp.turn,
-    transcriptOffset: stamp.transcriptOffset,
-    transcriptPath: stamp.transcriptPath,
-    exchangeUuid: stamp.exchangeUuid,
-    createdAt: now,
-    expiresAt: now + ttlSeconds * 1000,
-    offer,
-  };
-}
+import type { OfferCache } from '../shared/types.js';
 
 export class CacheWriter {
   constructor(private readonly dir: string) {}

@@ -3,7 +3,7 @@
  * (classic logrotate numbering: daemon.jsonl.1 is the newest rotated file). Two record types,
  * each with a JSON Schema in logs-schema/: `decision` (one per exchange the pipeline saw) and
  * `event` (lifecycle, skipped input, sessions). Records carry ids, hashes, scores and reason
- * codes only: callers build them from daemon/pipeline.ts Decisions, never from raw text.
+ * codes only: callers build them from core/pipeline.ts Decisions, never from raw text.
  * A failing log (disk full, unwritable) never stops the daemon: the error is counted and kept
  * for the canary's lastError.
  */
@@ -13,7 +13,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
 import type { Config } from '../config/schema.js';
 import type { ModeState, OfferType } from '../shared/types.js';
-import type { Decision } from './pipeline.js';
+import type { Decision } from '../core/pipeline.js';
 
 /** File name of the daemon log inside the logs dir. */
 export const DAEMON_LOG_FILE = 'daemon.jsonl';

@@ -4,7 +4,7 @@
  *   config ─▶ state dir (0700) ─▶ singleton lock ─▶ hook settings ─▶ store (read-only; optional)
  *   ─▶ embedder ─▶ tailer (daemon/tailer.ts) ─▶ per file: records ─▶ ExchangeAssembler
  *   ─▶ exchanges (closed by turn end / next prompt; provisionally decided when the assistant
- *      goes quiet for daemon.settleMs) ─▶ Pipeline (daemon/pipeline.ts) ─▶ offer cache (daemon/cache-writer.ts)
+ *      goes quiet for daemon.settleMs) ─▶ Pipeline (core/pipeline.ts) ─▶ offer cache (daemon/cache-writer.ts)
  *   + decision log (daemon/logs.ts) ─▶ tailer.commit(offset, assembler snapshot)
  *
  * A cycle timer (daemon.cycleMs) rewrites the canary, checks the KILL file (present → clear
@@ -36,14 +36,15 @@ import {
   logsDir,
   offsetsPath,
 } from '../shared/paths.js';
-import type { Canary } from '../shared/types.js';
+import type { Canary, OfferCache } from '../shared/types.js';
 import { parseLine } from '../transcript/records.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
-import { buildOfferCache, CacheWriter } from './cache-writer.js';
+import { CacheWriter } from './cache-writer.js';
+import { publishDecision, type PublishBook } from '../core/publish.js';
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
 import { decisionRecord, openJsonlLog, type EventRecord, type JsonlLog } from './logs.js';
-import { Pipeline, type Decision } from './pipeline.js';
+import { Pipeline, type Decision } from '../core/pipeline.js';
 import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
 import { runHousekeeping } from './housekeeping.js';
 
@@ -70,14 +71,12 @@ export interface DaemonOptions {
   out?: (line: string) => void;
 }
 
-interface FileEntry {
+interface FileEntry extends PublishBook {
   asm: ExchangeAssembler;
   sessionId: string;
   subagent: boolean;
   chain: Promise<void>;
   settle: NodeJS.Timeout | null;
-  /** Exchange uuid whose provisional decision produced an offer (not yet finalized). */
-  provisionalOffer: string | null;
   /** `uuid@endOffset` of the last provisional decision (never twice on the same content). */
   lastProvisional: string | null;
   skipped: number;
@@ -250,8 +249,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   const tailer = new Tailer({ root, offsetsPath: offsetsPath(env), daemon: config.daemon });
 
-  // ---- per exchange: pipeline → cache → decision log ----
-  const decide = async (path: string, f: FileEntry, ex: AssembledExchange, provisional = false): Promise<Decision | null> => {
+  // ---- per exchange: pipeline → cache (core/publish.ts) → decision log ----
+  type Published = { d: Decision; cache: OfferCache | null };
+  const decide = async (path: string, f: FileEntry, ex: AssembledExchange, provisional = false): Promise<Published | null> => {
     let d: Decision;
     try {
       d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent, provisional });
@@ -260,29 +260,18 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       return null;
     }
     if (d.newSession) event({ event: 'session-new', sessionId: d.sessionId, path });
-    // The hook may already be showing an offer decided while this exchange was open; a
-    // later (cooled-down, silent) decision on the same exchange must not replace that cache.
-    if (f.provisionalOffer === d.exchangeUuid && !d.offer) d.cacheable = false;
-    if (provisional && d.offer) f.provisionalOffer = d.exchangeUuid;
-    else if (!provisional && f.provisionalOffer === d.exchangeUuid) f.provisionalOffer = null;
-    return d;
+    const cache = publishDecision(f, d, { provisional, path, now: Date.now(), ttlSeconds: config.daemon.cacheTtlSeconds });
+    return { d, cache };
   };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:
    *  during catch-up older exchanges' caches would be overwritten at once anyway). */
-  const publish = (path: string, d: Decision, writeCache: boolean): Promise<void> => {
+  const publish = (path: string, { d, cache }: Published, writeCache: boolean): Promise<void> => {
     if (killed || stopping) return Promise.resolve();
     const t0 = performance.now();
     // The KILL file wins at once, not only at the next cycle: no new cache after it appears.
-    if (writeCache && d.cacheable && d.mode !== null && !existsSync(killPath(env))) {
+    if (writeCache && cache && !existsSync(killPath(env))) {
       try {
-        caches.write(
-          buildOfferCache(
-            { sessionId: d.sessionId, mode: d.mode, turn: d.turn, transcriptOffset: d.offset, transcriptPath: path, exchangeUuid: d.exchangeUuid },
-            d.offer,
-            Date.now(),
-            config.daemon.cacheTtlSeconds,
-          ),
-        );
+        caches.write(cache);
         d.latency.cache = Math.round((performance.now() - t0) * 100) / 100;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code ?? 'error';
@@ -350,7 +339,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     if (f.settle) clearTimeout(f.settle);
     f.settle = null;
     const run = f.chain.then(async () => {
-      let newest: Decision | null = null;
+      let newest: Published | null = null;
       const logged: Promise<void>[] = [];
       for (const l of lines) {
         const rec = parseLine(l.line);

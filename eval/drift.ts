@@ -1,7 +1,7 @@
 /**
  * Drift trigger evaluation on TIAGE (eval/tiage.ts): every dialogue is replayed as one
- * session through the daemon's own session state and trigger (daemon/session-state.ts,
- * daemon/triggers.ts), and the drift firings are scored against the gold topic shifts
+ * session through the daemon's own session state and trigger (core/session-state.ts,
+ * core/triggers.ts), and the drift firings are scored against the gold topic shifts
  * (precision, recall, F1, Pk), next to two baselines run on the same dialogues: random
  * firing at the same rate (seeded, averaged) and a lexical TextTiling detector
  * (eval/textiling.ts) — at Hearst's cutoff and at the trigger's own firing rate.
@@ -14,13 +14,13 @@
  */
 import type { Embedder } from '../embed/types.js';
 import type { TiageDialogue } from './tiage.js';
-import { createSessionState, markBuild, recordExchange, type SessionConfig } from '../daemon/session-state.js';
-import { evaluateTriggers, type TriggerThresholds } from '../daemon/triggers.js';
-import { exchangeFeatures } from '../daemon/exchange-features.js';
+import { createSessionState, markBuild, recordExchange, type SessionConfig } from '../core/session-state.js';
+import { evaluateTriggers, type TriggerThresholds } from '../core/triggers.js';
+import { exchangeFeatures } from '../core/exchange-features.js';
 import { addCounts, countBoundaries, pkCounts, prf, type BoundaryCounts, type PRF } from './segmentation.js';
 import { textTiling, textTilingDepths } from './textiling.js';
 import { seededRandom } from '../shared/prng.js';
-import { asksQuestion, endsAskingQuestion } from '../daemon/dialogue-cues.js';
+import { asksQuestion, endsAskingQuestion } from '../core/dialogue-cues.js';
 export { seededRandom };
 
 /** Seeds averaged for the random baseline. */

@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
 import type { Embedder } from '../embed/types.js';
-import { Pipeline } from '../daemon/pipeline.js';
+import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';

@@ -19,7 +19,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { ExchangeAssembler, type AssembledExchange } from '../transcript/exchanges.js';
 import { parseLine } from '../transcript/records.js';
 import { scanLines } from '../transcript/lines.js';
-import { isSubagentPath } from '../daemon/workers.js';
+import { isSubagentPath } from '../core/workers.js';
 import type { TimedExchange } from './replay-session.js';
 
 /** Time step for exchanges whose records carry no timestamp (ms). */

@@ -1,7 +1,7 @@
 /**
  * One replayed session: exchanges (with the times the daemon and the hook would have seen
- * them) → the daemon's own Pipeline (daemon/pipeline.ts) → the offer cache the daemon would
- * write (daemon/cache-writer.ts buildOfferCache) → the hook's own pure gates (hook/gates.ts
+ * them) → the daemon's own Pipeline (core/pipeline.ts) → the offer cache the daemon would
+ * write (core/publish.ts publishDecision, as the daemon) → the hook's own pure gates (hook/gates.ts
  * prelude / offerGates / nextState) at the next prompt, with a simulated hook state.
  * Used by `active-brain replay` (eval/replay.ts) and the LoCoMo live replay
  * (eval/locomo-replay.ts). No IO: the pipeline's embedder and offer builder do the reading.
@@ -18,8 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
-import type { Decision, Pipeline } from '../daemon/pipeline.js';
-import { buildOfferCache } from '../daemon/cache-writer.js';
+import type { Decision, Pipeline } from '../core/pipeline.js';
+import { publishDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
 import type { Exchange, HookSettings, HookState, OfferCache, OfferType } from '../shared/types.js';
 
@@ -100,8 +100,8 @@ export class SessionReplay {
   private cache: OfferCache | undefined;
   /** The row whose offer sits in the cache, until the hook printed it or it was replaced. */
   private pending: ReplayRow | null = null;
-  /** Exchange uuid whose provisional decision offered (as daemon/main.ts tracks it). */
-  private provisionalOffer: string | null = null;
+  /** The daemon's per-file bookkeeping (core/publish.ts). */
+  private readonly book: PublishBook = { provisionalOffer: null };
   readonly rows: ReplayRow[] = [];
 
   constructor(private readonly o: SessionReplayOptions) {}
@@ -113,12 +113,8 @@ export class SessionReplay {
     if (t.hookFires && !t.seed) this.hook(ex);
     const provisional = Boolean(t.provisional);
     const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent, provisional });
-    // As the daemon: a later silent decision on an exchange whose provisional decision
-    // offered must not replace the cache the hook may be showing.
-    if (this.provisionalOffer === d.exchangeUuid && !d.offer) d.cacheable = false;
-    if (provisional && d.offer) this.provisionalOffer = d.exchangeUuid;
-    else if (!provisional && this.provisionalOffer === d.exchangeUuid) this.provisionalOffer = null;
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
+    const cache = publishDecision(this.book, d, { provisional, path: this.o.path, now: t.settledAt, ttlSeconds: this.o.config.daemon.cacheTtlSeconds });
     const row: ReplayRow = {
       session: d.sessionId,
       file: this.o.file,
@@ -135,14 +131,9 @@ export class SessionReplay {
       hook: null,
       sufficiency: d.sufficiency === null ? null : round4(d.sufficiency),
     };
-    if (d.cacheable && d.mode !== null) {
+    if (cache) {
       if (this.pending && this.pending.hook === null) this.pending.hook = 'overwritten';
-      this.cache = buildOfferCache(
-        { sessionId: d.sessionId, mode: d.mode, turn: d.turn, transcriptOffset: d.offset, transcriptPath: this.o.path, exchangeUuid: d.exchangeUuid },
-        d.offer,
-        t.settledAt,
-        this.o.config.daemon.cacheTtlSeconds,
-      );
+      this.cache = cache;
       this.pending = d.offer ? row : null;
     }
     this.rows.push(row);

@@ -1,7 +1,7 @@
 /**
  * `active-brain replay`: the daemon's own pipeline over recorded transcripts, offline and
  * deterministic. Input: transcript files (eval/replay-read.ts), the effective config, an
- * embedder, a read-only store (or none). Per file, a fresh daemon Pipeline (daemon/pipeline.ts)
+ * embedder, a read-only store (or none). Per file, a fresh daemon Pipeline (core/pipeline.ts)
  * with a clock that returns the exchange's settle time and an rng seeded from (seed, file),
  * the offer builder (retrieval/builder.ts) over the store, and the hook's gates
  * (eval/replay-session.ts). Output: per-exchange rows (codes and figures, no text) and a
@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
 import type { Embedder } from '../embed/types.js';
-import { Pipeline } from '../daemon/pipeline.js';
+import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { openStoreReader } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';

@@ -1,7 +1,7 @@
 /**
  * Stall trigger evaluation on OpenHands trajectories (eval/openhands.ts): each trajectory is
  * replayed as one session through the daemon's own session state and trigger
- * (daemon/session-state.ts, daemon/triggers.ts) — one exchange per agent step: the action
+ * (core/session-state.ts, core/triggers.ts) — one exchange per agent step: the action
  * (thought + tool call) as the assistant side, its observation as part of the exchange text,
  * no human text — and the stall firings are scored against the gold loops.
  *
@@ -13,9 +13,9 @@
  * Also: constructed flow-repair cases (eval/flow-repair-cases.ts) through the same code.
  */
 import type { Embedder } from '../embed/types.js';
-import { createSessionState, markBuild, recordExchange, type SessionConfig } from '../daemon/session-state.js';
-import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../daemon/triggers.js';
-import { exchangeFeatures, type ExchangeText } from '../daemon/exchange-features.js';
+import { createSessionState, markBuild, recordExchange, type SessionConfig } from '../core/session-state.js';
+import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../core/triggers.js';
+import { exchangeFeatures, type ExchangeText } from '../core/exchange-features.js';
 import { goldRuns, type GoldRun, type Trajectory } from './openhands.js';
 import { flowRepairCases, type FlowRepairCase } from './flow-repair-cases.js';
 

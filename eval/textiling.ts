@@ -5,7 +5,7 @@
  * "liberal" cutoff) of the dialogue's depth scores. Pure; input is utterance texts, output
  * boundary flags per utterance (index 0 is never a boundary).
  */
-import { contentTokens } from '../daemon/lexical.js';
+import { contentTokens } from '../core/lexical.js';
 
 /** Utterances per block on each side of a gap. */
 export const TEXTTILING_BLOCK = 2;

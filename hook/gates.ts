@@ -17,6 +17,7 @@ import { modeFor } from '../shared/modes.js';
 import { anyGlobMatch } from '../shared/glob.js';
 import { safeSessionId } from '../shared/paths.js';
 import { formatOfferLine } from '../shared/offer-format.js';
+import { OFFER_TYPES } from '../shared/vocabulary.js';
 
 export type Outcome = 'print' | 'silent' | 'would-fire';
 
@@ -89,7 +90,6 @@ export interface Decision {
 
 export type Prelude = { done: Decision } | { done: null; sessionId: string; mode: HookMode; payload: HookPayload };
 
-const OFFER_TYPES: readonly OfferType[] = ['past-fix', 'analogous', 'contradicts', 'tangent'];
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const optStr = (v: unknown) => v === undefined || v === null || typeof v === 'string';

@@ -30,7 +30,8 @@ import type { TriggerKind } from './types.js';
 export type ReasonerStatus = 'ok' | 'timeout' | 'http-error' | 'invalid' | 'off';
 export const REASONER_STATUS_CODE: Record<ReasonerStatus, number> = { off: 0, ok: 1, timeout: 2, 'http-error': 3, invalid: 4 };
 
-export const OFFER_TYPES = ['past-fix', 'analogous', 'contradicts', 'tangent'] as const satisfies readonly OfferType[];
+export { OFFER_TYPES } from '../shared/vocabulary.js';
+import { OFFER_TYPES } from '../shared/vocabulary.js';
 /** Response bodies larger than this are invalid (read stops there). */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Tokens the model may answer with. */

@@ -1,10 +1,11 @@
 /**
- * The contract between the daemon's pipeline (daemon/pipeline.ts) and offer building
+ * The contract between the daemon's pipeline (core/pipeline.ts) and offer building
  * (retrieval/). The daemon decides *when* (triggers); retrieval decides *what*, or silence.
  */
 import type { Exchange, Offer } from '../shared/types.js';
 
-export type TriggerKind = 'drift' | 'stall' | 'error';
+export type { TriggerKind } from '../shared/vocabulary.js';
+import type { TriggerKind } from '../shared/vocabulary.js';
 
 export interface OfferRequest {
   sessionId: string;

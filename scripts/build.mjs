@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['cli', 'config', 'shared', 'store', 'embed', 'indexer', 'search', 'transcript',
-  'daemon', 'retrieval', 'hook', 'eval', 'bench', 'ops'];
+  'core', 'daemon', 'retrieval', 'hook', 'eval', 'bench', 'ops'];
 
 function walk(dir, out = []) {
   if (!existsSync(dir)) return out;

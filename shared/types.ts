@@ -1,13 +1,11 @@
 /**
  * Contracts shared by the daemon, the hook, the CLI and replay. Types only (no runtime
- * code), so the hook bundle stays tiny. JSON Schemas for the files in logs-schema/.
+ * code), so the hook bundle stays tiny; the vocabularies are in shared/vocabulary.ts.
+ * JSON Schemas for the files in logs-schema/.
  */
 
-/** Kinds of offer; printed labels live in shared/offer-format.ts. */
-export type OfferType = 'past-fix' | 'analogous' | 'contradicts' | 'tangent';
-
-/** Rollout state of a mode. */
-export type ModeState = 'soak' | 'live' | 'off';
+import type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
+export type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
 
 /** One exchange: a user prompt and the assistant's reply to it (transcript/exchanges.ts). */
 export interface Exchange {
@@ -56,7 +54,7 @@ export interface Offer {
   /** True when the chunk came from the wander step. */
   wildcard: boolean;
   /** Which trigger produced it. */
-  trigger: 'drift' | 'stall' | 'error';
+  trigger: TriggerKind;
   /** Whether the reasoner phrased it. */
   reasoned: boolean;
 }

@@ -1,10 +1,10 @@
 /**
- * daemon/dialogue-cues.ts: which texts ask a question (prose only: code, inline code, URLs
+ * core/dialogue-cues.ts: which texts ask a question (prose only: code, inline code, URLs
  * and ternaries never count) and which replies end by asking. Examples plus properties.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { asksQuestion, endsAskingQuestion, proseOf, REPLY_QUESTION_TAIL_CHARS } from '../../daemon/dialogue-cues.js';
+import { asksQuestion, endsAskingQuestion, proseOf, REPLY_QUESTION_TAIL_CHARS } from '../../core/dialogue-cues.js';
 
 describe('asksQuestion', () => {
   it.each([

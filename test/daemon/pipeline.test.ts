@@ -1,5 +1,5 @@
 /**
- * daemon/pipeline.ts with real parts: the offline model, a real SQLite store (the retrieval
+ * core/pipeline.ts with real parts: the offline model, a real SQLite store (the retrieval
  * fixture), the real offer builder, the real triggers. A control sequence (warm-up, then a
  * new tool error) produces an offer; the same sequence through each safety gate is silent
  * with its reason code while session state is still kept. Decisions carry no text.
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../config/schema.js';
 import { createOfferBuilder } from '../../retrieval/builder.js';
 import type { Exchange } from '../../shared/types.js';
-import { Pipeline, type Decision, type PipelineDeps } from '../../daemon/pipeline.js';
+import { Pipeline, type Decision, type PipelineDeps } from '../../core/pipeline.js';
 import { decisionRecord } from '../../daemon/logs.js';
 import { buildStore, exchange, T0, DAY, type TestStore } from '../retrieval/helpers.js';
 import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { diagnose } from '../../daemon/status.js';
-import { buildOfferCache } from '../../daemon/cache-writer.js';
+import { buildOfferCache } from '../../core/publish.js';
 import { daemonLogFiles } from '../../daemon/logs.js';
-import { exchangeTexts } from '../../daemon/exchange-text.js';
+import { exchangeTexts } from '../../core/exchange-text.js';
 import { canaryFresh } from '../../daemon/canary.js';
 import type { Canary } from '../../shared/types.js';
 import type { LockState } from '../../daemon/lock.js';

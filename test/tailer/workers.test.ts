@@ -1,11 +1,11 @@
 /**
- * daemon/workers.ts: every worker marker refuses, and the control (an ordinary interactive
+ * core/workers.ts: every worker marker refuses, and the control (an ordinary interactive
  * session) passes; property: the function is total.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ConfigSchema } from '../../config/schema.js';
-import { isSubagentPath, isWorkerSession, projectDirName } from '../../daemon/workers.js';
+import { isSubagentPath, isWorkerSession, projectDirName } from '../../core/workers.js';
 
 const workers = ConfigSchema.parse({}).workers;
 const HOME = '/home/user/.active-brain';

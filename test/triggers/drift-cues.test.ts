@@ -1,5 +1,5 @@
 /**
- * The dialogue cues in the drift score (daemon/triggers.ts, daemon/dialogue-cues.ts) with the
+ * The dialogue cues in the drift score (core/triggers.ts, core/dialogue-cues.ts) with the
  * shipped mode defaults: a prompt that asks a question lowers the drift bar, one that answers
  * the other side's question raises it, and a question as similar as the session's usual
  * prompts never fires. Each gate has its control; a property checks that the cues only move
@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ModeSchema } from '../../config/schema.js';
-import { createSessionState, fromJSON, markBuild, recordExchange, toJSON, type ExchangeFeatures, type SessionState } from '../../daemon/session-state.js';
-import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../../daemon/triggers.js';
+import { createSessionState, fromJSON, markBuild, recordExchange, toJSON, type ExchangeFeatures, type SessionState } from '../../core/session-state.js';
+import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../../core/triggers.js';
 import { direction, features, MODE, near, rescaleFeatures, rng, SESSION, topicText } from './vectors.js';
 
 const DEFAULTS: TriggerThresholds = ModeSchema.parse({});

@@ -10,8 +10,8 @@ import { textTiling, textTilingDepths } from '../../eval/textiling.js';
 import { parseTiage } from '../../eval/tiage.js';
 import { goldRuns, normalizeArg, parseOpenHands, parseTrajectory } from '../../eval/openhands.js';
 import { scoreStall } from '../../eval/stall.js';
-import { contentTokens, normalizeToolCall, toolSignatures, errorSignatures, jaccard } from '../../daemon/lexical.js';
-import { median, robustZ, quantileBelow } from '../../daemon/robust.js';
+import { contentTokens, normalizeToolCall, toolSignatures, errorSignatures, jaccard } from '../../core/lexical.js';
+import { median, robustZ, quantileBelow } from '../../core/robust.js';
 
 const B = (s: string) => [...s].map((c) => c === '1');
 

@@ -1,5 +1,5 @@
 /**
- * Session state (daemon/session-state.ts): EWMA centroid and drift anchor, bounded ring
+ * Session state (core/session-state.ts): EWMA centroid and drift anchor, bounded ring
  * buffer and calibration, prompt-only flag, cooldown bookkeeping, offered-chunk FIFO, and
  * serialization (round trip; malformed input rejected with an error, never half-loaded).
  */
@@ -14,9 +14,9 @@ import {
   recordExchange,
   rememberOffered,
   toJSON,
-} from '../../daemon/session-state.js';
-import { measureExchange } from '../../daemon/trigger-measures.js';
-import { evaluateTriggers } from '../../daemon/triggers.js';
+} from '../../core/session-state.js';
+import { measureExchange } from '../../core/trigger-measures.js';
+import { evaluateTriggers } from '../../core/triggers.js';
 import { direction, features, MODE, rng, SESSION, topicText, unit } from './vectors.js';
 
 const record = (s: ReturnType<typeof createSessionState>, f: ReturnType<typeof features>, cfg = SESSION) =>

@@ -1,13 +1,13 @@
 /**
- * The trigger decision (daemon/triggers.ts) on constructed vector sequences: drift on a real
+ * The trigger decision (core/triggers.ts) on constructed vector sequences: drift on a real
  * topic change vs staying on topic, stall on repetition vs progress, the flow-repair guard
  * and its control, warm-up, cooldown, prompt-only strictness, the error trigger, and the
  * scale-invariance property (same decisions when every cosine is affinely rescaled).
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSessionState, fromJSON, markBuild, recordExchange, toJSON, type ExchangeFeatures, type SessionConfig, type SessionState } from '../../daemon/session-state.js';
-import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../../daemon/triggers.js';
+import { createSessionState, fromJSON, markBuild, recordExchange, toJSON, type ExchangeFeatures, type SessionConfig, type SessionState } from '../../core/session-state.js';
+import { evaluateTriggers, type TriggerResult, type TriggerThresholds } from '../../core/triggers.js';
 import { direction, features, MODE, near, rescaleFeatures, rng, SESSION, topicText, unit } from './vectors.js';
 
 function step(state: SessionState, f: ExchangeFeatures, mode: TriggerThresholds = MODE, cfg: SessionConfig = SESSION): TriggerResult {

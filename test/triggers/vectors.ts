@@ -4,10 +4,10 @@
  * of a whole sequence (v → [√b·u, √(1−b)·v]) that maps every cosine c to b + (1−b)·c — the
  * way a different embedding model's cosine range differs (MiniLM-like vs GloVe-like).
  */
-import type { ExchangeFeatures, SessionConfig } from '../../daemon/session-state.js';
-import type { TriggerThresholds } from '../../daemon/triggers.js';
-import { contentTokenHashes, toolSignatures, errorSignatures } from '../../daemon/lexical.js';
-import { asksQuestion } from '../../daemon/dialogue-cues.js';
+import type { ExchangeFeatures, SessionConfig } from '../../core/session-state.js';
+import type { TriggerThresholds } from '../../core/triggers.js';
+import { contentTokenHashes, toolSignatures, errorSignatures } from '../../core/lexical.js';
+import { asksQuestion } from '../../core/dialogue-cues.js';
 export { seededRandom as rng } from '../../shared/prng.js';
 
 export const DIM = 48;
@@ -54,7 +54,7 @@ export interface Spec {
   toolCalls?: string[];
   toolErrors?: string[];
   assistantVisible?: boolean;
-  /** Dialogue cues (default: read from userText/text by daemon/dialogue-cues.ts; the reply: false). */
+  /** Dialogue cues (default: read from userText/text by core/dialogue-cues.ts; the reply: false). */
   asks?: boolean;
   replyAsks?: boolean;
   followsQuestion?: boolean;

@@ -3,7 +3,7 @@
  * newest exchange is recorded) and the newest exchange's features. Pure. Every vector
  * measure is an affine function of cosines (dot products with unit vectors or with the
  * weights-sum-to-1 EWMA), so rescaling a model's cosine range rescales them affinely and the
- * robust z-scores in daemon/triggers.ts stay the same.
+ * robust z-scores in core/triggers.ts stay the same.
  */
 import type { ExchangeFeatures, RingEntry, SessionState } from './session-state.js';
 import { jaccard } from './lexical.js';
@@ -26,7 +26,7 @@ export interface Measures {
   /** Lexical cohesion: set cosine |A∩B|/√(|A||B|) of the newest exchange's content words with
    *  the content words of the same prompts (0 when either side has none; null: no past). */
   cohesion: number | null;
-  /** Dialogue cues (daemon/dialogue-cues.ts): the newest prompt asks a question, and it follows
+  /** Dialogue cues (core/dialogue-cues.ts): the newest prompt asks a question, and it follows
    *  a question from the other side (it answers rather than opens). */
   asks: boolean;
   followsQuestion: boolean;

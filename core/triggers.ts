@@ -3,7 +3,7 @@
  * was), stall (the last exchanges keep repeating themselves), the flow-repair guard (the
  * human restating an unmet instruction is not a stall) and error (a tool error this session
  * has not shown before: a Past-fix opportunity). Pure: reads the session state as it was
- * before the exchange (daemon/session-state.ts) and the exchange's features, returns the
+ * before the exchange (core/session-state.ts) and the exchange's features, returns the
  * decision with every figure and reason code for the decision log. The daemon pipeline,
  * replay and the evals (eval/drift.ts, eval/stall.ts) call this one function.
  *

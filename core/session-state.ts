@@ -3,8 +3,8 @@
  * the last N exchanges (whole / user-side / assistant-side vectors kept apart, plus lexical
  * hashes), the session's own history of trigger measurements (its calibration), cooldown
  * bookkeeping and the FIFO of chunk ids already offered. Plain data + functions; the daemon
- * pipeline (daemon/pipeline.ts), replay and the evals (eval/drift.ts, eval/stall.ts) feed it
- * exchange features built by daemon/exchange-features.ts. Bounded in size; serializable
+ * pipeline (core/pipeline.ts), replay and the evals (eval/drift.ts, eval/stall.ts) feed it
+ * exchange features built by core/exchange-features.ts. Bounded in size; serializable
  * (toJSON/fromJSON) with numbers and hashes only, never conversation text.
  *
  * Two EWMAs `c ← α·v + (1−α)·c`, both stored *unnormalized* (seeded with the first vector,
@@ -15,7 +15,7 @@
  * the user side (the prompts; the whole exchange when there is no user text): what the human
  * was recently asking about; it is logged (drift.cos) but no longer decides drift — the drift
  * trigger compares the newest exchange with the prompts of the last few ring entries
- * (daemon/trigger-measures.ts, docs/TRIGGERS.md).
+ * (core/trigger-measures.ts, docs/TRIGGERS.md).
  */
 import type { Measures } from './trigger-measures.js';
 
@@ -27,7 +27,7 @@ export interface ExchangeFeatures {
   userVec: Float32Array | null;
   /** Embedding of the assistant side; null when no assistant text is visible. */
   assistantVec: Float32Array | null;
-  /** Content-token hashes of the exchange text (daemon/lexical.ts). */
+  /** Content-token hashes of the exchange text (core/lexical.ts). */
   tokens: number[];
   /** Content-token hashes of the human's prompt alone (the left block of the drift window). */
   userTokens: number[];
@@ -37,7 +37,7 @@ export interface ExchangeFeatures {
   errorSigs: number[];
   /** Whether any assistant record was visible for this exchange. */
   assistantVisible: boolean;
-  /** The prompt asks a question (daemon/dialogue-cues.ts): a drift cue. */
+  /** The prompt asks a question (core/dialogue-cues.ts): a drift cue. */
   asks: boolean;
   /** The reply ends by asking the human something: the next prompt answers it. */
   replyAsks: boolean;

@@ -1,5 +1,5 @@
 /**
- * Build the trigger features of one exchange (daemon/session-state.ts ExchangeFeatures) from a
+ * Build the trigger features of one exchange (core/session-state.ts ExchangeFeatures) from a
  * parsed transcript Exchange (shared/types.ts) and the vectors the caller embedded. The
  * caller (daemon pipeline, replay, evals) owns embedding; this adds the lexical parts:
  * content-token hashes (of the whole exchange and of the prompt alone), tool-call and tool-error

@@ -4,9 +4,9 @@
  * IO of its own: the embedder, the offer builder, the config, the clock and the randomness
  * are injected.
  *
- *   exchange ─▶ texts (daemon/exchange-text.ts) ─▶ one batched embed (whole, user, assistant)
- *            ─▶ features (daemon/lexical.ts) ─▶ triggers on the state before the exchange
- *            ─▶ record into session state (daemon/session-state.ts)
+ *   exchange ─▶ texts (core/exchange-text.ts) ─▶ one batched embed (whole, user, assistant)
+ *            ─▶ features (core/lexical.ts) ─▶ triggers on the state before the exchange
+ *            ─▶ record into session state (core/session-state.ts)
  *            ─▶ gates: observed? (worker / sidechain / seed / injected) · mode · trigger ·
  *               cooldown · store ─▶ OfferBuilder (retrieval/) ─▶ session FIFO
  *

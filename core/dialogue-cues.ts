@@ -1,7 +1,7 @@
 /**
  * Dialogue-act cues for the drift trigger: does a text ask a question, and does it end by
  * asking one. Pure; input is one side's text of an exchange (the prompt, or the reply),
- * output booleans that enter ExchangeFeatures (daemon/exchange-features.ts) — no text kept.
+ * output booleans that enter ExchangeFeatures (core/exchange-features.ts) — no text kept.
  *
  * Why (docs/TRIGGERS.md, "Dialogue cues"): in conversation a new topic is most often opened
  * by a question that is not itself an answer — on TIAGE train 55% of topic shifts carry a
@@ -11,7 +11,7 @@
  *
  * Code is not prose: fenced blocks, inline code spans, URLs and code-like marks (`a ?? b`,
  * SQL `= ?`, ternaries, "Did you mean 'x'?") are removed first, and a `?` counts only where a
- * sentence can end — so `x?.y` and `?page=2` never count. Examples: test/daemon/dialogue-cues.test.ts.
+ * sentence can end — so `x?.y` and `?page=2` never count. Examples: test/core/dialogue-cues.test.ts.
  */
 
 /** Only this many final characters of a reply count for "ends by asking" (long replies

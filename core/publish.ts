@@ -1,0 +1,74 @@
+/**
+ * A pipeline decision → the offer cache the hook will read, and the bookkeeping around it.
+ * Pure; the one place this happens: the daemon (daemon/main.ts, which then writes the file
+ * atomically) and replay (eval/replay-session.ts, which hands it to the hook's gates in
+ * memory) both call publishDecision, so what replay measures is what the daemon does.
+ *
+ * Bookkeeping: an offer decided on a still-open exchange (provisional) may already be in the
+ * hook's hands; a later silent decision on the same exchange must not replace that cache.
+ */
+import type { Offer, OfferCache } from '../shared/types.js';
+
+export interface CacheStamp {
+  sessionId: string;
+  mode: string;
+  turn: number;
+  transcriptOffset: number;
+  transcriptPath: string;
+  exchangeUuid: string;
+}
+
+/** Build the cache record for one decision. */
+export function buildOfferCache(stamp: CacheStamp, offer: Offer | null, now: number, ttlSeconds: number): OfferCache {
+  return {
+    version: 1,
+    sessionId: stamp.sessionId,
+    mode: stamp.mode,
+    turn: stamp.turn,
+    transcriptOffset: stamp.transcriptOffset,
+    transcriptPath: stamp.transcriptPath,
+    exchangeUuid: stamp.exchangeUuid,
+    createdAt: now,
+    expiresAt: now + ttlSeconds * 1000,
+    offer,
+  };
+}
+
+/** Per transcript file: the exchange whose provisional decision produced an offer. */
+export interface PublishBook {
+  provisionalOffer: string | null;
+}
+
+/** The fields of a pipeline Decision this needs (core/pipeline.ts Decision has them all). */
+export interface PublishableDecision {
+  sessionId: string;
+  mode: string | null;
+  turn: number;
+  offset: number;
+  exchangeUuid: string;
+  offer: Offer | null;
+  cacheable: boolean;
+}
+
+/**
+ * Update the book for decision `d` and return the cache to write, or null when this decision
+ * must not reach the hook (not cacheable, no mode, or a silent final decision on an exchange
+ * whose provisional offer may be showing). Sets `d.cacheable` to what was decided, so the
+ * decision log says whether a cache was written.
+ */
+export function publishDecision(
+  book: PublishBook,
+  d: PublishableDecision,
+  o: { provisional: boolean; path: string; now: number; ttlSeconds: number },
+): OfferCache | null {
+  if (book.provisionalOffer === d.exchangeUuid && !d.offer) d.cacheable = false;
+  if (o.provisional && d.offer) book.provisionalOffer = d.exchangeUuid;
+  else if (!o.provisional && book.provisionalOffer === d.exchangeUuid) book.provisionalOffer = null;
+  if (!d.cacheable || d.mode === null) return null;
+  return buildOfferCache(
+    { sessionId: d.sessionId, mode: d.mode, turn: d.turn, transcriptOffset: d.offset, transcriptPath: o.path, exchangeUuid: d.exchangeUuid },
+    d.offer,
+    o.now,
+    o.ttlSeconds,
+  );
+}

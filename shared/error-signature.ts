@@ -1,0 +1,197 @@
+/**
+ * Error signatures: a tool error's text → a stable key that is the same when the same error
+ * comes back with other paths, branches, numbers, hashes or quoted names, and differs between
+ * different errors. Pure and dependency-free; used by the indexer (episodes and notes that
+ * quote an error), the daemon (tool steps) and the hook (the payload's `error`, to pick the
+ * one precomputed fixes file to read). Bounded work: at most MAX_SCAN_CHARS of input.
+ *
+ *   text ─▶ literal "\n" made real, ANSI and carriage-return progress removed
+ *        ─▶ per line: lower case; URLs, UUIDs, hashes, quoted strings, paths, file names,
+ *           branch names, numbers → placeholders; box-drawing and bullets stripped
+ *        ─▶ boilerplate lines dropped (exit codes, "Compiling N files", "Running setup for …",
+ *           "Checking N source files", progress bars, npm/cargo/mix chatter, placeholder-only)
+ *        ─▶ the head: from the first line that names a failure (LEAD_RE), HEAD_LINES lines
+ *        ─▶ sig = hash of the head; words = its content words (and a few lines after) for
+ *           near matches.
+ *
+ * Why the head: an error message says *what* failed in its first line or two (the lead and
+ * the section or qualifier under it); what follows is specifics (stack frames, findings,
+ * locations) that change from run to run. HEAD_LINES = 2 was chosen by reading the shape of
+ * compiler, test-runner, git and pre-commit output, not by fitting a dataset; `eval pastfix`
+ * reports what other values would give (docs/PASTFIX.md).
+ */
+
+/** Characters of an error looked at (the head is what matters; 1 MB errors stay fast). */
+export const MAX_SCAN_CHARS = 16_384;
+/** Lines of the head that make the signature. */
+export const HEAD_LINES = 2;
+/** Lines after the head whose words also count for near matches. */
+export const WORD_CONTEXT_LINES = 4;
+/** Most content words kept for near matches. */
+export const MAX_WORDS = 32;
+/** Longest head kept for display (a reason line quotes its first line). */
+export const MAX_HEAD_CHARS = 200;
+
+export interface ErrorSignature {
+  /** Stable key: 14 hex digits. */
+  sig: string;
+  /** The normalized head lines (placeholders in), for display and debugging. */
+  head: string[];
+  /** Content words of the head and its context, deduplicated, for near matches. */
+  words: string[];
+}
+
+/** A line that names a failure: the signature's head starts at the first such line. */
+const LEAD_RE =
+  /\b(error|errors|err!|fatal|fail|fails|failed|failure|failures|exception|panic|panicked|traceback|denied|refused|not found|no such|cannot|can't|could not|couldn't|unable|invalid|undefined|unknown|missing|timed out|timeout|abort|aborted|rejected|conflict|not allowed|forbidden|unexpected|segmentation fault|ignored|does not exist|doesn't exist|not permitted|not a|no upstream|deprecated|violat\w*)\b/;
+
+/** Lines that many different errors share (build and tool chatter): never part of the head. */
+const BOILERPLATE_RE = new RegExp(
+  [
+    '^exit code <n>$',
+    '^(process )?exited with (exit )?code <n>',
+    '^command failed with exit code <n>',
+    '^compiling <n> files?\\b',
+    '^compiling <path>',
+    '^compiling [\\w.-]+ v<n>',
+    '^generated [\\w.-]+ app$',
+    '^==> [\\w.-]+$',
+    '^running setup for\\b',
+    '^getting extensions in current project',
+    '^checking <n> source files?\\b',
+    '^running exunit with seed\\b',
+    '^finding suitable plts?$',
+    '^checking plt',
+    '^plt is up to date',
+    '^(analysis took|finished in|done in|ran in|took) <n>',
+    '^(real|user|sys)\\s+<n>',
+    '^npm (warn|notice|info|verb|http)\\b',
+    '^> [\\w@./-]+ [\\w:.-]+$',
+    '^> <path>',
+    '^(downloading|downloaded|updating|fetching|resolving|installing|locking|blocking|waiting)\\b',
+    '^(running|starting) <n> tests?\\b',
+    '^collected <n> items?',
+    '^=+ (test session starts|warnings summary)',
+    '^platform [\\w-]+ -- python',
+    '^rootdir: ',
+    '^\\[?<n>%\\]?',
+    '^[#=>. -]*<n>%',
+    '^[\\w\\s.:=#>-]{0,40}<n>%',
+    '^(please report incorrect results|use `?mix credo)',
+  ].join('|'),
+);
+
+const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const CONTROL_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>]+/g;
+const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+/** Hex runs of 7+ that contain a digit (commit hashes, object ids, addresses). */
+const HASH_RE = /\b(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}\b/g;
+/** Quoted spans on one line: '…', "…", `…`, ‘…’, “…” (bounded, so a stray quote cannot eat a line). */
+const QUOTED_RE = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`|‘[^’\n]{1,200}’|“[^”\n]{1,200}”/g;
+/** Paths with a separator (optionally ~, ., drive letter; :line:col kept out by the number rule). */
+const PATH_RE = /(?:[a-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]+)+[\\/]?|\b[\w.@+-]+(?:[\\/][\w.@+-]+)+[\\/]?/g;
+/** Bare file names with a common extension. */
+const FILE_RE = /\b[\w@+-]+(?:\.[\w-]+)*\.(?:[jt]sx?|mjs|cjs|json|ya?ml|toml|lock|md|txt|py|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|ex|exs|erl|hs|php|sh|sql|html|css|scss|vue|svelte|beam|so|dll|o|log|cfg|ini|xml|gradle)\b/g;
+/** The name after `branch`, `origin`, `tag`, `checkout`, `worktree` is a placeholder too
+ *  (not a function word: "the branch and the remote" keeps its words). */
+const BRANCH_RE = /\b(branch|origin|tag|checkout|worktree)\s+(?!<)(?!(?:and|or|has|is|was|to|of|for|with|from|not|the|a|an|in|on|at|as|by|that|which|name|named|called|exists|already)\b)[\w./@+-]+/g;
+const NUMBER_RE = /(?<![a-z_])[-+]?\d+(?:[.,:]\d+)*(?![a-z_])/g;
+const DECOR_RE = /[\u2500-\u257f\u2580-\u259f\u2190-\u21ff\u25a0-\u25ff\u2022\u00b7*•►▶✗✘✖×|^~]+/g;
+const PLACEHOLDER_ONLY_RE = /^(?:<(?:n|q|path|url|id|hash|name)>[\s,.:;()[\]{}-]*)+$/;
+const WORD_RE = /[a-z][a-z0-9_-]{2,}/g;
+
+/** Words that say nothing about which error it is. */
+const STOPWORDS = new Set(
+  ('the and for are but not you your with this that from have has had was were will would can could should ' +
+    'into onto than then there their them they its it\'s use used using run running see also here when what which ' +
+    'one all any some such been being does did done may might must shall let get got set out off per via').split(' '),
+);
+
+/** A line with placeholders in for its variable parts, or '' when it carries nothing. */
+export function normalizeErrorLine(raw: string): string {
+  let s = raw.toLowerCase().replace(/<\/?tool_use_error>/g, ' ');
+  s = s.replace(URL_RE, '<url>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>').replace(QUOTED_RE, '<q>');
+  s = s.replace(PATH_RE, '<path>').replace(FILE_RE, '<path>').replace(BRANCH_RE, '$1 <name>').replace(NUMBER_RE, '<n>');
+  s = s.replace(DECOR_RE, ' ').replace(/\s+/g, ' ').trim();
+  // Leading list markers and stray punctuation are not part of the message.
+  s = s.replace(/^[-–—>:;,.\s]+/, '').replace(/(?:<path>|<n>)(?:\s*[:,]\s*(?:<path>|<n>))+/g, (m) => (m.startsWith('<path>') ? '<path>' : '<n>'));
+  if (!/[a-z]{2}/.test(s.replace(/<[a-z]+>/g, ''))) return '';
+  if (PLACEHOLDER_ONLY_RE.test(s)) return '';
+  return s;
+}
+
+/** The informative lines of an error, in order: normalized, boilerplate removed. */
+export function informativeLines(text: string, maxLines = HEAD_LINES + WORD_CONTEXT_LINES + 64): string[] {
+  let t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  // Tools that print their output JSON-escaped ("…failed:\n\n[FORMAT]…") mean real newlines.
+  if (t.includes('\\n')) t = t.replace(/\\r\\n|\\n/g, '\n');
+  t = t.replace(ANSI_RE, '');
+  const out: string[] = [];
+  for (let line of t.split('\n')) {
+    // Carriage-return progress: only what was printed last on the line remains on screen.
+    const cr = line.lastIndexOf('\r');
+    if (cr >= 0) line = cr === line.length - 1 ? line.slice(0, cr).slice(line.slice(0, cr).lastIndexOf('\r') + 1) : line.slice(cr + 1);
+    line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
+    if (!line.trim()) continue;
+    const n = normalizeErrorLine(line.length > 1000 ? line.slice(0, 1000) : line);
+    if (!n || BOILERPLATE_RE.test(n)) continue;
+    if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
+    out.push(n);
+    if (out.length >= maxLines) break;
+  }
+  return out;
+}
+
+/** cyrb53: a fast 53-bit string hash (public domain), as 14 hex digits. */
+export function hash53(s: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
+}
+
+function contentWords(lines: string[]): string[] {
+  const seen = new Set<string>();
+  for (const l of lines) {
+    for (const w of l.replace(/<[a-z]+>/g, ' ').match(WORD_RE) ?? []) {
+      if (STOPWORDS.has(w) || seen.has(w)) continue;
+      seen.add(w);
+      if (seen.size >= MAX_WORDS) return [...seen];
+    }
+  }
+  return [...seen];
+}
+
+/** The signature of an error text, or null when it holds nothing informative. */
+export function errorSignature(text: unknown, headLines: number = HEAD_LINES): ErrorSignature | null {
+  if (typeof text !== 'string' || !text) return null;
+  const lines = informativeLines(text);
+  if (!lines.length) return null;
+  let lead = lines.findIndex((l) => LEAD_RE.test(l));
+  if (lead < 0) lead = 0;
+  const head = lines.slice(lead, lead + headLines).map((l) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l));
+  const words = contentWords(lines.slice(lead, lead + headLines + WORD_CONTEXT_LINES));
+  return { sig: hash53(head.join('\n')), head, words };
+}
+
+/** Jaccard overlap of two word lists (near matches between signatures). */
+export function wordOverlap(a: readonly string[], b: readonly string[]): number {
+  if (!a.length || !b.length) return 0;
+  const sa = new Set(a);
+  let inter = 0;
+  for (const w of new Set(b)) if (sa.has(w)) inter++;
+  return inter / (sa.size + new Set(b).size - inter);
+}
+
+/** A short phrase naming the error for a reason line: its lead line, placeholders shown as … */
+export function errorPhrase(sig: Pick<ErrorSignature, 'head'>, maxChars = 60): string {
+  const first = (sig.head[0] ?? '').replace(/<q>|<path>|<name>|<n>|<hash>|<id>|<url>/g, '…').replace(/(…\s*)+/g, '… ').trim();
+  return first.length > maxChars ? `${first.slice(0, maxChars - 1).trimEnd()}…` : first;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { publishDecision, type PublishBook, type PublishableDecision } from '../../core/publish.js';
+import type { Offer } from '../../shared/types.js';
+
+const offer: Offer = {
+  id: 'o1', chunkId: 7, handle: 'notes/a.md#1', type: 'past-fix', confidence: 0.8, reason: 'r',
+  region: 'notes', wildcard: false, trigger: 'error', reasoned: false,
+};
+const dec = (over: Partial<PublishableDecision> = {}): PublishableDecision => ({
+  sessionId: 's', mode: 'default', turn: 3, offset: 100, exchangeUuid: 'u3', offer: null, cacheable: true, ...over,
+});
+const opts = (provisional: boolean) => ({ provisional, path: '/t/s.jsonl', now: 1000, ttlSeconds: 60 });
+
+describe('publishDecision (the one decision → cache function of daemon and replay)', () => {
+  it('writes a stamped cache for a cacheable decision, silence included', () => {
+    const book: PublishBook = { provisionalOffer: null };
+    const c = publishDecision(book, dec(), opts(false));
+    expect(c).toMatchObject({ version: 1, sessionId: 's', mode: 'default', turn: 3, transcriptOffset: 100, exchangeUuid: 'u3', offer: null, createdAt: 1000, expiresAt: 61_000 });
+  });
+
+  it('never writes for an uncacheable decision or one without a mode', () => {
+    const book: PublishBook = { provisionalOffer: null };
+    expect(publishDecision(book, dec({ cacheable: false, offer }), opts(false))).toBeNull();
+    expect(publishDecision(book, dec({ mode: null, offer }), opts(false))).toBeNull();
+  });
+
+  it('a silent final decision does not replace the offer its provisional decision cached', () => {
+    const book: PublishBook = { provisionalOffer: null };
+    expect(publishDecision(book, dec({ offer }), opts(true))?.offer?.id).toBe('o1');
+    expect(book.provisionalOffer).toBe('u3');
+    const final = dec();
+    expect(publishDecision(book, final, opts(false))).toBeNull();
+    expect(final.cacheable).toBe(false);
+    expect(book.provisionalOffer).toBeNull();
+    // Control: the next exchange's silent decision is written again.
+    expect(publishDecision(book, dec({ exchangeUuid: 'u4', turn: 4 }), opts(false))?.offer).toBeNull();
+  });
+
+  it('a final decision with an offer replaces the provisional one and clears the book', () => {
+    const book: PublishBook = { provisionalOffer: 'u3' };
+    expect(publishDecision(book, dec({ offer: { ...offer, id: 'o2' } }), opts(false))?.offer?.id).toBe('o2');
+    expect(book.provisionalOffer).toBeNull();
+  });
+});

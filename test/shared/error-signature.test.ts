@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { errorSignature, errorPhrase, informativeLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
+
+// Error templates of the shapes met in coding sessions (written for these tests). {P} path,
+// {B} branch, {N} number, {H} hash, {Q} quoted name.
+const TEMPLATES = [
+  'Exit code {N}\nfatal: The current branch {B} has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin {B}\n',
+  'Exit code {N}\nThe following paths are ignored by one of your .gitignore files:\n{P}\nhint: Use -f if you really want to add them.',
+  "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix.\\n\\nFix these issues before committing.",
+  'Exit code {N}\nCompiling {N} files (.ex)\nGenerated app_{N} app\nerror: undefined function {Q}/{N} in module Foo\n  {P}:{N}:{N}',
+  'Exit code {N}\nnpm ERR! code ENOENT\nnpm ERR! syscall open\nnpm ERR! path {P}/package.json',
+  'Exit code {N}\nTraceback (most recent call last):\n  File "{P}", line {N}, in <module>\nModuleNotFoundError: No module named {Q}',
+  'Exit code {N}\nerror[E0382]: borrow of moved value: {Q}\n --> {P}:{N}:{N}',
+  'Exit code {N}\nerror: Your local changes to the following files would be overwritten by checkout:\n\t{P}\nPlease commit your changes or stash them before you switch branches.',
+  'Exit code {N}\nError: connect ECONNREFUSED 127.0.0.1:{N}\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:{N}:{N})',
+  'Exit code {N}\nfatal: not a git repository (or any of the parent directories): .git',
+  'Exit code {N}\nsrc/{P}.ts({N},{N}): error TS2304: Cannot find name {Q}.',
+  'Exit code {N}\nPermission denied (publickey).\nfatal: Could not read from remote repository.',
+];
+
+const word = fc.stringMatching(/^[a-z][a-z0-9_]{2,9}$/);
+const pathArb = fc.array(word, { minLength: 1, maxLength: 5 }).map((p) => `/home/${p.join('/')}.ex`);
+const branchArb = fc.tuple(word, fc.integer({ min: 1, max: 999 })).map(([w, n]) => `feature/${w}-${n}`);
+const hashArb = fc.stringMatching(/^[0-9a-f]{12}$/).map((h) => `1${h}`);
+const fill = (t: string, v: { p: string; b: string; n: number; h: string; q: string }) =>
+  t.replace(/\{P\}/g, v.p).replace(/\{B\}/g, v.b).replace(/\{N\}/g, String(v.n)).replace(/\{H\}/g, v.h).replace(/\{Q\}/g, `'${v.q}'`);
+const vars = fc.record({ p: pathArb, b: branchArb, n: fc.integer({ min: 0, max: 99999 }), h: hashArb, q: word });
+
+describe('errorSignature', () => {
+  it('is the same for the same error with other paths, branches, numbers, hashes and quoted names', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: TEMPLATES.length - 1 }), vars, vars, (i, a, b) => {
+        expect(errorSignature(fill(TEMPLATES[i], a))!.sig).toBe(errorSignature(fill(TEMPLATES[i], b))!.sig);
+      }),
+    );
+  });
+
+  it('differs between different errors', () => {
+    fc.assert(
+      fc.property(vars, vars, (a, b) => {
+        const sigs = TEMPLATES.map((t, i) => errorSignature(fill(t, i % 2 ? a : b))!.sig);
+        expect(new Set(sigs).size).toBe(TEMPLATES.length);
+      }),
+    );
+  });
+
+  it('ignores ANSI colour, carriage-return progress and the build chatter in front', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: TEMPLATES.length - 1 }), vars, fc.integer({ min: 1, max: 400 }), (i, v, n) => {
+        const plain = fill(TEMPLATES[i], v);
+        const noisy =
+          `Exit code 2\nCompiling ${n} files (.ex)\nGenerated demo app\nRunning setup for AshSqlite.DataLayer...\n` +
+          `Checking ${n} source files (this might take a while) ...\nprogress 10%\rprogress 100%\r\n` +
+          plain.replace(/error/i, (m) => `\x1b[31m${m}\x1b[0m`);
+        expect(errorSignature(noisy)!.sig).toBe(errorSignature(plain)!.sig);
+      }),
+    );
+  });
+
+  it('never throws on any input, and returns null when nothing is informative', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b).toString('utf8'))), (s) => {
+        const r = errorSignature(s);
+        if (r) {
+          expect(r.sig).toMatch(/^[0-9a-f]{14}$/);
+          expect(r.head.length).toBeGreaterThan(0);
+        }
+      }),
+    );
+    expect(errorSignature('')).toBeNull();
+    expect(errorSignature(undefined)).toBeNull();
+    expect(errorSignature('Exit code 1\n\n   \n')).toBeNull();
+    expect(errorSignature('Exit code 1\n12345 678\n/usr/lib/x.so')).toBeNull();
+  });
+
+  it('reads a 1 MB error by its head only', () => {
+    const head = 'Exit code 1\nfatal: The current branch main2 has no upstream branch.\n';
+    expect(errorSignature(head + 'x '.repeat(500_000))!.sig).toBe(errorSignature(head)!.sig);
+  });
+
+  it('keeps the words of the head for near matches, and a phrase for reason lines', () => {
+    const s = errorSignature(fill(TEMPLATES[0], { p: '/a/b', b: 'dev-1', n: 128, h: '1abcdef0', q: 'x' }))!;
+    expect(s.words).toEqual(expect.arrayContaining(['fatal', 'current', 'branch', 'upstream']));
+    expect(s.words).not.toContain('dev-1');
+    expect(errorPhrase(s)).toBe('fatal: the current branch … has no upstream branch.');
+    const other = errorSignature('fatal: The current branch x-9 has no upstream configured')!;
+    expect(wordOverlap(s.words, other.words)).toBeGreaterThan(0.3);
+    expect(wordOverlap(s.words, errorSignature('ModuleNotFoundError: No module named foo')!.words)).toBe(0);
+  });
+
+  it('normalizes one line: placeholders in, decoration out', () => {
+    expect(normalizeErrorLine("  │ └─ lib/a/b.ex:128: undefined function bar/1 'quoted' 0xdeadbeef1")).toBe('<path>: undefined function <path> <q> <hash>');
+    expect(normalizeErrorLine('  └─ lib/a/b.ex:128:4')).toBe('');
+    expect(normalizeErrorLine('┃ [D] ↘ Nested modules could be aliased.')).toBe('[d] nested modules could be aliased.');
+    expect(informativeLines('Exit code 1\nsame\nsame\nother')).toEqual(['same', 'other']);
+  });
+});
