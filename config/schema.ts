@@ -4,16 +4,43 @@
  * Each section below is owned by one part of the product; keep comments honest.
  */
 import { z } from 'zod';
+import { MODE_STATES } from '../shared/vocabulary.js';
 
 /** A question still needs a drift score this far above the session's usual (z units):
  *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
 export const DRIFT_QUESTION_MARGIN = 0.5;
 
+/** A mode's tool channel (PostToolUseFailure / PostToolUse: the Past fix at the failure and
+ *  the in-turn loop). Its own rollout state, budget and gaps; the offers it has shown are
+ *  shared with the prompt channel (a chunk is shown once per session, on either channel).
+ *  Defaults: an agentic session makes ~200 tool calls between 3–4 prompts, so the budget is
+ *  counted in offers per session and the gap in tool events; docs/HOOK.md says why. */
+export const ToolChannelSchema = z
+  .object({
+    /** soak: never print, log would-fire. live: print. off: neither. Starts in soak. */
+    state: z.enum(MODE_STATES).default('soak'),
+    /** Tool-channel offers below this confidence are never printed. A Past fix from an
+     *  exact signature of a resolved episode scores ≥ 0.8 (docs/PASTFIX.md); near matches
+     *  and unresolved episodes score below this. */
+    minConfidence: z.number().min(0).max(1).default(0.7),
+    /** At most this many printed tool-channel offers per session. */
+    sessionBudget: z.number().int().min(0).default(5),
+    /** At least this many tool events (as the hook counts them) between two tool offers. */
+    minGapSteps: z.number().int().min(0).default(3),
+    /** At least this many seconds between two tool offers in one session. */
+    minGapSeconds: z.number().min(0).default(30),
+  })
+  .strict();
+export type ToolChannel = z.infer<typeof ToolChannelSchema>;
+
 /** A mode: thresholds, budgets and rollout state for a set of sessions (matched by cwd). */
 export const ModeSchema = z
   .object({
-    /** soak: never print, log would-fire. live: print. off: neither. Every mode starts in soak. */
-    state: z.enum(['soak', 'live', 'off']).default('soak'),
+    /** The prompt channel (UserPromptSubmit). soak: never print, log would-fire. live:
+     *  print. off: neither. Every mode starts in soak. */
+    state: z.enum(MODE_STATES).default('soak'),
+    /** The tool channel (see ToolChannelSchema). */
+    tool: ToolChannelSchema.default({}),
     /** Sessions this mode applies to, by their cwd (globs; `**` = every cwd). First match wins. */
     cwdGlobs: z.array(z.string().min(1)).default(['**']),
     /** Offers below this confidence (0–1) are never printed. */

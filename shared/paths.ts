@@ -38,4 +38,10 @@ export function safeSessionId(id: string): string | null {
   return /^[A-Za-z0-9._-]{1,128}$/.test(id) && !id.startsWith('.') ? id : null;
 }
 export const sessionCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.json`);
+/** The daemon's tool-channel decision for a session (ToolCache): `cache/<session>.tool.json`. */
+export const sessionToolCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.tool.json`);
+/** Precomputed Past fixes, one file per error signature (FixFile): `fixes/<sig>.json`. */
+export const fixesDir = (env: Env = process.env) => join(homeDir(env), 'fixes');
+/** Signatures are 14 hex digits (shared/error-signature.ts); anything else has no file. */
+export const fixPath = (sig: string, env: Env = process.env) => (/^[0-9a-f]{14}$/.test(sig) ? join(fixesDir(env), `${sig}.json`) : null);
 export const sessionHookStatePath = (sessionId: string, env: Env = process.env) => join(hookStateDir(env), `${sessionId}.json`);

@@ -57,6 +57,8 @@ export interface Offer {
   trigger: TriggerKind;
   /** Whether the reasoner phrased it. */
   reasoned: boolean;
+  /** Where it is shown (absent: the prompt channel). */
+  channel?: Channel;
 }
 
 /** <home>/cache/<session>.json — written atomically by the daemon, read by the hook. */
@@ -85,15 +87,71 @@ export interface HookSettings {
   tokenCeiling: number;
   maxLagBytes: number;
   workers: { cwdGlobs: string[]; envMarker: string };
+  /** A tool-channel cache (ToolCache) older than this is stale (ms). Optional: settings
+   *  written before the tool channel existed stay valid (the tool channel is then silent). */
+  toolCacheTtlMs?: number;
   modes: Array<{
     name: string;
+    /** The prompt channel's rollout state (and the mode's, for older readers). */
     state: ModeState;
     cwdGlobs: string[];
     minConfidence: number;
     sessionBudget: number;
     minGapTurns: number;
     minGapSeconds: number;
+    /** The tool channel (PostToolUseFailure / PostToolUse). Absent: the tool channel is off. */
+    tool?: ToolChannelSettings;
   }>;
+}
+
+/** A mode's tool channel, as the hook sees it (config/schema.ts ModeSchema.tool). */
+export interface ToolChannelSettings {
+  state: ModeState;
+  minConfidence: number;
+  /** At most this many tool-channel offers per session. */
+  sessionBudget: number;
+  /** At least this many tool events (as the hook counts them) between two tool offers. */
+  minGapSteps: number;
+  minGapSeconds: number;
+}
+
+/** One precomputed Past fix: a resolved episode of a past session (core/fixes.ts). */
+export interface FixOffer {
+  /** The offer as the hook would show it (id deterministic: `fix-<sig>-<chunkId>`). */
+  offer: Offer;
+  /** Session the episode came from: never offered back to that same session. */
+  sourceSession: string;
+  /** Scope of the episode's region (`global` or `project:<glob>`), checked against the cwd. */
+  scope: string;
+}
+
+/** <home>/fixes/<sig>.json — written atomically by the daemon from the store's resolved
+ *  episodes (daemon/fixes-writer.ts), read by the hook at a failure with this signature. */
+export interface FixFile {
+  version: 1;
+  sig: string;
+  /** Store fingerprint it was computed from (the set is rebuilt when the store changes). */
+  storeStamp: string;
+  createdAt: number;
+  /** Best first. */
+  fixes: FixOffer[];
+}
+
+/** <home>/cache/<session>.tool.json — the daemon's decision on the newest tool step of a
+ *  session it read from the transcript (near-match Past fix, loop stall): the hook shows it
+ *  at the next tool event of that session (the transcript lags the hook). */
+export interface ToolCache {
+  version: 1;
+  sessionId: string;
+  mode: string;
+  /** Main-lane tool-call ordinal and id the decision was made at. */
+  step: number;
+  toolUseId: string | null;
+  /** Signature of that step's error (null for a loop on successful calls). */
+  sig: string | null;
+  createdAt: number;
+  expiresAt: number;
+  offer: Offer | null;
 }
 
 /** <home>/hook-state/<session>.json — the hook's own per-session memory. */
@@ -111,6 +169,18 @@ export interface HookState {
   /** Handles already shown: the same chunk is never shown twice in a session, even under a
    *  new offer id. Optional: state files written before it existed stay valid. */
   seenHandles?: string[];
+  /** The tool channel's own counts (optional: older state files stay valid). The offer ids
+   *  and handles above are shared by both channels: a chunk shown at a failure is not shown
+   *  again at the next prompt. */
+  tool?: HookToolState;
+}
+
+export interface HookToolState {
+  /** Tool events (PostToolUseFailure / PostToolUse) seen by the hook in this session. */
+  steps: number;
+  shown: number;
+  lastShownStep: number | null;
+  lastShownAt: number | null;
 }
 
 /** <home>/canary.json — rewritten every daemon cycle. */

@@ -123,6 +123,51 @@ export interface ChunkInput {
   hasError?: boolean;
   resolved?: boolean;
   aliases?: string[];
+  /** Set on an error episode cut from a past transcript (indexer/episodes.ts): the chunk is
+   *  of kind `episode` and is found by its signature. */
+  episode?: EpisodeInput;
+  /** Error signatures the chunk quotes (a note that quotes an error string): found by
+   *  signature like an episode. */
+  signatures?: string[];
+}
+
+/** What the indexer records of an error episode (shared/error-signature.ts for sig/head/words). */
+export interface EpisodeInput {
+  sig: string;
+  head: string[];
+  words: string[];
+  /** Transcript session the failure happened in. */
+  sessionId: string;
+  /** The failing call's tool name and summary (`Bash: git push`). */
+  tool: string;
+  action: string;
+  /** One line: what the agent did that made the same or a similar action succeed, e.g.
+   *  `git push --set-upstream origin <branch>`; '' when nothing did. */
+  fix: string;
+  /** True when a later same-or-similar action succeeded. */
+  resolved: boolean;
+  /** Epoch ms of the failure. */
+  at: number;
+}
+
+/** An episode (or a note quoting an error) as the reader returns it. */
+export interface EpisodeRecord extends EpisodeInput {
+  chunkId: number;
+  handle: string;
+  region: string;
+  regionScope: string;
+  /** `episode` (cut from a transcript) or `note` (a chunk quoting the error). */
+  source: 'episode' | 'note';
+}
+
+/** The reader's episode lookups (store/reader.ts implements them with StoreReader). */
+export interface EpisodeReader {
+  /** Episodes and quoting notes with any of these signatures, scope- and region-filtered. */
+  episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[];
+  /** Every episode's signature and words (small), for near matches in memory. */
+  episodeIndex(): Array<Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>>;
+  /** Every resolved episode (the daemon precomputes the hook's fixes files from them). */
+  resolvedEpisodes(): EpisodeRecord[];
 }
 
 /**

@@ -1,0 +1,125 @@
+/**
+ * Tool steps: parsed transcript records (transcript/records.ts) → one ToolStep per tool call
+ * of the main lane, emitted when its result arrives (tool_use → tool_result, joined by id).
+ * Pure and incremental: the daemon feeds it live records to decide at each failure; the
+ * indexer feeds it a whole past transcript to cut error episodes (indexer/episodes.ts).
+ *
+ * `step` is the 1-based ordinal of the call among the session's main-lane tool calls (the
+ * `step` of replay's and backtest's JSON). Sidechain (subagent) records are never counted.
+ * A result whose call was never seen (the read began mid-session) still becomes a step,
+ * numbered in arrival order, with the name `unknown`.
+ */
+import type { ParsedRecord } from './records.js';
+
+/** Most calls waiting for their result (a hostile file cannot grow memory without bound). */
+export const MAX_PENDING_CALLS = 256;
+/** Characters of the assistant's text kept as the note beside the next calls. */
+export const MAX_NOTE_CHARS = 240;
+
+export interface ToolStep {
+  step: number;
+  toolUseId: string | null;
+  name: string;
+  /** `Name: short input` (records.ts bounds it). */
+  summary: string;
+  isError: boolean;
+  /** The result text (bounded by records.ts): the error text when isError. */
+  resultText: string;
+  /** Epoch ms of the call and of its result (null when absent). */
+  callAt: number | null;
+  resultAt: number | null;
+  /** Byte offsets of the result's line. */
+  startOffset: number;
+  endOffset: number;
+  sessionId: string | null;
+  cwd: string | null;
+  /** The assistant's last visible text before the call (its one-line explanation), bounded. */
+  note: string;
+}
+
+interface PendingCall {
+  step: number;
+  name: string;
+  summary: string;
+  at: number | null;
+  note: string;
+}
+
+export interface ToolStepSnapshot {
+  /** Steps numbered so far. */
+  steps: number;
+}
+
+function firstLine(s: string): string {
+  const t = s.trim();
+  const nl = t.search(/\n/);
+  const line = nl >= 0 ? t.slice(0, nl) : t;
+  return line.length > MAX_NOTE_CHARS ? line.slice(0, MAX_NOTE_CHARS) : line;
+}
+
+export class ToolStepTracker {
+  private steps: number;
+  private readonly pending = new Map<string, PendingCall>();
+  private note = '';
+
+  constructor(resume?: Partial<ToolStepSnapshot>) {
+    this.steps = Number.isInteger(resume?.steps) && resume!.steps! >= 0 ? resume!.steps! : 0;
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  snapshot(): ToolStepSnapshot {
+    return { steps: this.steps };
+  }
+
+  /** Feed one record (null for lines that parse to nothing); returns the steps it completed. */
+  push(rec: ParsedRecord | null, startOffset: number, endOffset: number): ToolStep[] {
+    if (!rec || rec.isSidechain) return [];
+    if (rec.kind === 'assistant') {
+      if (rec.text.trim()) this.note = firstLine(rec.text);
+      for (const c of rec.toolCalls) {
+        const step = ++this.steps;
+        if (!c.id) continue;
+        if (this.pending.size >= MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
+        this.pending.set(c.id, { step, name: c.name, summary: c.summary, at: rec.timestamp, note: this.note });
+      }
+      return [];
+    }
+    if (rec.kind === 'user-prompt') {
+      this.note = '';
+      return [];
+    }
+    if (rec.kind !== 'tool-result') return [];
+    const out: ToolStep[] = [];
+    for (const r of rec.results) {
+      const call = r.toolUseId ? this.pending.get(r.toolUseId) : undefined;
+      if (call) this.pending.delete(r.toolUseId!);
+      out.push({
+        step: call?.step ?? ++this.steps,
+        toolUseId: r.toolUseId,
+        name: call?.name ?? 'unknown',
+        summary: call?.summary ?? 'unknown',
+        isError: r.isError,
+        resultText: r.text,
+        callAt: call?.at ?? null,
+        resultAt: rec.timestamp,
+        startOffset,
+        endOffset,
+        sessionId: rec.sessionId,
+        cwd: rec.cwd,
+        note: call?.note ?? '',
+      });
+    }
+    return out;
+  }
+}
+
+/** Every step of a list of parsed records with their offsets (whole files: the indexer, replay). */
+export function toolStepsOf(records: Iterable<{ rec: ParsedRecord | null; startOffset: number; endOffset: number }>): ToolStep[] {
+  const t = new ToolStepTracker();
+  const out: ToolStep[] = [];
+  for (const r of records) out.push(...t.push(r.rec, r.startOffset, r.endOffset));
+  return out;
+}
