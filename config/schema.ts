@@ -272,6 +272,10 @@ export const ConfigSchema = z
         tokenCeiling: z.number().int().min(16).default(90),
         /** A cache written for a transcript this many bytes shorter than now is stale. */
         maxLagBytes: z.number().int().min(0).default(256 * 1024),
+        /** The tool channel's session cache (a decision the daemon made at a tool step, shown
+         *  at the session's next tool event) is valid this many seconds: the agent's next
+         *  call usually follows within seconds; a minute later the moment has passed. */
+        toolCacheTtlSeconds: z.number().int().min(1).default(120),
       })
       .strict()
       .default({}),

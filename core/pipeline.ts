@@ -34,6 +34,8 @@ import {
 } from './session-state.js';
 import { evaluateTriggers, type TriggerResult } from './triggers.js';
 import { isWorkerSession, type WorkerReason } from './workers.js';
+import { decideToolStep, LOOP_RING, type EpisodeLookup, type LoopEntry } from './tool-step.js';
+import type { ToolStep } from '../transcript/tool-steps.js';
 
 /** Recent exchanges per session handed to the offer builder (oldest first, newest last). */
 export const RECENT_EXCHANGES = 4;
@@ -44,6 +46,8 @@ export interface PipelineDeps {
   offerBuilder: OfferBuilder | null;
   /** Silence code used when offerBuilder is null (default `no-store`). */
   noBuilderReason?: string;
+  /** The store's episode lookups for the tool channel's Past fix (null: no store). */
+  episodes?: EpisodeLookup | null;
   config: Config;
   /** State dir (worker detection: sessions under it are active-brain's own). */
   home: string;
@@ -102,9 +106,51 @@ export interface Decision {
   provisional: boolean;
 }
 
+/** Input of the tool channel: one tool step of a transcript (transcript/tool-steps.ts). */
+export interface ToolStepInput {
+  step: ToolStep;
+  path: string;
+  /** Session id of the file (records may lack one). */
+  sessionId: string;
+  /** History read to seed state: never offered. */
+  seed?: boolean;
+  subagent?: boolean;
+  /** From the file's records (the step carries only its own). */
+  entrypoint?: string | null;
+  isSidechain?: boolean;
+}
+
+/** The tool channel's decision on one step: ids, codes and figures only (no text). */
+export interface ToolDecision {
+  channel: 'tool';
+  sessionId: string;
+  path: string;
+  /** 1-based ordinal of the tool call among the session's main-lane tool calls. */
+  step: number;
+  toolUseId: string | null;
+  /** Transcript byte offset just past the step's result. */
+  offset: number;
+  mode: string | null;
+  /** The mode's tool-channel state. */
+  modeState: ModeState | null;
+  worker: WorkerReason | null;
+  seed: boolean;
+  trigger: TriggerKind | null;
+  /** Signature of the step's error (null when it is no error or has nothing informative). */
+  sig: string | null;
+  match: string | null;
+  offer: Offer | null;
+  silence: string | null;
+  triggerValues: Record<string, number>;
+  latency: Record<string, number>;
+  cacheable: boolean;
+}
+
 interface SessionEntry {
   state: SessionState;
   recent: Exchange[];
+  /** Recent tool steps (loop detection on the tool channel). */
+  toolRing: LoopEntry[];
   lastActive: number;
   sessionId: string;
   /** Sticky worker verdict (a session is a worker once any exchange shows it). */
@@ -176,10 +222,81 @@ export class Pipeline {
     this.modes = Object.entries(modes).map(([name, m]) => ({ ...m, name }));
   }
 
-  /** Swap the offer builder (the store appeared, or became unusable). */
-  setOfferBuilder(builder: OfferBuilder | null, noBuilderReason = 'no-store'): void {
+  /** Swap the offer builder (the store appeared, or became unusable) and the episode lookups. */
+  setOfferBuilder(builder: OfferBuilder | null, noBuilderReason = 'no-store', episodes: EpisodeLookup | null = null): void {
     this.deps.offerBuilder = builder;
     this.deps.noBuilderReason = noBuilderReason;
+    this.deps.episodes = builder ? episodes : null;
+  }
+
+  /**
+   * The tool channel: one tool step (its result just arrived) → a ToolDecision. Shares the
+   * session entry with process(): the worker verdict, the FIFO of offered chunks (a chunk
+   * offered at a failure is not offered again at the next prompt) and the activity clock.
+   */
+  processToolStep(input: ToolStepInput): ToolDecision {
+    const tStart = performance.now();
+    const { config } = this.deps;
+    const s = input.step;
+    const now = this.deps.now();
+    let entry = this.sessions.get(input.path);
+    if (!entry) {
+      entry = { state: createSessionState(input.sessionId), recent: [], toolRing: [], lastActive: now, sessionId: input.sessionId, worker: null };
+      this.sessions.set(input.path, entry);
+    }
+    entry.lastActive = now;
+    const verdict = isWorkerSession(
+      { path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null },
+      config.workers,
+      this.deps.home,
+    );
+    if (verdict) entry.worker ??= verdict;
+    if (input.subagent) entry.worker ??= 'subagent-file';
+    const mode = modeFor(this.modes, s.cwd);
+    const seed = Boolean(input.seed);
+    const d: ToolDecision = {
+      channel: 'tool',
+      sessionId: entry.sessionId,
+      path: input.path,
+      step: s.step,
+      toolUseId: s.toolUseId,
+      offset: s.endOffset,
+      mode: mode?.name ?? null,
+      modeState: mode?.tool.state ?? null,
+      worker: entry.worker,
+      seed,
+      trigger: null,
+      sig: null,
+      match: null,
+      offer: null,
+      silence: null,
+      triggerValues: {},
+      latency: {},
+      cacheable: !entry.worker && !seed,
+    };
+    const finish = (silence: string | null): ToolDecision => {
+      d.silence = d.offer ? null : silence;
+      d.latency = { ...d.latency, total: ms(tStart) };
+      return d;
+    };
+    if (entry.worker) return finish(`worker-${entry.worker}`);
+    const r = decideToolStep(
+      s,
+      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config },
+      mode?.stallWindow ?? DEFAULT_MODE.stallWindow,
+    );
+    entry.toolRing.push(r.entry);
+    if (entry.toolRing.length > LOOP_RING) entry.toolRing.splice(0, entry.toolRing.length - LOOP_RING);
+    d.trigger = r.trigger;
+    d.sig = r.sig?.sig ?? null;
+    d.match = r.match;
+    d.triggerValues = numbersOnly(r.figures);
+    if (seed) return finish('seed');
+    if (!mode || mode.tool.state === 'off') return finish(mode ? 'mode-off' : 'no-mode');
+    if (!r.offer) return finish(r.silence ?? 'no-offer');
+    d.offer = r.offer;
+    rememberOffered(entry.state, [r.offer.chunkId], config.retrieval.dedupWindow);
+    return finish(null);
   }
 
   get sessionCount(): number {
@@ -228,7 +345,7 @@ export class Pipeline {
     let entry = this.sessions.get(input.path);
     const newSession = !entry;
     if (!entry) {
-      entry = { state: createSessionState(ex.sessionId), recent: [], lastActive: now, sessionId: ex.sessionId, worker: null };
+      entry = { state: createSessionState(ex.sessionId), recent: [], toolRing: [], lastActive: now, sessionId: ex.sessionId, worker: null };
       this.sessions.set(input.path, entry);
     }
     entry.lastActive = now;

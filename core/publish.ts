@@ -7,7 +7,7 @@
  * Bookkeeping: an offer decided on a still-open exchange (provisional) may already be in the
  * hook's hands; a later silent decision on the same exchange must not replace that cache.
  */
-import type { Offer, OfferCache } from '../shared/types.js';
+import type { Offer, OfferCache, ToolCache } from '../shared/types.js';
 
 export interface CacheStamp {
   sessionId: string;
@@ -71,4 +71,36 @@ export function publishDecision(
     o.now,
     o.ttlSeconds,
   );
+}
+
+/** The fields of a tool-channel decision (core/pipeline.ts ToolDecision) this needs. */
+export interface PublishableToolDecision {
+  sessionId: string;
+  mode: string | null;
+  step: number;
+  toolUseId: string | null;
+  sig: string | null;
+  trigger: string | null;
+  offer: Offer | null;
+  cacheable: boolean;
+}
+
+/**
+ * The session's tool cache for a tool-channel decision, or null when it must not be written:
+ * not cacheable, no mode, or a step with no trigger (a successful call: the offer decided at
+ * the last failure stays for the hook's next tool event, until it expires).
+ */
+export function publishToolDecision(d: PublishableToolDecision, o: { now: number; ttlSeconds: number }): ToolCache | null {
+  if (!d.cacheable || d.mode === null || d.trigger === null) return null;
+  return {
+    version: 1,
+    sessionId: d.sessionId,
+    mode: d.mode,
+    step: d.step,
+    toolUseId: d.toolUseId,
+    sig: d.sig,
+    createdAt: o.now,
+    expiresAt: o.now + o.ttlSeconds * 1000,
+    offer: d.offer,
+  };
 }

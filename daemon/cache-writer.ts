@@ -9,7 +9,7 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import { safeSessionId } from '../shared/paths.js';
-import type { OfferCache } from '../shared/types.js';
+import type { OfferCache, ToolCache } from '../shared/types.js';
 
 export class CacheWriter {
   constructor(private readonly dir: string) {}
@@ -20,6 +20,16 @@ export class CacheWriter {
     if (!id) throw Object.assign(new Error('unsafe session id'), { code: 'EUNSAFEID' });
     ensureDir(this.dir);
     const path = join(this.dir, `${id}.json`);
+    writeJsonAtomic(path, cache);
+    return path;
+  }
+
+  /** Write one session's tool-channel cache (`<session>.tool.json`) atomically. */
+  writeTool(cache: ToolCache): string {
+    const id = safeSessionId(cache.sessionId);
+    if (!id) throw Object.assign(new Error('unsafe session id'), { code: 'EUNSAFEID' });
+    ensureDir(this.dir);
+    const path = join(this.dir, `${id}.tool.json`);
     writeJsonAtomic(path, cache);
     return path;
   }

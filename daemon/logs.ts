@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
 import type { Config } from '../config/schema.js';
-import type { ModeState, OfferType } from '../shared/types.js';
-import type { Decision } from '../core/pipeline.js';
+import type { ModeState, Offer, OfferType } from '../shared/types.js';
+import type { Decision, ToolDecision } from '../core/pipeline.js';
 
 /** File name of the daemon log inside the logs dir. */
 export const DAEMON_LOG_FILE = 'daemon.jsonl';
@@ -31,7 +31,8 @@ export type EventName =
   | 'store-missing'
   | 'cache-write-failed'
   | 'config-reloaded'
-  | 'housekeeping';
+  | 'housekeeping'
+  | 'fixes-synced';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {
@@ -92,7 +93,33 @@ export interface DecisionRecord {
   provisional: boolean;
 }
 
-export type LogRecord = EventRecord | DecisionRecord;
+/** One tool-channel `decision` record (channel = tool; logs-schema/daemon-tool-decision.schema.json). */
+export interface ToolDecisionRecord {
+  type: 'decision';
+  channel: 'tool';
+  ts: number;
+  sessionId: string;
+  /** 1-based ordinal of the tool call among the session's main-lane tool calls. */
+  step: number;
+  tool_use_id: string | null;
+  offset: number;
+  mode: string | null;
+  mode_state: ModeState | null;
+  worker: boolean;
+  seed: boolean;
+  trigger: 'drift' | 'stall' | 'error' | null;
+  /** Error signature (14 hex digits), never the error text. */
+  sig: string | null;
+  /** How the Past fix was found: exact / near / keyword. */
+  match: string | null;
+  trigger_values: Record<string, number>;
+  would_fire: boolean;
+  silence: string | null;
+  offer: DecisionRecord['offer'];
+  latency_ms: Record<string, number>;
+}
+
+export type LogRecord = EventRecord | DecisionRecord | ToolDecisionRecord;
 
 export interface JsonlLog {
   /** Append one record. The promise resolves once its bytes reached the file (or the write
@@ -226,6 +253,36 @@ export function daemonLogFiles(dir: string, names: string[], file = DAEMON_LOG_F
 }
 
 /** The decision log record for one pipeline Decision (ids, figures and reason codes only). */
+function offerIds(o: Offer | null): DecisionRecord['offer'] {
+  return o
+    ? { id: o.id, chunkId: o.chunkId, handle: o.handle, type: o.type, confidence: o.confidence, region: o.region, wildcard: o.wildcard, reasoned: o.reasoned }
+    : null;
+}
+
+export function toolDecisionRecord(d: ToolDecision, ts: number): ToolDecisionRecord {
+  return {
+    type: 'decision',
+    channel: 'tool',
+    ts,
+    sessionId: d.sessionId,
+    step: d.step,
+    tool_use_id: d.toolUseId,
+    offset: d.offset,
+    mode: d.mode,
+    mode_state: d.modeState,
+    worker: d.worker !== null,
+    seed: d.seed,
+    trigger: d.trigger,
+    sig: d.sig,
+    match: d.match,
+    trigger_values: d.triggerValues,
+    would_fire: d.offer !== null,
+    silence: d.silence,
+    offer: offerIds(d.offer),
+    latency_ms: d.latency,
+  };
+}
+
 export function decisionRecord(d: Decision, ts: number): DecisionRecord {
   return {
     type: 'decision',
@@ -246,18 +303,7 @@ export function decisionRecord(d: Decision, ts: number): DecisionRecord {
     gates: d.gates.map((g) => ({ gate: g.gate, pass: g.pass, reason: g.reason })),
     would_fire: d.offer !== null,
     silence: d.silence,
-    offer: d.offer
-      ? {
-          id: d.offer.id,
-          chunkId: d.offer.chunkId,
-          handle: d.offer.handle,
-          type: d.offer.type,
-          confidence: d.offer.confidence,
-          region: d.offer.region,
-          wildcard: d.offer.wildcard,
-          reasoned: d.offer.reasoned,
-        }
-      : null,
+    offer: offerIds(d.offer),
     sufficiency: d.sufficiency,
     candidates: d.candidates,
     latency_ms: d.latency,

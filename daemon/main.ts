@@ -28,6 +28,7 @@ import { ensureDir } from '../shared/atomic.js';
 import {
   cacheDir,
   canaryPath,
+  fixesDir,
   configPath,
   defaultStorePath,
   defaultTranscriptsRoot,
@@ -36,15 +37,18 @@ import {
   logsDir,
   offsetsPath,
 } from '../shared/paths.js';
-import type { Canary, OfferCache } from '../shared/types.js';
+import type { Canary, OfferCache, ToolCache } from '../shared/types.js';
 import { parseLine } from '../transcript/records.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
+import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
-import { publishDecision, type PublishBook } from '../core/publish.js';
+import { FixesWriter } from './fixes-writer.js';
+import { buildFixFiles } from '../core/fixes.js';
+import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
-import { decisionRecord, openJsonlLog, type EventRecord, type JsonlLog } from './logs.js';
-import { Pipeline, type Decision } from '../core/pipeline.js';
+import { decisionRecord, openJsonlLog, toolDecisionRecord, type EventRecord, type JsonlLog } from './logs.js';
+import { Pipeline, type Decision, type ToolDecision } from '../core/pipeline.js';
 import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
 import { runHousekeeping } from './housekeeping.js';
 
@@ -73,6 +77,10 @@ export interface DaemonOptions {
 
 interface FileEntry extends PublishBook {
   asm: ExchangeAssembler;
+  /** Tool calls of the main lane, joined with their results (the tool channel). */
+  tools: ToolStepTracker;
+  /** Entry point of the file's records (worker detection for tool steps). */
+  entrypoint: string | null;
   sessionId: string;
   subagent: boolean;
   chain: Promise<void>;
@@ -85,7 +93,11 @@ interface FileEntry extends PublishBook {
 const clip = (s: string) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
 const errMsg = (e: unknown) => clip(e instanceof Error ? e.message : String(e));
 
-function isSnapshot(v: unknown): v is AssemblerSnapshot {
+/** What the daemon persists beside a committed offset: the assembler's snapshot and the tool
+ *  steps numbered before that offset (so step ordinals survive a restart). */
+type FileSnapshot = AssemblerSnapshot & { toolSteps?: number };
+
+function isSnapshot(v: unknown): v is FileSnapshot {
   const s = v as AssemblerSnapshot | null;
   return !!s && typeof s === 'object' && typeof s.offset === 'number' && typeof s.nextIndex === 'number' && typeof s.assistantVisible === 'boolean';
 }
@@ -215,7 +227,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     if (r.store) {
       store = r.store;
       builder = createOfferBuilder({ store: r.store, embedder, config, reasoner });
-      pipeline.setOfferBuilder(builder);
+      pipeline.setOfferBuilder(builder, 'no-store', r.store);
+      syncFixes();
       return;
     }
     if (r.silence !== silenceReason || r.problem) {
@@ -241,6 +254,27 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   if (!store && silenceReason === 'no-store') event({ event: 'store-missing', reason: 'no-store', path: storePath });
 
   const caches = new CacheWriter(cacheDir(env));
+  // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
+  const fixes = new FixesWriter(fixesDir(env));
+  let fixesStamp = '';
+  const storeStamp = () => `${fileStamp(storePath)}|${fileStamp(`${storePath}-wal`)}`;
+  function syncFixes(): void {
+    const s = store as StoreReader | null;
+    if (!s || killed || stopping) return;
+    const stamp = storeStamp();
+    if (stamp === fixesStamp) return;
+    fixesStamp = stamp;
+    const t0 = performance.now();
+    try {
+      const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
+      const r = fixes.sync(files);
+      if (r.written + r.removed + r.failed > 0) {
+        event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: files.size, ms: Math.round(performance.now() - t0) } });
+      }
+    } catch (e) {
+      fail('fixes-sync', e, { path: storePath });
+    }
+  }
   let killed = false;
   let cycles = 0;
   let lastActivity = Date.now();
@@ -262,6 +296,31 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     if (d.newSession) event({ event: 'session-new', sessionId: d.sessionId, path });
     const cache = publishDecision(f, d, { provisional, path, now: Date.now(), ttlSeconds: config.daemon.cacheTtlSeconds });
     return { d, cache };
+  };
+  // ---- per tool step: pipeline → tool cache (core/publish.ts) → decision log ----
+  const decideTool = (path: string, f: FileEntry, step: ToolStep, seed: boolean): ToolDecision | null => {
+    try {
+      return pipeline.processToolStep({ step, path, sessionId: f.sessionId, seed, subagent: f.subagent, entrypoint: f.entrypoint });
+    } catch (e) {
+      fail('pipeline-tool', e, { sessionId: f.sessionId, path, offset: step.endOffset });
+      return null;
+    }
+  };
+  const publishTool = (d: ToolDecision): Promise<void> => {
+    if (killed || stopping) return Promise.resolve();
+    const t0 = performance.now();
+    const cache: ToolCache | null = publishToolDecision(d, { now: Date.now(), ttlSeconds: config.hook.toolCacheTtlSeconds });
+    if (cache && !existsSync(killPath(env))) {
+      try {
+        caches.writeTool(cache);
+        d.latency.cache = Math.round((performance.now() - t0) * 100) / 100;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'error';
+        lastError = `cache-write-failed: ${errMsg(e)}`;
+        event({ event: 'cache-write-failed', reason: code, sessionId: d.sessionId, message: errMsg(e) });
+      }
+    }
+    return log.write(toolDecisionRecord(d, Date.now()));
   };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:
    *  during catch-up older exchanges' caches would be overwritten at once anyway). */
@@ -289,6 +348,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       const resume = info && isSnapshot(info.state) ? info.state : undefined;
       f = {
         asm: new ExchangeAssembler({ sessionId, resume }),
+        tools: new ToolStepTracker({ steps: resume?.toolSteps }),
+        entrypoint: null,
         sessionId,
         subagent: info?.subagent ?? false,
         chain: f?.chain ?? Promise.resolve(),
@@ -304,7 +365,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
 
   const commit = (path: string, f: FileEntry) => {
     try {
-      tailer.commit(path, f.asm.committableOffset, f.asm.snapshot());
+      const offset = f.asm.committableOffset;
+      const snap: FileSnapshot = { ...f.asm.snapshot(), toolSteps: f.tools.stepsBefore(offset) };
+      tailer.commit(path, offset, snap);
     } catch (e) {
       fail('commit', e, { path });
     }
@@ -347,6 +410,13 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
           if (f.skipped++ < MAX_SKIP_EVENTS_PER_FILE) {
             event({ event: 'skipped-line', reason: 'malformed', path, offset: l.startOffset, bytes: l.endOffset - l.startOffset });
           }
+        }
+        if (rec && rec.entrypoint) f.entrypoint = rec.entrypoint;
+        // The tool channel decides at each tool result, at once: the hook may be waiting
+        // at the next tool event. Seed history only numbers the steps and fills the loop ring.
+        for (const step of f.tools.push(rec, l.startOffset, l.endOffset)) {
+          const td = decideTool(path, f, step, info.seed);
+          if (td && !td.seed) logged.push(publishTool(td));
         }
         const done = f.asm.push(rec, l.startOffset, l.endOffset, info.seed);
         for (const ex of done) {
@@ -447,7 +517,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     cycles++;
     if (existsSync(killPath(env))) {
       killed = true;
-      const n = caches.clearAll();
+      const n = caches.clearAll() + fixes.clearAll();
       event({ event: 'kill', reason: 'kill-file', figures: { cachesCleared: n } });
       void shutdown!(0, 'kill-file');
       return;
@@ -457,6 +527,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       event({ event: 'session-evicted', reason: ev.reason, sessionId: ev.sessionId, path: ev.path });
     }
     if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
+    syncFixes();
     reloadModes();
     housekeeping();
     try {
@@ -491,7 +562,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       }
       // No daemon, no fresh offers: a cache left behind would let the hook print an offer
       // computed turns ago (it stays valid for daemon.cacheTtlSeconds). Clear on every stop.
-      const cleared = caches.clearAll();
+      const cleared = caches.clearAll() + fixes.clearAll();
       try {
         writeCanary(canaryPath(env), { ...canary(), killed });
       } catch { /* best effort */ }

@@ -46,6 +46,9 @@ export interface UserPromptRecord extends RecordBase {
 export interface ToolResultItem {
   toolUseId: string | null;
   isError: boolean;
+  /** Claude Code rejected the call before running it (`<tool_use_error>`: a Read of a missing
+   *  file, an Edit whose old string is absent). Such failures fire no hook at all. */
+  toolUseError?: boolean;
   /** Result text, bounded to MAX_TOOL_RESULT_CHARS. */
   text: string;
 }
@@ -260,9 +263,11 @@ function parseUser(r: Obj, base: RecordBase): ParsedRecord | null {
     const results: ToolResultItem[] = [];
     for (const b of blocks) {
       if (!isObj(b) || b.type !== 'tool_result') continue;
-      const text = clip(cleanToolText(textOf(b.content)), MAX_TOOL_RESULT_CHARS);
-      const isError = b.is_error === true || looksLikeFailure(text);
-      results.push({ toolUseId: str(b.tool_use_id), isError, text });
+      const raw = textOf(b.content);
+      const text = clip(cleanToolText(raw), MAX_TOOL_RESULT_CHARS);
+      const toolUseError = /^\s*<tool_use_error>/.test(raw);
+      const isError = b.is_error === true || toolUseError || looksLikeFailure(text);
+      results.push({ toolUseId: str(b.tool_use_id), isError, text, toolUseError });
     }
     const failing = results.filter((x) => x.isError);
     const shown = failing.length ? failing : results;

@@ -23,6 +23,8 @@ export interface ToolStep {
   /** `Name: short input` (records.ts bounds it). */
   summary: string;
   isError: boolean;
+  /** A `<tool_use_error>` rejection (records.ts): Claude Code fires no hook for it. */
+  toolUseError: boolean;
   /** The result text (bounded by records.ts): the error text when isError. */
   resultText: string;
   /** Epoch ms of the call and of its result (null when absent). */
@@ -61,6 +63,9 @@ export class ToolStepTracker {
   private steps: number;
   private readonly pending = new Map<string, PendingCall>();
   private note = '';
+  /** [line start offset, steps numbered before that line] for lines that numbered steps,
+   *  so a caller that commits an earlier offset than it read can resume the count there. */
+  private marks: Array<[number, number]> = [];
 
   constructor(resume?: Partial<ToolStepSnapshot>) {
     this.steps = Number.isInteger(resume?.steps) && resume!.steps! >= 0 ? resume!.steps! : 0;
@@ -74,11 +79,21 @@ export class ToolStepTracker {
     return { steps: this.steps };
   }
 
+  /** Steps numbered by the lines that start before `offset` (what a resume from `offset`
+   *  must start counting from); marks before it are dropped. */
+  stepsBefore(offset: number): number {
+    const i = this.marks.findIndex(([at]) => at >= offset);
+    const n = i >= 0 ? this.marks[i][1] : this.steps;
+    this.marks = i >= 0 ? this.marks.slice(i) : [];
+    return n;
+  }
+
   /** Feed one record (null for lines that parse to nothing); returns the steps it completed. */
   push(rec: ParsedRecord | null, startOffset: number, endOffset: number): ToolStep[] {
     if (!rec || rec.isSidechain) return [];
     if (rec.kind === 'assistant') {
       if (rec.text.trim()) this.note = firstLine(rec.text);
+      if (rec.toolCalls.length) this.marks.push([startOffset, this.steps]);
       for (const c of rec.toolCalls) {
         const step = ++this.steps;
         if (!c.id) continue;
@@ -96,12 +111,14 @@ export class ToolStepTracker {
     for (const r of rec.results) {
       const call = r.toolUseId ? this.pending.get(r.toolUseId) : undefined;
       if (call) this.pending.delete(r.toolUseId!);
+      if (!call) this.marks.push([startOffset, this.steps]);
       out.push({
         step: call?.step ?? ++this.steps,
         toolUseId: r.toolUseId,
         name: call?.name ?? 'unknown',
         summary: call?.summary ?? 'unknown',
         isError: r.isError,
+        toolUseError: Boolean(r.toolUseError),
         resultText: r.text,
         callAt: call?.at ?? null,
         resultAt: rec.timestamp,
