@@ -3,8 +3,8 @@ import { isLoop, loopEntry } from '../../core/tool-step.js';
 import type { ToolStep } from '../../transcript/tool-steps.js';
 
 const step = (over: Partial<ToolStep> = {}): ToolStep => ({
-  step: 1, toolUseId: 't', name: 'Bash', summary: 'Bash: mix test test/a_test.exs:12', isError: true, resultText: 'Exit code 1\nerror: x',
-  toolUseError: false, callAt: null, resultAt: null, startOffset: 0, endOffset: 10, sessionId: 's', cwd: '/w', note: '', ...over,
+  step: 1, toolUseId: 't', name: 'Bash', summary: 'Bash: mix test test/a_test.exs:12', isError: true, resultText: 'Exit code 1\nerror: x', toolUseError: false,
+  callAt: null, resultAt: null, startOffset: 0, endOffset: 10, sessionId: 's', cwd: '/w', note: '', ...over,
 });
 
 describe('in-turn loops', () => {
