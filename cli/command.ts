@@ -8,6 +8,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError } from '../shared/errors.js';
+import { closest } from './suggest.js';
 
 export const EXIT = { OK: 0, FAIL: 1, USAGE: 2, ENV: 3 } as const;
 
@@ -46,8 +47,29 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
       strict: true,
     });
   } catch (e) {
-    throw new UserError(`${(e as Error).message}. Run with --help for usage.`, EXIT.USAGE);
+    throw new UserError(flagError(e, Object.keys(options)), EXIT.USAGE);
   }
+}
+
+/** node:util's parser messages, said plainly: the unknown flag, the nearest known one, --help. */
+export function flagError(e: unknown, known: readonly string[]): string {
+  const err = e as { code?: string; message?: string };
+  const msg = String(err.message ?? e);
+  const flags = ['help', 'json', 'set', ...known];
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const m = /Unknown option '(-{1,2}[^']+)'/.exec(msg);
+    const flag = m ? m[1] : 'that option';
+    const near = m ? closest(flag.replace(/^-+/, ''), flags) : null;
+    return `unknown option ${flag}.${near ? ` Did you mean --${near}?` : ''} Run with --help for usage.`;
+  }
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return `${msg.replace(/\.$/, '')}. Run with --help for usage.`;
+  }
+  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const m = /Unexpected argument '([^']+)'/.exec(msg);
+    return `unexpected argument ${m ? `"${m[1]}"` : ''}: this command takes no positional arguments. Run with --help for usage.`;
+  }
+  return `${msg.replace(/\.$/, '')}. Run with --help for usage.`;
 }
 
 export function printJson(value: unknown): void {

@@ -4,6 +4,7 @@
  */
 import { EXIT, type Command } from './command.js';
 import { isAppError } from '../shared/errors.js';
+import { closest } from './suggest.js';
 
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   start: () => import('./commands/start.js'),
@@ -57,7 +58,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = COMMANDS[name];
   if (!load) {
-    process.stderr.write(`active-brain: unknown command "${name}". Run "active-brain --help" for the list.\n`);
+    const near = closest(name, USAGE_ORDER);
+    const hint = near ? ` Did you mean "active-brain ${near}"?` : '';
+    process.stderr.write(`active-brain: unknown command "${name}".${hint} Run "active-brain --help" for the list.\n`);
     return EXIT.USAGE;
   }
   const { command } = await load();

@@ -195,3 +195,47 @@ export function allFiles(dir: string): string[] {
   }
   return out;
 }
+
+/** An assistant record calling one tool (`tool_use`), with optional text before it. */
+export function toolUseLine(s: Session, id: string, name: string, input: Record<string, unknown>, text?: string): string {
+  const content = [...(text ? [{ type: 'text', text }] : []), { type: 'tool_use', id, name, input }];
+  return JSON.stringify({
+    ...base(s, 'assistant'),
+    message: { model: 'claude-opus-4-6', id: `msg_${randomUUID()}`, type: 'message', role: 'assistant', content, stop_reason: 'tool_use' },
+    requestId: `req_${randomUUID()}`,
+  });
+}
+
+/** The user-side record carrying a tool's result (`tool_result`, is_error as Claude Code sets it). */
+export function toolResultLine(s: Session, id: string, text: string, isError: boolean): string {
+  return JSON.stringify({
+    ...base(s, 'user'),
+    message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: text, is_error: isError }] },
+    toolUseResult: isError ? `Error: ${text}` : { stdout: text, stderr: '', interrupted: false },
+  });
+}
+
+/** Invented `git push` failure (the shape of git's message) and its fix, for Past fix tests. */
+export const NO_UPSTREAM = (branch: string) =>
+  `Exit code 128\nfatal: The current branch ${branch} has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin ${branch}\n`;
+
+/**
+ * Append a whole past session in which `git push` failed for want of an upstream branch and
+ * the agent fixed it with `git push --set-upstream origin <branch>` (then the push succeeded).
+ */
+export function appendFixedPushSession(s: Session, branch: string): void {
+  const a = `toolu_${randomUUID().slice(0, 8)}`;
+  const b = `toolu_${randomUUID().slice(0, 8)}`;
+  appendFileSync(
+    s.path,
+    [
+      userLine(s, 'commit the parser change and push it'),
+      toolUseLine(s, a, 'Bash', { command: 'git push 2>&1', description: 'Push to remote' }, 'Pushing the branch.'),
+      toolResultLine(s, a, NO_UPSTREAM(branch), true),
+      toolUseLine(s, b, 'Bash', { command: `git push --set-upstream origin ${branch} 2>&1`, description: 'Push and set upstream' }, 'The branch has no upstream yet; setting it.'),
+      toolResultLine(s, b, `To example.org:team/app.git\n * [new branch]      ${branch} -> ${branch}\nbranch '${branch}' set up to track 'origin/${branch}'.`, false),
+      assistantLine(s, 'Pushed; the branch now tracks origin.'),
+      turnEndLine(s),
+    ].join('\n') + '\n',
+  );
+}
