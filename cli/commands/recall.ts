@@ -3,7 +3,7 @@
  * source path, region and date. Reads the knowledge store read-only (path from config
  * `store.path`, else <home>/store.sqlite) and appends {ts, handle, via:"cli"} to
  * <home>/logs/recalls.jsonl (shared/recall-log.ts) so the soak report can see recalls.
- * Exit 1 for an unknown handle, 3 when there is no store.
+ * Exit 1 for an unknown handle, 3 when there is no store or it holds no chunks.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
@@ -47,8 +47,8 @@ with its source file, region and date. --json prints one object:
 {"handle","region","scope","kind","path","title","heading","date","createdAt","hasError",
 "resolved","text"}. Each recall is noted (handle and time only) in
 $ACTIVE_BRAIN_HOME/logs/recalls.jsonl.
-Exit 1 when the handle is unknown, 2 on a usage error, 3 when there is no knowledge store
-(build one with "active-brain index add <path> --region <name>").`,
+Exit 1 when the handle is unknown, 2 on a usage error, 3 when there is no knowledge store or it
+holds no chunks yet (build one with "active-brain index add <path> --region <name>").`,
   async run(argv) {
     const { values, positionals } = parseFlags(argv, {});
     if (positionals.length !== 1 || !positionals[0].trim()) {
@@ -65,10 +65,16 @@ Exit 1 when the handle is unknown, 2 on a usage error, 3 when there is no knowle
       throw e;
     }
     let chunk: ChunkRecord | null;
+    let empty = false;
     try {
       chunk = reader.chunkByHandle(handle);
+      empty = !chunk && reader.info().chunks === 0;
     } finally {
       reader.close();
+    }
+    if (empty) {
+      // A store with nothing in it is "no knowledge store" for the user: the same exit 3 and advice.
+      throw new UserError(`the knowledge store at ${storePath} holds no chunks yet: build it with "active-brain index add <path> --region <name>"`, EXIT.ENV);
     }
     if (!chunk) {
       throw new UserError(`no chunk with handle "${handle}" in ${storePath}: it may have been re-indexed away; try active-brain search "<words>"`, EXIT.FAIL);

@@ -102,6 +102,17 @@ describe('active-brain recall', () => {
     expect(help.out).toMatch(/^usage: active-brain recall <handle>/);
   });
 
+  it('a store that holds no chunks yet (index add never ran) is "no store": exit 3 with the same advice', () => {
+    const emptyHome = join(t.dir, 'sourceless-home');
+    const w = openStoreWriter(join(emptyHome, 'store.sqlite'));
+    w.ensureRegion('notes', 'global');
+    w.close();
+    const r = cli(['recall', 'a#1'], { ACTIVE_BRAIN_HOME: emptyHome });
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('holds no chunks yet');
+    expect(r.err).toContain('active-brain index add');
+  });
+
   it('store.path from config is honoured (ACTIVE_BRAIN_STORE)', () => {
     const r = cli(['recall', 'notes/pg/pool-timeouts.md#0'], { ACTIVE_BRAIN_HOME: join(t.dir, 'other-home'), ACTIVE_BRAIN_STORE: join(home, 'store.sqlite') });
     expect(r.code).toBe(0);
