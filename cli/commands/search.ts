@@ -64,9 +64,16 @@ export function toJson(r: SearchResult): Record<string, unknown> {
   };
 }
 
+/** What the score column means, per arm (printed above the hits). */
+export const SCORE_MEANING: Record<SearchResult['arm'], string> = {
+  keyword: 'BM25 relevance (higher is better; not bounded, not comparable across queries)',
+  vector: 'cosine similarity to the query (−1…1)',
+  hybrid: 'fused score 0–1 (each arm min-max scaled over these candidates: 1 = best here, 0 = weakest here)',
+};
+
 export function toText(r: SearchResult): string {
   if (r.hits.length === 0) return `no results for "${sanitizeLine(r.query)}" (${r.arm})`;
-  const lines: string[] = [];
+  const lines: string[] = [`score: ${SCORE_MEANING[r.arm]}`];
   for (const h of r.hits) {
     lines.push(`${String(h.rank).padStart(2)}. ${h.score.toFixed(3)}  ${sanitizeLine(h.chunk.handle)}  [${sanitizeLine(h.chunk.region)}]`);
     lines.push(`    ${snippet(h.chunk.text, r.query)}`);

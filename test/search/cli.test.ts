@@ -70,6 +70,8 @@ describe('active-brain search', () => {
     expect(r.out).toContain('sourdough bread');
     expect(r.out).not.toContain('\u001b');
     expect(r.out).toContain('A note with an ANSI escape and a newline about bread.');
+    // The first line says what the score column is, per arm.
+    expect(r.out.split('\n')[0]).toBe('score: BM25 relevance (higher is better; not bounded, not comparable across queries)');
   });
 
   it('the keyword arm works without loading a model (control: vector needs one)', () => {
