@@ -8,7 +8,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError } from '../shared/errors.js';
-import { closest } from './suggest.js';
+import { closest } from '../shared/suggest.js';
 
 export const EXIT = { OK: 0, FAIL: 1, USAGE: 2, ENV: 3 } as const;
 

@@ -4,7 +4,7 @@
  */
 import { EXIT, type Command } from './command.js';
 import { isAppError } from '../shared/errors.js';
-import { closest } from './suggest.js';
+import { closest } from '../shared/suggest.js';
 
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   start: () => import('./commands/start.js'),

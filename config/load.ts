@@ -7,9 +7,30 @@
  * turns that into exit code 2. `active-brain config` prints the result with sources.
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { z } from 'zod';
 import { ConfigSchema, type Config } from './schema.js';
 import { configPath } from '../shared/paths.js';
 import { AppError } from '../shared/errors.js';
+import { closest } from '../shared/suggest.js';
+
+/** The keys the schema allows under `path` (an object section, or a mode), for error messages. */
+export function knownKeysAt(path: readonly string[]): string[] {
+  // Peel zod wrappers (default, optional, effects) and follow object shapes / records.
+  const unwrap = (t: z.ZodTypeAny): z.ZodTypeAny => {
+    for (;;) {
+      if (t instanceof z.ZodDefault || t instanceof z.ZodOptional || t instanceof z.ZodNullable) t = t._def.innerType;
+      else if (t instanceof z.ZodEffects) t = t._def.schema;
+      else return t;
+    }
+  };
+  let t: z.ZodTypeAny = unwrap(ConfigSchema);
+  for (const p of path) {
+    if (t instanceof z.ZodObject) t = unwrap((t.shape as Record<string, z.ZodTypeAny>)[p] ?? z.never());
+    else if (t instanceof z.ZodRecord) t = unwrap(t._def.valueType);
+    else return [];
+  }
+  return t instanceof z.ZodObject ? Object.keys(t.shape as object) : [];
+}
 
 export type Source = 'default' | 'config.json' | 'env' | 'flag';
 
@@ -151,7 +172,15 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
       const keys = issue.keys.map((k) => [...issue.path, k].join('.'));
       const srcOf = (k: string) => sources[k] ?? Object.entries(sources).find(([leaf]) => leaf.startsWith(`${k}.`))?.[1];
       const src = keys.map(srcOf).find(Boolean) ?? 'config.json';
-      throw new ConfigError(`unknown config key ${keys.map((k) => `"${k}"`).join(', ')} (from ${src}); run \`active-brain config\` to see every key`);
+      // Say what to edit — never "run active-brain config": with a bad config it fails the same way.
+      const known = knownKeysAt(issue.path.map(String));
+      const near = closest(issue.keys[0], known);
+      const where = src === 'config.json' ? `remove or rename it in ${file}` : src === 'flag' ? 'fix the --set flag' : 'fix the environment variable';
+      throw new ConfigError(
+        `unknown config key ${keys.map((k) => `"${k}"`).join(', ')} (from ${src}): ${where}.` +
+          `${near ? ` Did you mean "${[...issue.path, near].join('.')}"?` : ''}` +
+          ` Keys here: ${known.join(', ') || '(none)'}; every key, its default and meaning: config/schema.ts and README "Configuration".`,
+      );
     }
     const key = issue.path.join('.');
     let value: unknown = merged;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { closest, editDistance } from '../../cli/suggest.js';
+import { closest, editDistance } from '../../shared/suggest.js';
 import { repoRoot } from '../helpers/model.js';
 
 const BIN = join(repoRoot, 'bin', 'active-brain.js');

@@ -30,7 +30,13 @@ describe('config error messages', () => {
       const nested = errorOf(() => loadConfig({ env, flags: ['daemon.cycleMS=500'] }));
       expect(nested.message).toMatch(/unknown config key "daemon\.cycleMS" \(from flag\)/);
       writeFileSync(join(h, 'config.json'), JSON.stringify({ hook: { nope: true } }));
-      expect(errorOf(() => loadConfig({ env })).message).toMatch(/unknown config key "hook\.nope" \(from config\.json\)/);
+      const fromFile = errorOf(() => loadConfig({ env })).message;
+      expect(fromFile).toMatch(/unknown config key "hook\.nope" \(from config\.json\): remove or rename it in .*config\.json/);
+      // Never the command that fails the same way; the keys that are allowed there instead.
+      expect(fromFile).not.toContain('run `active-brain config`');
+      expect(fromFile).toContain('Keys here: deadlineMs, maxBytes');
+      expect(nested.message).toContain('Did you mean "daemon.cycleMs"?');
+      expect(nested.message).toContain('fix the --set flag');
     } finally {
       rmSync(h, { recursive: true, force: true });
     }

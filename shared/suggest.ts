@@ -22,17 +22,20 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** The closest of `names` to `typed`, or null when none is within maxEdits (ties: first listed). */
+/** The closest of `names` to `typed`, or null when `typed` is one of them or none is within
+ *  maxEdits (ties: first listed). */
 export function closest(typed: string, names: readonly string[]): string | null {
   let best: string | null = null;
   let bestD = Infinity;
   const t = typed.toLowerCase();
   for (const n of names) {
-    const dist = editDistance(t, n.toLowerCase());
+    if (n === typed) return null; // it is a known name
+    // Case differences count as one edit (cycleMS → cycleMs is a typo too).
+    const dist = editDistance(t, n.toLowerCase()) || (n !== typed ? 1 : 0);
     if (dist < bestD) {
       best = n;
       bestD = dist;
     }
   }
-  return best !== null && bestD > 0 && bestD <= maxEdits(typed) ? best : null;
+  return best !== null && bestD <= maxEdits(typed) ? best : null;
 }
