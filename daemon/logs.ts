@@ -32,7 +32,8 @@ export type EventName =
   | 'cache-write-failed'
   | 'config-reloaded'
   | 'housekeeping'
-  | 'fixes-synced';
+  | 'fixes-synced'
+  | 'root-missing';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {

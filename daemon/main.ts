@@ -590,6 +590,11 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       if (stopping) return;
       timer = setInterval(cycle, config.daemon.cycleMs);
       say(`daemon running (pid ${pid}); watching ${root}; state in ${home}`);
+      if (!existsSync(root)) {
+        // Watched anyway (Claude Code creates it on first use), but a typo here means silence forever.
+        say(`warning: the transcripts root ${root} does not exist yet. If Claude Code writes elsewhere, set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in config.json; "active-brain status" shows the root.`);
+        event({ event: 'root-missing', reason: 'root-missing', path: root });
+      }
     };
     if (existsSync(killPath(env))) {
       // KILL present at start: a clean exit 0 (no restart loop under a service manager).

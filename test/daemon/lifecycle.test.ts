@@ -154,6 +154,20 @@ describe('daemon lifecycle (real process)', () => {
     expect(Date.now() - t0).toBeGreaterThan(1200);
     expect(events(e, 'idle-exit').length).toBe(1);
     expect(events(e, 'stop').at(-1)).toMatchObject({ reason: 'idle' });
+    expect(events(e, 'root-missing')).toEqual([]); // control for the next test: the root exists
+    expect(d.stderr()).not.toContain('does not exist yet');
+  });
+
+  it('a transcripts root that does not exist is watched but warned about, on stderr and in the log', async () => {
+    e = tempEnv();
+    const missing = join(e.home, 'no-such-projects');
+    e.env.ACTIVE_BRAIN_TRANSCRIPTS = missing;
+    const d = startDaemon(e, ['daemon.idleExitMinutes=0.02']);
+    expect(await d.exited).toBe(0);
+    expect(d.stderr()).toContain(`the transcripts root ${missing} does not exist yet`);
+    expect(d.stderr()).toContain('ACTIVE_BRAIN_TRANSCRIPTS');
+    expect(events(e, 'root-missing')).toMatchObject([{ path: missing }]);
+    expectValidLogs(e);
   });
 
   it('a model that cannot load: exit 3 with what to do, lock released; a bad config value: exit 2', async () => {
