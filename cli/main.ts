@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   replay: () => import('./commands/replay.js'),
   eval: () => import('./commands/eval.js'),
   config: () => import('./commands/config.js'),
+  doctor: () => import('./commands/doctor.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

@@ -1,0 +1,45 @@
+/**
+ * `active-brain doctor [--json]`: every set-up check (ops/doctor.ts) with what it saw and its
+ * fix. Exit 0 when all pass, 1 when any fails, 2 on a usage or config error.
+ */
+import { parseFlags, printJson, EXIT, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { runDoctor, type DoctorReport } from '../../ops/doctor.js';
+import { sanitizeLine } from '../../shared/escape.js';
+
+export function doctorText(r: DoctorReport): string {
+  const lines = r.checks.map((c) => {
+    const head = `${c.pass ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(28)} ${sanitizeLine(c.detail)}`;
+    return c.pass ? head : `${head}\n      fix: ${sanitizeLine(c.fix)}`;
+  });
+  const failed = r.checks.filter((c) => !c.pass).length;
+  lines.push('', failed ? `${failed} check(s) failed.` : 'every check passed.');
+  return lines.join('\n');
+}
+
+export const command: Command = {
+  name: 'doctor',
+  summary: 'check the set-up: transcripts, hooks, daemon, store, model, state dir, kill switch, modes',
+  help: `usage: active-brain doctor [--json] [--set key.path=value ...]
+
+Runs every set-up check and prints what it saw and, for a failure, the fix:
+  transcripts-root   the folder Claude Code writes sessions to exists and holds sessions
+  hook:<event>       the hook is registered for UserPromptSubmit, PostToolUseFailure and
+                     PostToolUse, in exactly one settings file (two would fire twice)
+  daemon             running, with a fresh canary
+  store              the knowledge store is readable and not empty
+  model              the embedding model loads and matches the store
+  state-dir          $ACTIVE_BRAIN_HOME is writable
+  kill-switch        off
+  modes              each mode's rollout state per channel (prompt, tool)
+--json prints {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.
+Exit 0 when every check passes, 1 when one fails, 2 on a usage or config error.`,
+  async run(argv) {
+    const { values } = parseFlags(argv, {}, false);
+    const { config } = loadConfig({ flags: values.set });
+    const report = await runDoctor(config);
+    if (values.json) printJson(report);
+    else process.stdout.write(doctorText(report) + '\n');
+    return report.pass ? EXIT.OK : EXIT.FAIL;
+  },
+};

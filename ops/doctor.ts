@@ -1,0 +1,169 @@
+/**
+ * `active-brain doctor`: every set-up check a new user needs, each with pass/fail, what it
+ * saw and the fix. Reads the config, the transcripts root, the Claude Code settings files
+ * (hook/install-files.ts), the daemon's lock and canary (daemon/status.ts), the store
+ * (read-only) and the model; writes only a probe file in the state dir (removed at once).
+ * Each check is a small function returning a DoctorCheck; runDoctor runs them in order.
+ * JSON keys (DESIGN.md): {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.
+ */
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { defaultStorePath, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
+import { CHANNELS } from '../shared/vocabulary.js';
+import { daemonStatus } from '../daemon/status.js';
+import { summarizeStore } from '../daemon/store-summary.js';
+import { hookRegistrations } from './hook-registrations.js';
+
+export interface DoctorCheck {
+  name: string;
+  pass: boolean;
+  /** What the check saw. */
+  detail: string;
+  /** What to do when it fails ('' when it passes). */
+  fix: string;
+}
+
+export interface DoctorReport {
+  checks: DoctorCheck[];
+  pass: boolean;
+}
+
+/** Directories walked under the transcripts root when counting sessions (bounded work). */
+const MAX_PROJECT_DIRS = 10_000;
+
+const ok = (name: string, detail: string): DoctorCheck => ({ name, pass: true, detail, fix: '' });
+const bad = (name: string, detail: string, fix: string): DoctorCheck => ({ name, pass: false, detail, fix });
+
+/** Main-lane sessions under a Claude Code projects root: `<root>/<project>/<session>.jsonl`. */
+export function countSessions(root: string): { sessions: number; newest: number | null } {
+  let sessions = 0;
+  let newest: number | null = null;
+  let dirs: string[];
+  try {
+    dirs = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).slice(0, MAX_PROJECT_DIRS);
+  } catch {
+    return { sessions: 0, newest: null };
+  }
+  for (const d of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(join(root, d));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (!n.endsWith('.jsonl')) continue;
+      sessions++;
+      try {
+        const m = statSync(join(root, d, n)).mtimeMs;
+        if (newest === null || m > newest) newest = m;
+      } catch { /* vanished */ }
+    }
+  }
+  return { sessions, newest };
+}
+
+export function checkTranscriptsRoot(config: Config, env: NodeJS.ProcessEnv): DoctorCheck {
+  const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
+  const name = 'transcripts-root';
+  const fix = `point ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in ${join(homeDir(env), 'config.json')} at the folder Claude Code writes sessions to (default ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)`;
+  if (!existsSync(root)) return bad(name, `${root} does not exist`, fix);
+  const { sessions, newest } = countSessions(root);
+  if (sessions === 0) return bad(name, `${root} exists but holds no <project>/<session>.jsonl transcripts`, fix);
+  const when = newest === null ? '' : `, newest ${new Date(newest).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+  return ok(name, `${root}: ${sessions} session(s)${when}`);
+}
+
+export function checkHooks(env: NodeJS.ProcessEnv, cwd: string): DoctorCheck[] {
+  const regs = hookRegistrations(env, cwd);
+  return regs.map((r) => {
+    const name = `hook:${r.event}`;
+    if (r.files.length === 0) return bad(name, `not registered in ${r.looked.join(' or ')}`, 'run "active-brain install" (or "active-brain setup")');
+    if (r.files.length > 1) {
+      return bad(name, `registered in ${r.files.length} files (${r.files.join(', ')}): every offer would fire twice`, 'keep one: "active-brain uninstall --project" (or uninstall at user scope)');
+    }
+    return ok(name, `registered in ${r.files[0]}`);
+  });
+}
+
+export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorCheck {
+  const name = 'daemon';
+  if (status.running) return ok(name, `running (pid ${status.pid}), canary ${status.canary_age_s} s old, ${status.sessions ?? 0} session(s) watched`);
+  const why = status.problem ? ` (${status.problem})` : '';
+  return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');
+}
+
+export function checkKill(env: NodeJS.ProcessEnv): DoctorCheck {
+  return existsSync(killPath(env))
+    ? bad('kill-switch', `on (${killPath(env)}): nothing is observed or printed`, 'run "active-brain unkill" when you want it back')
+    : ok('kill-switch', 'off');
+}
+
+export function checkStateDir(env: NodeJS.ProcessEnv): DoctorCheck {
+  const home = homeDir(env);
+  const probe = join(home, `.doctor-probe-${process.pid}`);
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(probe, 'ok', { mode: 0o600 });
+    unlinkSync(probe);
+    return ok('state-dir', `${home} is writable`);
+  } catch (e) {
+    return bad('state-dir', `${home} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'set ACTIVE_BRAIN_HOME to a folder you own, or fix its permissions');
+  }
+}
+
+export async function checkStore(config: Config, env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; model: string | null; dim: number | null }> {
+  const path = config.store.path ?? defaultStorePath(env);
+  const name = 'store';
+  const fix = 'index your notes and past sessions: "active-brain setup", or "active-brain index add <path> --region <name>"';
+  if (!existsSync(path)) return { check: bad(name, `no knowledge store at ${path}`, fix), model: null, dim: null };
+  const s = await summarizeStore(path);
+  if (s.error) return { check: bad(name, `${path} cannot be read: ${s.error}`, 'run "active-brain index" once (it migrates or rebuilds what it can), or move the file away and re-index'), model: null, dim: null };
+  if (!s.chunks) return { check: bad(name, `${path} holds no chunks`, fix), model: null, dim: null };
+  return { check: ok(name, `${path}: ${s.chunks} chunk(s) in ${s.regions} region(s), ${s.documents} document(s)`), model: s.model ?? null, dim: s.dim ?? null };
+}
+
+export async function checkModel(config: Config, env: NodeJS.ProcessEnv, store: { model: string | null; dim: number | null }): Promise<DoctorCheck> {
+  const name = 'model';
+  let embedder;
+  try {
+    const { createEmbedder } = await import('../embed/embedder.js');
+    embedder = await createEmbedder(config.embedding, env);
+  } catch (e) {
+    return bad(name, `the embedding model does not load: ${(e as Error).message}`, 'set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder (offline: `npm run model:offline` builds one and prints its path)');
+  }
+  try {
+    const id = embedder.modelId;
+    const dim = embedder.dim;
+    if (store.model && (store.model !== id || store.dim !== dim)) {
+      return bad(name, `loads (${id}, ${dim}-d) but the store was built with ${store.model} (${store.dim}-d)`, 're-index with this model: "active-brain index --rebuild", or configure the model the store was built with');
+    }
+    return ok(name, `loads (${id}, ${dim}-d)${store.model ? ', matches the store' : ''}`);
+  } finally {
+    await embedder.dispose();
+  }
+}
+
+/** Each mode's rollout state per channel (informational: a soaking mode is not a failure). */
+export function checkModes(config: Config): DoctorCheck {
+  const parts = Object.entries(config.modes).map(([name, m]) => {
+    const states = CHANNELS.map((c) => `${c} ${c === 'prompt' ? m.state : m.tool.state}`);
+    return `${name}: ${states.join(', ')}`;
+  });
+  return ok('modes', parts.join('; ') || 'no modes');
+}
+
+export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  checks.push(checkTranscriptsRoot(config, env));
+  checks.push(...checkHooks(env, cwd));
+  const storeCheck = await checkStore(config, env);
+  checks.push(checkDaemon(daemonStatus(config, { path: config.store.path ?? defaultStorePath(env), present: existsSync(config.store.path ?? defaultStorePath(env)) }, env)));
+  checks.push(storeCheck.check);
+  checks.push(await checkModel(config, env, storeCheck));
+  checks.push(checkStateDir(env));
+  checks.push(checkKill(env));
+  checks.push(checkModes(config));
+  return { checks, pass: checks.every((c) => c.pass) };
+}

@@ -1,0 +1,50 @@
+/**
+ * Where active-brain's hook is registered for each Claude Code event the product uses
+ * (shared/vocabulary.ts HOOK_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
+ * and the project's .claude/settings.json and .claude/settings.local.json. Read-only; a file
+ * that is absent or unreadable simply holds no registration. Used by `doctor` (a missing
+ * event, or the same event in two files — every offer would fire twice).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
+import { isOurEntry } from '../hook/install.js';
+import { settingsPathFor } from '../hook/install-files.js';
+
+export interface HookRegistration {
+  event: HookEvent;
+  /** Settings files that register our hook for this event. */
+  files: string[];
+  /** Every file looked at. */
+  looked: string[];
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The settings files Claude Code merges for a session started in `cwd`. */
+export function settingsFiles(env: NodeJS.ProcessEnv, cwd: string): string[] {
+  return [settingsPathFor('user', cwd, env), join(resolve(cwd), '.claude', 'settings.json'), join(resolve(cwd), '.claude', 'settings.local.json')];
+}
+
+/** Events of `settings` (parsed JSON) under which one of our entries is registered. */
+export function registeredEvents(settings: unknown): Set<string> {
+  const out = new Set<string>();
+  if (!isObj(settings) || !isObj(settings.hooks)) return out;
+  for (const [event, groups] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(groups)) continue;
+    if (groups.some((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isOurEntry))) out.add(event);
+  }
+  return out;
+}
+
+export function hookRegistrations(env: NodeJS.ProcessEnv, cwd: string): HookRegistration[] {
+  const looked = [...new Set(settingsFiles(env, cwd))];
+  const byFile = looked.map((f) => {
+    try {
+      return { f, events: registeredEvents(JSON.parse(readFileSync(f, 'utf8'))) };
+    } catch {
+      return { f, events: new Set<string>() };
+    }
+  });
+  return HOOK_EVENTS.map((event) => ({ event, files: byFile.filter((b) => b.events.has(event)).map((b) => b.f), looked }));
+}
