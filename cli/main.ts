@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   eval: () => import('./commands/eval.js'),
   config: () => import('./commands/config.js'),
   doctor: () => import('./commands/doctor.js'),
+  report: () => import('./commands/report.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

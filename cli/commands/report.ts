@@ -1,0 +1,45 @@
+/**
+ * `active-brain report --html FILE`: one self-contained HTML page (ops/report-html.ts) of what
+ * the product saw and said on this machine — soak gates, labels, a timeline per session —
+ * from the live logs (ops/report-model.ts). Written atomically; nothing else is changed.
+ */
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { writeFileAtomic } from '../../shared/atomic.js';
+import { liveReportModel } from '../../ops/report-model.js';
+import { renderReport } from '../../ops/report-html.js';
+
+export function writeReport(path: string, html: string): { path: string; bytes: number } {
+  const abs = resolve(path);
+  try {
+    writeFileAtomic(abs, html);
+  } catch (e) {
+    throw new UserError(`cannot write ${abs}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; choose a writable path`, EXIT.ENV);
+  }
+  return { path: abs, bytes: Buffer.byteLength(html) };
+}
+
+export const command: Command = {
+  name: 'report',
+  summary: 'one self-contained HTML page: soak gates, labels, session timelines',
+  help: `usage: active-brain report --html FILE [--json] [--set key.path=value ...]
+
+Writes one self-contained HTML file (no network, no external script, style or font): the soak
+gates with their figures, label counts with the usefulness interval, and for each session a
+timeline of prompts and tool steps with drift and stall scores against their thresholds, tool
+errors, triggers, offers (type, confidence, handle) and what the hook did with them, and the
+silences by reason. From the live logs in $ACTIVE_BRAIN_HOME/logs; for your history before
+the soak, use "active-brain backtest --html FILE".
+--json prints {"path", "bytes", "sessions"}. Exit 0 written, 2 usage error, 3 not writable.`,
+  async run(argv) {
+    const { values } = parseFlags(argv, { html: { type: 'string' } }, false);
+    if (!values.html) throw new UserError('report needs --html FILE, e.g. active-brain report --html ~/active-brain.html', EXIT.USAGE);
+    const { config } = loadConfig({ flags: values.set });
+    const model = liveReportModel(config);
+    const out = writeReport(values.html, renderReport(model));
+    if (values.json) printJson({ ...out, sessions: model.sessions.length });
+    else process.stdout.write(`wrote ${out.path} (${Math.round(out.bytes / 1024)} KB, ${model.sessions.length} session(s))\n`);
+    return EXIT.OK;
+  },
+};
