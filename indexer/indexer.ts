@@ -5,9 +5,14 @@
  * indexer/transcript-chunks.ts), embeds in batches (embed/), writes through StoreWriter.
  *
  * Per file: size + mtime equal to the stored ones → unchanged (not read); else the content
- * hash decides (equal → unchanged, the new stat recorded); else re-chunked, re-embedded and
- * replaced in ONE store transaction, so a crash mid-index leaves every document either
- * old or new, never half. Files gone from a source are removed; a missing or unreadable
+ * hash decides (equal → unchanged, the new stat recorded); else re-chunked and replaced in
+ * ONE store transaction, so a crash mid-index leaves every document either old or new,
+ * never half. Only chunks whose text the document does not already store are embedded
+ * (StoreWriter.reusableVectors): a transcript that grew costs the embedding of its new
+ * exchanges and episodes, not of the whole session. Transcripts also give error episodes
+ * (indexer/episodes.ts), notes the error signatures they quote (indexer/note-signatures.ts).
+ * A stored hash with STALE_HASH_PREFIX (a transcript whose last turn was still open, a
+ * document from before schema v3) is re-read whatever its stat says. Files gone from a source are removed; a missing or unreadable
  * source (or sub-folder) removes nothing. Bad input (unreadable, binary, too large, not
  * UTF-8, embedding failure) is skipped, counted in the summary and reported as a Problem;
  * indexing goes on. The caller holds the indexer lock (indexer/lock.ts).
@@ -16,9 +21,11 @@ import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
-import type { ChunkInput, DocumentInput, SourceRecord, StoreWriter } from '../store/types.js';
+import { STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type SourceRecord, type StoreWriter } from '../store/types.js';
 import { chunkNote } from './markdown.js';
 import { chunkTranscript } from './transcript-chunks.js';
+import { episodesOf } from './episodes.js';
+import { quotedSignatures } from './note-signatures.js';
 import { listSourceFiles, readNote, type Problem, type SkipReason } from './files.js';
 import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
@@ -34,6 +41,10 @@ export interface IndexSummary {
    *  malformed_lines / overlong_lines (transcript lines skipped). */
   warnings: Record<string, number>;
   chunks_added: number;
+  /** Chunks embedded this run (the rest of chunks_added reused their stored vectors). */
+  chunks_embedded: number;
+  /** Error-episode chunks among chunks_added. */
+  episodes_added: number;
   chunks_total: number;
   seconds: number;
   chunks_per_s: number;
@@ -67,7 +78,10 @@ export const MAX_PROBLEMS = 100;
 interface PendingDoc {
   doc: DocumentInput;
   chunks: ChunkInput[];
+  /** Embedding texts of the chunks that need a vector (the others reuse the stored one). */
   texts: string[];
+  /** Per chunk: reuse the stored vector. */
+  reuse: boolean[];
 }
 
 /** Text given to the embedder for one chunk: where it sits, then what it says. */
@@ -98,6 +112,8 @@ class IndexRun {
     skipped: {},
     warnings: {},
     chunks_added: 0,
+    chunks_embedded: 0,
+    episodes_added: 0,
     chunks_total: 0,
     seconds: 0,
     chunks_per_s: 0,
@@ -195,7 +211,7 @@ class IndexRun {
       return true;
     }
     const existing = this.opts.store.getDocument(path);
-    if (existing && existing.mtime === mtime && existing.size === size) {
+    if (existing && existing.mtime === mtime && existing.size === size && !existing.hash.startsWith(STALE_HASH_PREFIX)) {
       this.summary.unchanged++;
       return true;
     }
@@ -218,12 +234,16 @@ class IndexRun {
     }
     if (read.replaced > 0) this.warn('invalid_utf8');
     const note = chunkNote(read.text, path, cfg);
-    const chunks: ChunkInput[] = note.chunks.map((c, i) => ({
-      heading: c.heading,
-      text: c.text,
-      createdAt: mtime,
-      ...(i === 0 && note.aliases.length ? { aliases: note.aliases } : {}),
-    }));
+    const chunks: ChunkInput[] = note.chunks.map((c, i) => {
+      const signatures = quotedSignatures(c.text);
+      return {
+        heading: c.heading,
+        text: c.text,
+        createdAt: mtime,
+        ...(i === 0 && note.aliases.length ? { aliases: note.aliases } : {}),
+        ...(signatures.length ? { signatures } : {}),
+      };
+    });
     this.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
   }
 
@@ -240,25 +260,35 @@ class IndexRun {
       const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes);
       this.warn('malformed_lines', read.malformedLines);
       this.warn('overlong_lines', read.overlongLines);
-      const t = chunkTranscript(read.exchanges, cfg);
-      const title = t.title || path.split(sep).pop()!.replace(/\.jsonl$/, '');
+      const sessionId = path.split(sep).pop()!.replace(/\.jsonl$/, '');
+      const t = chunkTranscript(read.exchanges, cfg, episodesOf(read.steps), { sessionId, at: mtime });
+      const title = t.title || sessionId;
       const chunks: ChunkInput[] = t.chunks.map((c) => ({
         heading: c.heading,
         text: c.text,
         createdAt: Number.isFinite(c.createdAt) && c.createdAt > 0 ? c.createdAt : mtime,
         hasError: c.hasError,
         resolved: c.resolved,
+        ...(c.episode ? { episode: c.episode } : {}),
       }));
-      this.queue({ sourceId: source.id, path, hash, mtime, size, title }, chunks);
+      // An open last turn was left out: stale, so the next run reads the file again.
+      const stored = read.openFrom === null ? hash : STALE_HASH_PREFIX + hash;
+      if (stored === oldHash) {
+        this.opts.store.touchDocument(path, mtime, size);
+        this.summary.unchanged++;
+        return;
+      }
+      this.queue({ sourceId: source.id, path, hash: stored, mtime, size, title }, chunks);
     } catch (e) {
       this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): skipped` });
     }
   }
 
   private queue(doc: DocumentInput, chunks: ChunkInput[]): void {
-    const texts = chunks.map((c) => embeddingText(doc.title, c.heading, c.text));
-    this.pending.push({ doc, chunks, texts });
-    this.pendingChunks += chunks.length;
+    const reuse = this.opts.store.reusableVectors(doc.path, doc.title, chunks);
+    const texts = chunks.filter((_, i) => !reuse[i]).map((c) => embeddingText(doc.title, c.heading, c.text));
+    this.pending.push({ doc, chunks, texts, reuse });
+    this.pendingChunks += texts.length;
   }
 
   /** Embed everything pending in one call, then write each document in its own transaction. */
@@ -293,11 +323,15 @@ class IndexRun {
     }
   }
 
-  private write(d: PendingDoc, vectors: Float32Array[]): void {
+  private write(d: PendingDoc, embedded: Float32Array[]): void {
+    let k = 0;
+    const vectors = d.reuse.map((r) => (r ? null : embedded[k++]));
     try {
       this.opts.store.replaceDocument(d.doc, d.chunks, vectors);
       this.summary.indexed++;
       this.summary.chunks_added += d.chunks.length;
+      this.summary.chunks_embedded += embedded.length;
+      this.summary.episodes_added += d.chunks.filter((c) => c.episode).length;
     } catch (e) {
       this.problem({ path: d.doc.path, reason: 'store_failed', message: `could not store ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
     }

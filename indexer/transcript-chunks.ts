@@ -13,8 +13,16 @@
  * frames, dumps) is left out. A reply too long for its chunk continues in "(reply, cont.)"
  * chunks so a long agent turn stays searchable. Sidechain (subagent) exchanges are worker
  * traffic and are dropped. Success/failure is read from English phrasing of the reply.
+ *
+ * Error episodes (indexer/episodes.ts) become chunks of their own (`episode` set: the store
+ * gives them kind `episode` and finds them by signature), placed in transcript order after
+ * the exchange chunk their failure belongs to, so a transcript that grows keeps the
+ * ordinals — and handles — of everything it already had.
  */
 import type { Exchange } from '../shared/types.js';
+import type { EpisodeInput } from '../store/types.js';
+import type { Episode } from './episodes.js';
+import { commandKey } from './episodes.js';
 import { splitBlock } from './split.js';
 
 export interface TranscriptChunkLimits {
@@ -32,6 +40,10 @@ export interface TranscriptChunk {
   createdAt: number;
   hasError: boolean;
   resolved: boolean;
+  /** Byte offset where its content starts in the file (orders exchange and episode chunks). */
+  startOffset: number;
+  /** Set on an error episode's chunk. */
+  episode?: EpisodeInput;
 }
 
 export interface ChunkedTranscript {
@@ -209,6 +221,7 @@ function groupChunks(g: Group, limits: TranscriptChunkLimits): TranscriptChunk[]
     createdAt: g.group[0].timestamp,
     hasError: g.hasError,
     resolved: g.hasError && g.resolved,
+    startOffset: g.group[0].startOffset,
   };
   const out = [main];
   g.group.forEach((ex, i) => {
@@ -216,7 +229,7 @@ function groupChunks(g: Group, limits: TranscriptChunkLimits): TranscriptChunk[]
     const prefix = ex.user.trim() ? `Prompt: ${truncate(ex.user, CONTINUATION_PROMPT_CHARS)}\n${REPLY_LABEL}` : REPLY_LABEL;
     const room = limits.maxChunkChars - prefix.length;
     for (const piece of splitBlock(hidden[i], room)) {
-      out.push({ heading: `${heading([ex])} (reply, cont.)`, text: prefix + piece, createdAt: ex.timestamp, hasError: false, resolved: false });
+      out.push({ heading: `${heading([ex])} (reply, cont.)`, text: prefix + piece, createdAt: ex.timestamp, hasError: false, resolved: false, startOffset: g.group[0].startOffset });
     }
   });
   return out;
@@ -255,8 +268,60 @@ export function groupExchanges(exchanges: Exchange[], limits: TranscriptChunkLim
   return out;
 }
 
-/** Chunk one session's exchanges. */
-export function chunkTranscript(exchanges: Exchange[], limits: TranscriptChunkLimits): ChunkedTranscript {
+const OUTCOME_TEXT = { succeeded: 'resolved', 'error-changed': 'resolved (the error went away)', unresolved: 'not resolved' } as const;
+/** "Tried" steps shown in an episode chunk. */
+const EPISODE_TRIED_SHOWN = 6;
+
+/** The readable text of an episode's chunk: error head, what was tried, what fixed it. */
+export function episodeText(ep: Episode, maxChars: number): string {
+  const lines = [
+    `Error episode (${OUTCOME_TEXT[ep.outcome]}${ep.attempts > 1 ? `, ${ep.attempts} attempts` : ''}): ${ep.action}`,
+    `Error: ${ep.errorLines.join(' | ')}`,
+  ];
+  if (ep.tried.length) lines.push(`Tried: ${ep.tried.slice(0, EPISODE_TRIED_SHOWN).join(' · ')}${ep.tried.length > EPISODE_TRIED_SHOWN ? ' · …' : ''}`);
+  if (ep.fix) lines.push(`Fix: ${ep.fix}`);
+  if (ep.note) lines.push(`Why: ${ep.note}`);
+  const text = lines.map((l) => l.replace(/\s+/g, ' ').trim()).join('\n');
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
+/** An episode's chunk: text, heading (`2026-02-10 error: git push`) and its store record. */
+export function episodeChunk(ep: Episode, fallbackSessionId: string, fallbackAt: number, limits: Pick<TranscriptChunkLimits, 'maxChunkChars'>): TranscriptChunk {
+  const at = ep.at !== null && Number.isFinite(ep.at) && ep.at > 0 ? ep.at : fallbackAt;
+  const day = at > 0 ? new Date(at).toISOString().slice(0, 10) : '';
+  const what = (ep.tool === 'Bash' ? commandKey(ep.action.replace(/^Bash:\s*/, '')) : '') || ep.action;
+  return {
+    heading: truncate(`${day ? `${day} ` : ''}error at step ${ep.step}: ${what}`, 120),
+    text: episodeText(ep, limits.maxChunkChars),
+    createdAt: at,
+    hasError: true,
+    resolved: ep.resolved,
+    startOffset: ep.startOffset,
+    episode: {
+      sig: ep.sig.sig,
+      head: ep.sig.head,
+      words: ep.sig.words,
+      sessionId: ep.sessionId ?? fallbackSessionId,
+      tool: ep.tool,
+      action: ep.action,
+      fix: ep.fix,
+      resolved: ep.resolved,
+      at,
+      outcome: ep.outcome,
+      attempts: ep.attempts,
+      note: ep.note,
+    },
+  };
+}
+
+/** Chunk one session's exchanges, with its error episodes (if any) in transcript order. */
+export function chunkTranscript(
+  exchanges: Exchange[],
+  limits: TranscriptChunkLimits,
+  episodes: readonly Episode[] = [],
+  /** For episodes whose records carry no session id or time: the file's session id and mtime. */
+  fallback: { sessionId: string; at: number } = { sessionId: '', at: 0 },
+): ChunkedTranscript {
   const firstPrompt = exchanges.find((e) => !e.isSidechain && !e.injected && e.user.trim()) ?? exchanges.find((e) => !e.isSidechain && e.user.trim());
   const title = firstPrompt ? truncate(firstPrompt.user, limits.titleChars) : '';
   const chunks: TranscriptChunk[] = [];
@@ -276,5 +341,17 @@ export function chunkTranscript(exchanges: Exchange[], limits: TranscriptChunkLi
     else chunks.push(...groupChunks(cur, limits));
   }
   if (carry) chunks.push(...groupChunks(carry, limits));
+  if (episodes.length) {
+    // Stable: an episode goes after every exchange chunk that starts before its failure.
+    const eps = episodes.map((e) => episodeChunk(e, fallback.sessionId, fallback.at, limits));
+    const merged: TranscriptChunk[] = [];
+    let k = 0;
+    for (const c of chunks) {
+      while (k < eps.length && eps[k].startOffset < c.startOffset) merged.push(eps[k++]);
+      merged.push(c);
+    }
+    merged.push(...eps.slice(k));
+    return { title, chunks: merged };
+  }
   return { title, chunks };
 }

@@ -1,9 +1,16 @@
 /**
- * Read one past Claude Code transcript for the indexer: its content hash (streamed) and
- * its exchanges, counting malformed lines (not JSON) and over-long lines, which are
- * skipped — never fatal. Lines come from transcript/lines.ts, records from
- * transcript/records.ts, exchanges from transcript/exchanges.ts; the chunks are made by
+ * Read one past Claude Code transcript for the indexer: its content hash (streamed), its
+ * exchanges and its main-lane tool steps (for error episodes, indexer/episodes.ts), counting
+ * malformed lines (not JSON) and over-long lines, which are skipped — never fatal. Lines come
+ * from transcript/lines.ts, records from transcript/records.ts, exchanges from
+ * transcript/exchanges.ts, steps from transcript/tool-steps.ts; the chunks are made by
  * indexer/transcript-chunks.ts.
+ *
+ * An open last turn (no turn end, no next prompt) in a file written less than
+ * OPEN_TURN_QUIET_MS ago is still being written: it is left out (exchange and tool steps)
+ * and `openFrom` says where it starts, so the indexer marks the document stale and the next
+ * run reads it again. In an older file the open turn is final (the session ended without a
+ * turn-end record) and is indexed.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -12,13 +19,24 @@ import { basename } from 'node:path';
 import { scanLines } from '../transcript/lines.js';
 import { parseValue } from '../transcript/records.js';
 import { ExchangeAssembler } from '../transcript/exchanges.js';
+import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import type { Exchange } from '../shared/types.js';
+
+/** A last turn with no end is still open when the file was written less than this long ago.
+ *  Claude Code appends a record at least at every tool call and result; a turn quiet for
+ *  10 minutes has ended or died (a long build can exceed it: then that turn is indexed as it
+ *  stands and re-chunked when it grows — only its changed chunks are embedded again). */
+export const OPEN_TURN_QUIET_MS = 10 * 60_000;
 
 /** The reply's end holds its verdict: keep more of it than the live daemon needs. */
 const INDEX_ASSISTANT_CHARS = 32_000;
 
 export interface TranscriptRead {
   exchanges: Exchange[];
+  /** Main-lane tool steps, in result order (before `openFrom` when set). */
+  steps: ToolStep[];
+  /** Byte offset of the open last turn that was left out, or null. */
+  openFrom: number | null;
   /** Lines that were not JSON (torn writes, garbage). */
   malformedLines: number;
   /** Lines over the scanner's limit (dropped unread). */
@@ -31,11 +49,14 @@ export async function hashFile(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readTranscript(path: string, maxLineBytes: number): Promise<TranscriptRead> {
+export async function readTranscript(path: string, maxLineBytes: number, now: number = Date.now()): Promise<TranscriptRead> {
   const fh = await open(path, 'r');
   const sessionId = basename(path).replace(/\.jsonl$/, '');
   const asm = new ExchangeAssembler({ sessionId, limits: { maxAssistantChars: INDEX_ASSISTANT_CHARS } });
-  const exchanges: Exchange[] = [];
+  const tracker = new ToolStepTracker();
+  let steps: ToolStep[] = [];
+  let openFrom: number | null = null;
+  let exchanges: Exchange[] = [];
   let malformedLines = 0;
   let overlongLines = 0;
   try {
@@ -51,14 +72,24 @@ export async function readTranscript(path: string, maxLineBytes: number): Promis
           asm.advance(l.endOffset);
           continue;
         }
-        exchanges.push(...asm.push(parseValue(value), l.startOffset, l.endOffset));
+        const rec = parseValue(value);
+        exchanges.push(...asm.push(rec, l.startOffset, l.endOffset));
+        steps.push(...tracker.push(rec, l.startOffset, l.endOffset));
       }
       asm.advance(batch.state.offset);
     }
+    const mtime = (await fh.stat()).mtimeMs;
+    const open = asm.peek();
+    if (open && now - mtime < OPEN_TURN_QUIET_MS) openFrom = open.startOffset;
     exchanges.push(...asm.flushAll());
   } finally {
     await fh.close();
   }
+  if (openFrom !== null) {
+    const cut = openFrom;
+    exchanges = exchanges.filter((e) => e.isSidechain || e.startOffset < cut);
+    steps = steps.filter((s) => s.startOffset < cut);
+  }
   exchanges.sort((a, b) => a.startOffset - b.startOffset);
-  return { exchanges, malformedLines, overlongLines };
+  return { exchanges, steps, openFrom, malformedLines, overlongLines };
 }

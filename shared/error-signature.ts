@@ -42,7 +42,7 @@ export interface ErrorSignature {
 }
 
 /** A line that names a failure: the signature's head starts at the first such line. */
-const LEAD_RE =
+export const LEAD_RE =
   /\b(error|errors|err!|fatal|fail|fails|failed|failure|failures|exception|panic|panicked|traceback|denied|refused|not found|no such|cannot|can't|could not|couldn't|unable|invalid|undefined|unknown|missing|timed out|timeout|abort|aborted|rejected|conflict|not allowed|forbidden|unexpected|segmentation fault|ignored|does not exist|doesn't exist|not permitted|not a|no upstream|deprecated|violat\w*)\b/;
 
 /** Lines that many different errors share (build and tool chatter): never part of the head. */

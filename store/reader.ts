@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { scopeAllows } from '../shared/modes.js';
-import type { ChunkRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
+import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { checkSchema, getMeta } from './schema.js';
 import { ftsExpression, queryTokens } from './fts-query.js';
 import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
@@ -44,11 +44,12 @@ interface ChunkRow {
   has_error: number;
   resolved: number;
   aliases: string;
+  chunk_kind: ChunkKind;
 }
 
 const CHUNK_SELECT = `
   SELECT c.id, c.handle, r.name AS region, r.scope, s.kind, d.path, d.title, c.heading, c.text,
-         c.ordinal, c.created_at, c.has_error, c.resolved, c.aliases
+         c.ordinal, c.created_at, c.has_error, c.resolved, c.aliases, c.chunk_kind
   FROM chunks c
   JOIN documents d ON d.id = c.document_id
   JOIN sources s ON s.id = d.source_id
@@ -70,8 +71,74 @@ function toRecord(r: ChunkRow): ChunkRecord {
     hasError: r.has_error !== 0,
     resolved: r.resolved !== 0,
     aliases: r.aliases ? r.aliases.split('\n') : [],
+    chunkKind: r.chunk_kind,
   };
 }
+
+/** Most records episodesBySignature returns (resolved first, then newest): a signature met
+ *  hundreds of times needs only its best few for an offer. */
+export const MAX_EPISODES_BY_SIGNATURE = 100;
+
+interface EpisodeRow {
+  chunkId: number;
+  handle: string;
+  region: string;
+  scope: string;
+  regionId: number;
+  sig: string;
+  head: string;
+  words: string;
+  sessionId: string;
+  tool: string;
+  action: string;
+  fix: string;
+  resolved: number;
+  outcome: EpisodeOutcome;
+  attempts: number;
+  note: string;
+  at: number;
+  source: 'episode' | 'note';
+}
+
+/** Episode rows and note-signature rows in one shape (notes: resolved written knowledge). */
+const EPISODE_SELECT = `
+  SELECT e.chunk_id AS chunkId, c.handle, r.name AS region, r.scope, c.region_id AS regionId, e.sig, e.head, e.words,
+         e.session_id AS sessionId, e.tool, e.action, e.fix, e.resolved, e.outcome, e.attempts, e.note, e.at, 'episode' AS source
+  FROM episodes e JOIN chunks c ON c.id = e.chunk_id JOIN regions r ON r.id = c.region_id`;
+const NOTE_SIGNATURE_SELECT = `
+  SELECT s.chunk_id AS chunkId, c.handle, r.name AS region, r.scope, c.region_id AS regionId, s.sig, s.head, s.words,
+         '' AS sessionId, '' AS tool, '' AS action, s.fix, 1 AS resolved, 'succeeded' AS outcome, 1 AS attempts, '' AS note,
+         c.created_at AS at, 'note' AS source
+  FROM signatures s JOIN chunks c ON c.id = s.chunk_id JOIN regions r ON r.id = c.region_id`;
+
+function toEpisode(r: EpisodeRow): EpisodeRecord {
+  return {
+    chunkId: r.chunkId,
+    handle: r.handle,
+    region: r.region,
+    regionScope: r.scope,
+    sig: r.sig,
+    head: r.head ? r.head.split('\n') : [],
+    words: r.words ? r.words.split(' ') : [],
+    sessionId: r.sessionId,
+    tool: r.tool,
+    action: r.action,
+    fix: r.fix,
+    resolved: r.resolved !== 0,
+    outcome: r.outcome,
+    attempts: r.attempts,
+    note: r.note,
+    at: r.at,
+    source: r.source,
+  };
+}
+
+/** Resolved first, then newest, then by chunk id (deterministic). */
+function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
+  return Number(b.resolved) - Number(a.resolved) || b.at - a.at || b.chunkId - a.chunkId;
+}
+
+type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
 /** Allowed region ids for a filter: null = every region (no restriction). */
 export interface RegionSelection {
@@ -84,6 +151,7 @@ export class SqliteStoreReader implements StoreReader {
   private regionCache: Region[] | null = null;
   private matrix: VectorMatrix | null = null;
   private chunkRegionCache: Map<number, number> | null = null;
+  private episodeIndexCache: EpisodeIndexEntry[] | null = null;
   private readonly stmts;
   /** Created on the first keyword query (a short-lived reader, e.g. the writer's info(), never needs it). */
   private termStats: TermStats | null = null;
@@ -110,6 +178,11 @@ export class SqliteStoreReader implements StoreReader {
                               WHERE chunks_fts MATCH ? AND c.region_id IN (SELECT value FROM json_each(?))
                               ORDER BY s LIMIT ?`),
       chunksByIds: db.prepare(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`),
+      episodesBySig: db.prepare(`${EPISODE_SELECT} WHERE e.sig IN (SELECT value FROM json_each(@sigs))
+                                 UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig IN (SELECT value FROM json_each(@sigs))`),
+      resolvedEpisodes: db.prepare(`${EPISODE_SELECT} WHERE e.resolved = 1 UNION ALL ${NOTE_SIGNATURE_SELECT}`),
+      episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
+                                UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
       chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
       vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
       vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
@@ -138,6 +211,7 @@ export class SqliteStoreReader implements StoreReader {
       this.regionCache = null;
       this.matrix = null;
       this.chunkRegionCache = null;
+      this.episodeIndexCache = null;
       this.termStats?.invalidate();
     }
   }
@@ -335,6 +409,35 @@ export class SqliteStoreReader implements StoreReader {
     if (model !== modelId || Number(d) !== dim) {
       throw new StoreModelMismatchError({ model, dim: Number(d) }, { model: modelId, dim });
     }
+  }
+
+  episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
+    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
+    if (wanted.length === 0) return [];
+    const sel = this.selectRegions(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = new Set(filter?.excludeChunkIds ?? []);
+    const rows = this.stmts.episodesBySig.all({ sigs: JSON.stringify(wanted) }) as EpisodeRow[];
+    return rows
+      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
+      .map(toEpisode)
+      .sort(episodeOrder)
+      .slice(0, MAX_EPISODES_BY_SIGNATURE);
+  }
+
+  episodeIndex(): EpisodeIndexEntry[] {
+    this.refresh();
+    if (!this.episodeIndexCache) {
+      type Row = { chunkId: number; sig: string; words: string; resolved: number; sessionId: string; source: 'episode' | 'note' };
+      this.episodeIndexCache = (this.stmts.episodeIndex.all() as Row[]).map((r) => ({
+        chunkId: r.chunkId, sig: r.sig, words: r.words ? r.words.split(' ') : [], resolved: r.resolved !== 0, sessionId: r.sessionId, source: r.source,
+      }));
+    }
+    return this.episodeIndexCache;
+  }
+
+  resolvedEpisodes(): EpisodeRecord[] {
+    return (this.stmts.resolvedEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder);
   }
 
   /** @internal The underlying connection: for the store's own tests (proving it cannot write). */

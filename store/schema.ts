@@ -9,9 +9,19 @@
  * · chunks_fts_vocab (v2: fts5vocab 'row' view of chunks_fts — per-term document counts, read by
  *   the reader to drop near-zero-IDF query terms; it must exist after indexing because the
  *   daemon's read-only connection cannot create it).
+ * · v3: chunks.chunk_kind ('text' | 'episode') and chunks.embed_key (hash of the text the
+ *   vector was computed from: a re-indexed document reuses the stored vector of an unchanged
+ *   chunk instead of embedding it again) and chunks.row_key (hash of everything stored for
+ *   the chunk: an identical chunk at the same ordinal keeps its row, id and handle) · episodes (one row per episode chunk: its error
+ *   signature and fields, indexer/episodes.ts) · signatures (error signatures a note chunk
+ *   quotes). Migrating back-fills embed_key and marks every document stale
+ *   (STALE_HASH_PREFIX) so the next index run re-chunks it — adding episodes and quoted
+ *   signatures — while reusing every stored vector.
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
+import { embedKey } from './chunk-key.js';
+import { STALE_HASH_PREFIX } from './types.js';
 
 /** FTS5 tokenizer: porter stemming over unicode61 (measured against plain unicode61 in docs/STORE.md). */
 export const FTS_TOKENIZER = 'porter unicode61 remove_diacritics 2';
@@ -22,6 +32,16 @@ export const FTS_VOCAB_TABLE = 'chunks_fts_vocab';
 export interface Migration {
   version: number;
   up: string;
+  /** Data work after `up`, in the same transaction (back-fills that SQL alone cannot compute). */
+  backfill?: (db: Database.Database) => void;
+}
+
+/** v3 back-fill: embed_key of every existing chunk; every document marked stale. */
+function backfillV3(db: Database.Database): void {
+  const rows = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`);
+  const set = db.prepare(`UPDATE chunks SET embed_key = ? WHERE id = ?`);
+  for (const r of rows.all() as Array<{ id: number; title: string; heading: string; text: string }>) set.run(embedKey(r.title, r.heading, r.text), r.id);
+  db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -94,6 +114,43 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     up: `CREATE VIRTUAL TABLE IF NOT EXISTS ${FTS_VOCAB_TABLE} USING fts5vocab(chunks_fts, 'row');`,
   },
+  {
+    // Error episodes and quoted error signatures (found by signature), chunk kinds, and the
+    // key that lets a re-indexed document keep the vectors of its unchanged chunks.
+    version: 3,
+    up: `
+      ALTER TABLE chunks ADD COLUMN chunk_kind TEXT NOT NULL DEFAULT 'text' CHECK (chunk_kind IN ('text', 'episode'));
+      ALTER TABLE chunks ADD COLUMN embed_key TEXT NOT NULL DEFAULT '';
+      ALTER TABLE chunks ADD COLUMN row_key TEXT NOT NULL DEFAULT '';
+      CREATE INDEX chunks_doc_key ON chunks(document_id, embed_key);
+      CREATE TABLE episodes (
+        chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id),
+        sig TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        action TEXT NOT NULL,
+        fix TEXT NOT NULL,
+        resolved INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        note TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        head TEXT NOT NULL,
+        words TEXT NOT NULL
+      );
+      CREATE INDEX episodes_sig ON episodes(sig);
+      CREATE TABLE signatures (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id),
+        sig TEXT NOT NULL,
+        head TEXT NOT NULL,
+        words TEXT NOT NULL,
+        fix TEXT NOT NULL,
+        UNIQUE (chunk_id, sig)
+      );
+      CREATE INDEX signatures_sig ON signatures(sig);
+    `,
+    backfill: backfillV3,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -120,6 +177,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.up);
+      m.backfill?.(db);
       db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(String(m.version));
     })();

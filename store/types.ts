@@ -5,6 +5,20 @@
 
 export type SourceKind = 'notes' | 'transcripts';
 
+/** What a chunk is: text of a document (a note section, a transcript exchange) or an error
+ *  episode cut from a past transcript (indexer/episodes.ts). */
+export const CHUNK_KINDS = ['text', 'episode'] as const;
+export type ChunkKind = (typeof CHUNK_KINDS)[number];
+
+/** How an episode ended (indexer/episodes.ts says how each is decided). */
+export const EPISODE_OUTCOMES = ['succeeded', 'error-changed', 'unresolved'] as const;
+export type EpisodeOutcome = (typeof EPISODE_OUTCOMES)[number];
+
+/** A stored document hash starting with this is stale: the indexer re-reads and re-chunks the
+ *  file even when its size and mtime are unchanged (set by the v3 migration, and on a
+ *  transcript whose last turn was still open when it was indexed). */
+export const STALE_HASH_PREFIX = '!';
+
 export interface Region {
   id: number;
   name: string;
@@ -44,6 +58,9 @@ export interface ChunkRecord {
   resolved: boolean;
   /** Extra names this chunk answers to (front-matter aliases, symbols); exact-match via nameSearch. */
   aliases: string[];
+  /** `episode` for an error episode (its fields via EpisodeReader), else `text`. The reader
+   *  always sets it; optional so records built elsewhere (tests, other stores) need not. */
+  chunkKind?: ChunkKind;
 }
 
 export interface Hit {
@@ -75,7 +92,7 @@ export interface StoreInfo {
   bytes: number;
 }
 
-export interface StoreReader {
+export interface StoreReader extends EpisodeReader {
   info(): StoreInfo;
   regions(): Region[];
   sources(): SourceRecord[];
@@ -128,7 +145,17 @@ export interface ChunkInput {
   episode?: EpisodeInput;
   /** Error signatures the chunk quotes (a note that quotes an error string): found by
    *  signature like an episode. */
-  signatures?: string[];
+  signatures?: QuotedSignature[];
+}
+
+/** An error a note quotes (indexer/note-signatures.ts): its signature (shared/error-signature.ts)
+ *  and the note's line about it. */
+export interface QuotedSignature {
+  sig: string;
+  head: string[];
+  words: string[];
+  /** The note's first prose line after the quote (what it says about the error), or ''. */
+  fix: string;
 }
 
 /** What the indexer records of an error episode (shared/error-signature.ts for sig/head/words). */
@@ -144,19 +171,31 @@ export interface EpisodeInput {
   /** One line: what the agent did that made the same or a similar action succeed, e.g.
    *  `git push --set-upstream origin <branch>`; '' when nothing did. */
   fix: string;
-  /** True when a later same-or-similar action succeeded. */
+  /** True when a later same-or-similar action succeeded, or failed with another error after
+   *  a change (outcome `error-changed`: this error was fixed). */
   resolved: boolean;
   /** Epoch ms of the failure. */
   at: number;
+  /** How it ended (default: `succeeded` when resolved, else `unresolved`). */
+  outcome?: EpisodeOutcome;
+  /** Failures with this signature before it ended (default 1). */
+  attempts?: number;
+  /** The assistant's one-line explanation of the fix ('' when none). */
+  note?: string;
 }
 
 /** An episode (or a note quoting an error) as the reader returns it. */
 export interface EpisodeRecord extends EpisodeInput {
+  outcome: EpisodeOutcome;
+  attempts: number;
+  note: string;
   chunkId: number;
   handle: string;
   region: string;
   regionScope: string;
-  /** `episode` (cut from a transcript) or `note` (a chunk quoting the error). */
+  /** `episode` (cut from a transcript) or `note` (a chunk quoting the error; its sessionId,
+   *  tool and action are '', resolved is true — written knowledge —, fix is the note's line
+   *  after the quote, at is the chunk's date). */
   source: 'episode' | 'note';
 }
 
@@ -186,8 +225,13 @@ export interface StoreWriter {
   getDocument(path: string): DocumentStat | null;
   /** Documents indexed from one source (to find deleted files). */
   listDocuments(sourceId: number): DocumentStat[];
-  /** Replace a document's chunks and vectors atomically (vectors[i] belongs to chunks[i]). */
-  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { handles: string[] };
+  /** Replace a document's chunks and vectors atomically (vectors[i] belongs to chunks[i]).
+   *  vectors[i] = null reuses the vector this document already stores for the same title,
+   *  heading and text (reusableVectors said so; none stored → BAD_INPUT). A chunk equal to
+   *  the stored one at the same ordinal keeps its row (id, handle, vector) untouched. */
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Array<Float32Array | null>): { handles: string[] };
+  /** Per chunk: does this document already store a vector for this title, heading and text? */
+  reusableVectors(path: string, title: string, chunks: Array<Pick<ChunkInput, 'heading' | 'text'>>): boolean[];
   /** Same content, new stat (e.g. touched file): no re-chunking. */
   touchDocument(path: string, mtime: number, size: number): void;
   removeDocument(path: string): boolean;

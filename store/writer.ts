@@ -7,8 +7,13 @@
  *   listSources() / removeSource(path)
  *   getDocument(path)                    → {path, hash, mtime, size} | null (skip unchanged files)
  *   listDocuments(sourceId)              → every indexed file of a source (find deleted ones)
- *   replaceDocument(doc, chunks, vecs)   ONE transaction: old chunks, FTS rows, aliases and
- *                                        vectors go, new ones come; a throw leaves the old doc
+ *   replaceDocument(doc, chunks, vecs)   ONE transaction: old chunks, FTS rows, aliases,
+ *                                        episode and signature rows and vectors go, new ones
+ *                                        come; a throw leaves the old doc. A chunk identical to
+ *                                        the stored one at its ordinal keeps its row (id, handle,
+ *                                        vector); vecs[i] = null reuses the document's stored
+ *                                        vector for the same title + heading + text
+ *   reusableVectors(path, title, chunks) → which chunks need no embedding
  *   touchDocument(path, mtime, size)     same content hash, new stat
  *   removeDocument(path)
  *   setModel(modelId, dim)               first call records it; a different one later throws
@@ -23,11 +28,13 @@
  */
 import type Database from 'better-sqlite3';
 import { basename, extname, relative, resolve, sep } from 'node:path';
-import type { ChunkInput, DocumentInput, DocumentStat, Region, SourceKind, SourceRecord, StoreInfo, StoreWriter } from './types.js';
+import { EPISODE_OUTCOMES, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
+import { isOneOf } from '../shared/vocabulary.js';
 import { migrate, getMeta } from './schema.js';
 import { float32ToBlob } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { SqliteStoreReader } from './reader.js';
+import { embedKey, rowKey } from './chunk-key.js';
 import { openWritableDb, unreadableStore } from './open.js';
 
 const SCOPE = /^(global|project:.+)$/;
@@ -71,13 +78,27 @@ export class SqliteStoreWriter implements StoreWriter {
       touchDoc: db.prepare(`UPDATE documents SET mtime = ?, size = ? WHERE path = ?`),
       deleteDoc: db.prepare(`DELETE FROM documents WHERE id = ?`),
       chunkIdsOfDoc: db.prepare(`SELECT id FROM chunks WHERE document_id = ?`),
+      chunkKeysOfDoc: db.prepare(`SELECT id, ordinal, row_key AS rowKey FROM chunks WHERE document_id = ?`),
+      vectorOfDocKey: db.prepare(`SELECT v.vec FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.document_id = ? AND c.embed_key = ? LIMIT 1`),
+      hasVectorOfDocKey: db.prepare(`SELECT 1 FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.document_id = ? AND c.embed_key = ? LIMIT 1`),
       deleteFts: db.prepare(`DELETE FROM chunks_fts WHERE rowid = ?`),
       deleteAliasesOfDoc: db.prepare(`DELETE FROM aliases WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)`),
       deleteVectorsOfDoc: db.prepare(`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)`),
+      deleteEpisodesOfDoc: db.prepare(`DELETE FROM episodes WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)`),
+      deleteSignaturesOfDoc: db.prepare(`DELETE FROM signatures WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)`),
       deleteChunksOfDoc: db.prepare(`DELETE FROM chunks WHERE document_id = ?`),
+      deleteAliasesOfChunk: db.prepare(`DELETE FROM aliases WHERE chunk_id = ?`),
+      deleteVectorOfChunk: db.prepare(`DELETE FROM vectors WHERE chunk_id = ?`),
+      deleteEpisodeOfChunk: db.prepare(`DELETE FROM episodes WHERE chunk_id = ?`),
+      deleteSignaturesOfChunk: db.prepare(`DELETE FROM signatures WHERE chunk_id = ?`),
+      deleteChunk: db.prepare(`DELETE FROM chunks WHERE id = ?`),
       handleTaken: db.prepare(`SELECT 1 FROM chunks WHERE handle = ?`),
-      insertChunk: db.prepare(`INSERT INTO chunks (document_id, region_id, ordinal, handle, heading, text, created_at, has_error, resolved, aliases)
-                               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      handleOf: db.prepare(`SELECT handle FROM chunks WHERE id = ?`),
+      insertChunk: db.prepare(`INSERT INTO chunks (document_id, region_id, ordinal, handle, heading, text, created_at, has_error, resolved, aliases, chunk_kind, embed_key, row_key)
+                               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertEpisode: db.prepare(`INSERT INTO episodes (chunk_id, sig, session_id, tool, action, fix, resolved, outcome, attempts, note, at, head, words)
+                                 VALUES (@chunkId, @sig, @sessionId, @tool, @action, @fix, @resolved, @outcome, @attempts, @note, @at, @head, @words)`),
+      insertSignature: db.prepare(`INSERT OR IGNORE INTO signatures (chunk_id, sig, head, words, fix) VALUES (?, ?, ?, ?, ?)`),
       insertFts: db.prepare(`INSERT INTO chunks_fts (rowid, title, heading, text) VALUES (?, ?, ?, ?)`),
       insertAlias: db.prepare(`INSERT INTO aliases (chunk_id, alias) VALUES (?, ?)`),
       insertVector: db.prepare(`INSERT INTO vectors (chunk_id, vec) VALUES (?, ?)`),
@@ -153,7 +174,24 @@ export class SqliteStoreWriter implements StoreWriter {
     for (const c of this.stmts.chunkIdsOfDoc.all(docId) as Array<{ id: number }>) this.stmts.deleteFts.run(c.id);
     this.stmts.deleteAliasesOfDoc.run(docId);
     this.stmts.deleteVectorsOfDoc.run(docId);
+    this.stmts.deleteEpisodesOfDoc.run(docId);
+    this.stmts.deleteSignaturesOfDoc.run(docId);
     this.stmts.deleteChunksOfDoc.run(docId);
+  }
+
+  private deleteOneChunk(id: number): void {
+    this.stmts.deleteFts.run(id);
+    this.stmts.deleteAliasesOfChunk.run(id);
+    this.stmts.deleteVectorOfChunk.run(id);
+    this.stmts.deleteEpisodeOfChunk.run(id);
+    this.stmts.deleteSignaturesOfChunk.run(id);
+    this.stmts.deleteChunk.run(id);
+  }
+
+  reusableVectors(path: string, title: string, chunks: Array<Pick<ChunkInput, 'heading' | 'text'>>): boolean[] {
+    const doc = this.stmts.docByPath.get(resolve(path)) as { id: number } | undefined;
+    if (!doc) return chunks.map(() => false);
+    return chunks.map((c) => this.stmts.hasVectorOfDocKey.get(doc.id, embedKey(title, c.heading, c.text)) !== undefined);
   }
 
   private deleteDocRows(docId: number): void {
@@ -161,7 +199,7 @@ export class SqliteStoreWriter implements StoreWriter {
     this.stmts.deleteDoc.run(docId);
   }
 
-  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { handles: string[] } {
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Array<Float32Array | null>): { handles: string[] } {
     const path = resolve(doc.path);
     const model = this.model();
     if (chunks.length > 0 && !model) {
@@ -171,7 +209,7 @@ export class SqliteStoreWriter implements StoreWriter {
       throw new StoreError('BAD_INPUT', `replaceDocument(${path}): ${chunks.length} chunks but ${vectors.length} vectors`);
     }
     for (const v of vectors) {
-      if (v.length !== model!.dim) {
+      if (v && v.length !== model!.dim) {
         throw new StoreError('BAD_INPUT', `replaceDocument(${path}): a vector has dimension ${v.length}; the store's model ${model!.model} has ${model!.dim}`);
       }
     }
@@ -184,11 +222,24 @@ export class SqliteStoreWriter implements StoreWriter {
         sourceId: source.id, path, name, stem: name.slice(0, name.length - extname(name).length) || name,
         hash: doc.hash, mtime: Math.round(doc.mtime), size: doc.size, title: doc.title, now,
       };
+      const embedKeys = chunks.map((c) => embedKey(doc.title, c.heading, c.text));
+      const rowKeys = chunks.map((c) => rowKey(doc.title, c));
       const existing = this.stmts.docByPath.get(path) as { id: number } | undefined;
+      // Vectors to reuse are read before any old row goes.
+      const blobs: Array<Buffer | null> = vectors.map((v, i) => {
+        if (v) return float32ToBlob(v);
+        const row = existing ? (this.stmts.vectorOfDocKey.get(existing.id, embedKeys[i]) as { vec: Buffer } | undefined) : undefined;
+        if (!row) throw new StoreError('BAD_INPUT', `replaceDocument(${path}): chunk ${i} has no vector and none is stored for its text`);
+        return row.vec;
+      });
       let docId: number;
+      const kept = new Map<number, number>(); // ordinal → id of the identical stored row
       if (existing) {
         docId = existing.id;
-        this.deleteChunkRows(docId);
+        for (const r of this.stmts.chunkKeysOfDoc.all(docId) as Array<{ id: number; ordinal: number; rowKey: string }>) {
+          if (r.ordinal < chunks.length && r.rowKey && r.rowKey === rowKeys[r.ordinal]) kept.set(r.ordinal, r.id);
+          else this.deleteOneChunk(r.id);
+        }
         this.stmts.updateDoc.run({ ...fields, id: docId });
       } else {
         docId = Number(this.stmts.insertDoc.run(fields).lastInsertRowid);
@@ -196,21 +247,39 @@ export class SqliteStoreWriter implements StoreWriter {
       const rel = relativeDocPath(source.path, path);
       const handles: string[] = [];
       chunks.forEach((c, ordinal) => {
+        if (kept.has(ordinal)) {
+          handles.push((this.stmts.handleOf.get(kept.get(ordinal)!) as { handle: string }).handle);
+          return;
+        }
         let handle = makeHandle(source.region, rel, ordinal);
         if (this.stmts.handleTaken.get(handle)) handle = makeHandle(source.region, `s${source.id}/${rel}`, ordinal);
         const aliases = (c.aliases ?? []).map((a) => a.trim()).filter((a) => a && !a.includes('\n'));
         const id = Number(
           this.stmts.insertChunk.run(
             docId, source.regionId, ordinal, handle, c.heading, c.text, Math.round(c.createdAt),
-            c.hasError ? 1 : 0, c.resolved ? 1 : 0, aliases.join('\n'),
+            c.hasError ? 1 : 0, c.resolved ? 1 : 0, aliases.join('\n'), c.episode ? 'episode' : 'text', embedKeys[ordinal], rowKeys[ordinal],
           ).lastInsertRowid,
         );
         this.stmts.insertFts.run(id, doc.title, c.heading, c.text);
         for (const a of new Set(aliases)) this.stmts.insertAlias.run(id, a);
-        this.stmts.insertVector.run(id, float32ToBlob(vectors[ordinal]));
+        this.stmts.insertVector.run(id, blobs[ordinal]);
+        if (c.episode) this.insertEpisode(id, c.episode);
+        for (const q of c.signatures ?? []) {
+          if (q.sig) this.stmts.insertSignature.run(id, q.sig, q.head.join('\n'), q.words.join(' '), q.fix);
+        }
         handles.push(handle);
       });
       return { handles };
+    });
+  }
+
+  private insertEpisode(chunkId: number, e: EpisodeInput): void {
+    const outcome = e.outcome ?? (e.resolved ? 'succeeded' : 'unresolved');
+    if (!isOneOf(EPISODE_OUTCOMES, outcome)) throw new StoreError('BAD_INPUT', `episode outcome "${String(outcome)}" is not one of ${EPISODE_OUTCOMES.join(', ')}`);
+    this.stmts.insertEpisode.run({
+      chunkId, sig: e.sig, sessionId: e.sessionId, tool: e.tool, action: e.action, fix: e.fix, resolved: e.resolved ? 1 : 0,
+      outcome, attempts: Math.max(1, Math.round(e.attempts ?? 1)), note: e.note ?? '', at: Math.round(e.at),
+      head: e.head.join('\n'), words: e.words.join(' '),
     });
   }
 
@@ -248,7 +317,7 @@ export class SqliteStoreWriter implements StoreWriter {
 
   clearDocuments(): void {
     this.transaction(() => {
-      this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all'); DELETE FROM aliases; DELETE FROM vectors; DELETE FROM chunks; DELETE FROM documents;`);
+      this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all'); DELETE FROM aliases; DELETE FROM vectors; DELETE FROM episodes; DELETE FROM signatures; DELETE FROM chunks; DELETE FROM documents;`);
       this.stmts.deleteMeta.run('model');
       this.stmts.deleteMeta.run('dim');
     });

@@ -52,8 +52,11 @@ U+FFFD replacements (counted under warnings.invalid_utf8).
 Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then refuses.
 
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
-"skipped":{reason:count},"warnings":{…},"chunks_added","chunks_total","seconds",
-"chunks_per_s","problems":[{path,reason,message}]} (plus "region","source" for add).
+"skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
+"chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}]} (plus "region",
+"source" for add). chunks_embedded counts the chunks that needed the model; a re-indexed
+file reuses the stored vectors of its unchanged chunks. Transcripts also give error
+episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
 Progress is drawn on stderr only when it is a terminal.
 Exit codes: 0 done (skipped bad input is reported, not a failure) · 1 some documents
 could not be embedded or stored, another indexer is running, or no sources yet ·
@@ -78,7 +81,7 @@ function summaryLine(s: IndexSummary): string {
   const skipped = Object.entries(s.skipped);
   const nSkipped = skipped.reduce((n, [, c]) => n + (c ?? 0), 0);
   const parts = [
-    `indexed ${s.indexed} file(s) (${s.chunks_added} chunks)`,
+    `indexed ${s.indexed} file(s) (${s.chunks_added} chunks${s.chunks_added ? `, ${s.chunks_embedded} embedded` : ''}${s.episodes_added ? `, ${s.episodes_added} error episodes` : ''})`,
     `${s.unchanged} unchanged`,
     `${s.removed} removed`,
   ];

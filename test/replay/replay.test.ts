@@ -157,7 +157,7 @@ describe('replay', () => {
 
   it('replays the shared transcript fixtures (malformed lines, subagent folder) without offers in sidechains', async () => {
     const r = await replay(join(repoRoot, 'test', 'fixtures', 'transcripts'));
-    expect(r.summary.sessions).toBe(5);
+    expect(r.summary.sessions).toBe(7); // 5 main sessions + 2 subagent files (the episodes fixture added one of each)
     expect(r.summary.sidechain_offers).toBe(0);
     const sub = r.summary.per_session.find((p) => p.file.includes('/subagents/'));
     expect(sub).toMatchObject({ sidechain: true, would_fire: 0 });

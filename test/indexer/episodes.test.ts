@@ -1,0 +1,184 @@
+/**
+ * Error episodes (indexer/episodes.ts) on invented tool steps of the real shapes: a push
+ * with no upstream fixed by --set-upstream, a pre-commit format failure fixed by a format
+ * command then the commit, an error that changes after an edit, repeated attempts, cascade
+ * notices skipped, the look-ahead bound, fix lines with placeholders, and properties: no
+ * episode from sidechain records, every episode's sig is errorSignature of its error.
+ */
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import type { ToolStep } from '../../transcript/tool-steps.js';
+import { toolStepsOf } from '../../transcript/tool-steps.js';
+import { parseLine } from '../../transcript/records.js';
+import { errorSignature } from '../../shared/error-signature.js';
+import { commandKey, episodesOf, fixCommandText, isInspection, LOOKAHEAD_STEPS, similarAction } from '../../indexer/episodes.js';
+
+const CWD = '/home/user/work/shop-wt/feature-cart';
+let n = 0;
+function step(summary: string, result = 'ok', isError = false, note = ''): ToolStep {
+  n++;
+  const name = summary.split(':', 1)[0];
+  return {
+    step: n, toolUseId: `t${n}`, name, summary, isError, resultText: result, callAt: 1_700_000_000_000 + n * 1000,
+    resultAt: 1_700_000_000_000 + n * 1000 + 500, startOffset: n * 100, endOffset: n * 100 + 99, sessionId: 'sess-a', cwd: CWD, note,
+  };
+}
+const NO_UPSTREAM = 'Exit code 128\nfatal: The current branch feature-cart has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature-cart\n';
+const FORMAT_FAIL = 'Pre-commit checks failed:\\n\\n[FORMAT] Files are not formatted.\\nRun \'mix format\' to fix.\\n';
+const LINT_FAIL = 'Pre-commit checks failed:\\n\\n[LINT]\\nFound 2 warnings in lib/cart.ex\\n';
+
+describe('episodes', () => {
+  it('a push with no upstream, fixed by --set-upstream: resolved, the fix names the command with the branch as a placeholder', () => {
+    const eps = episodesOf([
+      step('Bash: git push 2>&1', NO_UPSTREAM, true, 'All checks pass, pushing.'),
+      step('Bash: git push --set-upstream origin feature-cart 2>&1', 'branch set up to track origin/feature-cart', false, 'All checks pass, pushing.'),
+      step('Bash: git status'),
+    ]);
+    expect(eps).toHaveLength(1);
+    expect(eps[0]).toMatchObject({ tool: 'Bash', action: 'Bash: git push 2>&1', outcome: 'succeeded', resolved: true, attempts: 1, fix: 'git push --set-upstream origin <branch>', note: '' });
+    expect(eps[0].sig.sig).toBe(errorSignature(NO_UPSTREAM)!.sig);
+    expect(eps[0].errorLines[0]).toContain('has no upstream branch');
+  });
+
+  it('a pre-commit format failure: the format command is the fix, then the commit succeeded; the note explains it', () => {
+    const eps = episodesOf([
+      step('Bash: git add -A && git commit -m "feat: cart totals with tax and rounding per line item"', FORMAT_FAIL, true, 'Committing.'),
+      step('Bash: mix format 2>&1', '', false, 'The hook wants formatted code; formatting first.'),
+      step('Bash: git status --short'),
+      step('Bash: git add -A && git commit -m "feat: cart totals with tax and rounding per line item"', '[feature-cart 1a2b3c4] feat'),
+    ]);
+    expect(eps).toHaveLength(1);
+    expect(eps[0]).toMatchObject({ outcome: 'succeeded', fix: 'mix format; then git commit succeeded', note: 'The hook wants formatted code; formatting first.' });
+    expect(eps[0].tried).toEqual(['Bash: mix format 2>&1', 'Bash: git status --short']);
+  });
+
+  it('the same action failing with another error after a change: this error is resolved (error-changed), the next is its own episode', () => {
+    const commit = 'Bash: git commit -m "$(cat <<\'EOF\' feat: cart totals EOF )"';
+    const eps = episodesOf([
+      step(commit, FORMAT_FAIL, true),
+      step('Bash: mix format'),
+      step(commit, LINT_FAIL, true),
+      step(`Edit: ${CWD}/lib/cart.ex`, 'ok', false, 'Removing the unused alias the linter flagged.'),
+      step(commit, 'ok'),
+    ]);
+    expect(eps.map((e) => [e.outcome, e.fix])).toEqual([
+      ['error-changed', 'mix format'],
+      ['succeeded', 'Edit lib/cart.ex; then git commit succeeded'],
+    ]);
+    expect(eps[1].note).toBe('Removing the unused alias the linter flagged.');
+    // Control: a different error on a retry with no change in between does not end the episode.
+    const flaky = episodesOf([step(commit, FORMAT_FAIL, true), step(commit, LINT_FAIL, true), step('Bash: ls')]);
+    expect(flaky[0].outcome).toBe('unresolved');
+  });
+
+  it('repeated failures with the same signature form one episode (first failure, attempts counted; the fix is what came after the last one)', () => {
+    const t1 = 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect';
+    const t2 = 'Error: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect';
+    const eps = episodesOf([
+      step('Bash: npm run test:integration', t1, true),
+      step('Bash: sleep 5'),
+      step('Bash: npm run test:integration', t2, true),
+      step('Bash: docker compose up -d postgres', 'Started', false, 'Postgres is not running; starting it.'),
+      step('Bash: npm run test:integration', 'Tests: 42 passed'),
+    ]);
+    expect(eps).toHaveLength(1);
+    expect(eps[0]).toMatchObject({ step: eps[0].step, attempts: 2, outcome: 'succeeded', fix: 'docker compose up -d postgres; then npm run test:integration succeeded', note: 'Postgres is not running; starting it.' });
+  });
+
+  it('cascade notices (sibling failed, user rejected, interrupted) are not episodes and do not end one', () => {
+    const eps = episodesOf([
+      step('Bash: make deploy', 'Sibling tool call errored', true),
+      step('Edit: /home/user/x.ts', "The user doesn't want to proceed with this tool use. The tool use was rejected.", true),
+      step('Bash: npm publish', '[Request interrupted by user for tool use]', true),
+    ]);
+    expect(eps).toEqual([]);
+    // Control: a real error among them is an episode; the cascade retry does not resolve it.
+    const real = episodesOf([step('Bash: make deploy', 'make: *** [deploy] Error 1\nerror: missing DEPLOY_TOKEN', true), step('Bash: make deploy', 'Sibling tool call errored', true)]);
+    expect(real).toHaveLength(1);
+    expect(real[0].outcome).toBe('unresolved');
+    expect(episodesOf([{ ...step('x', 'Error: from a call never seen', true), name: 'unknown', summary: 'unknown' }])).toEqual([]);
+  });
+
+  it('the look-ahead is bounded: a success of the same action beyond it does not resolve the episode', () => {
+    const fail = step('Bash: cargo build', 'error[E0432]: unresolved import `crate::cart`', true);
+    const filler = Array.from({ length: LOOKAHEAD_STEPS }, (_, i) => step(`Read: /home/user/f${i}.rs`));
+    expect(episodesOf([fail, ...filler, step('Bash: cargo build', 'Finished')])[0].outcome).toBe('unresolved');
+    // Control: one step fewer of filler and the same success resolves it.
+    expect(episodesOf([fail, ...filler.slice(1), step('Bash: cargo build', 'Finished')])[0].outcome).toBe('succeeded');
+  });
+
+  it('an edit that failed is resolved by reading the file and editing again (inspection as the fix when nothing else was done)', () => {
+    const eps = episodesOf([
+      step(`Edit: ${CWD}/lib/cart.ex`, 'String to replace not found in file.\nString: def total do', true),
+      step(`Read: ${CWD}/lib/cart.ex`, '...'),
+      step(`Edit: ${CWD}/lib/cart.ex`, 'ok'),
+    ]);
+    expect(eps[0]).toMatchObject({ outcome: 'succeeded', fix: 'Read lib/cart.ex; then Edit lib/cart.ex succeeded' });
+  });
+
+  it('similar action and inspection rules', () => {
+    expect(commandKey('git push --set-upstream origin x 2>&1')).toBe('git push');
+    expect(commandKey('cd /home/user/app && FOO=1 timeout 60 mix test test/a_test.exs')).toBe('mix test');
+    expect(commandKey('npm run build -- --watch')).toBe('npm run build');
+    expect(commandKey('python3 -m pytest tests/')).toBe('python3 -m pytest');
+    expect(commandKey('git add -A && git commit -m "x"')).toBe('git commit');
+    expect(similarAction({ name: 'Bash', summary: 'Bash: npm run build' }, { name: 'Bash', summary: 'Bash: npm run test' })).toBe(false);
+    expect(similarAction({ name: 'Edit', summary: 'Edit: /a/b.ts' }, { name: 'Write', summary: 'Write: /a/b.ts' })).toBe(true);
+    expect(similarAction({ name: 'Edit', summary: 'Edit: /a/b.ts' }, { name: 'Edit', summary: 'Edit: /a/c.ts' })).toBe(false);
+    expect(similarAction({ name: 'WebFetch', summary: 'WebFetch: https://example.org/docs/api' }, { name: 'WebFetch', summary: 'WebFetch: https://example.org/docs/api' })).toBe(true);
+    expect(isInspection({ name: 'Bash', summary: 'Bash: git status && git log --oneline -3' })).toBe(true);
+    expect(isInspection({ name: 'Bash', summary: 'Bash: mix dialyzer 2>&1 | grep cart' })).toBe(true);
+    expect(isInspection({ name: 'Bash', summary: 'Bash: mix deps.get 2>&1 | tail -5' })).toBe(false);
+    expect(isInspection({ name: 'Grep', summary: 'Grep: total in lib' })).toBe(true);
+  });
+
+  it('fix text: session paths, hashes, ids, messages and branches become placeholders; command words stay', () => {
+    expect(fixCommandText('git push --set-upstream origin feature-cart 2>&1', CWD)).toBe('git push --set-upstream origin <branch>');
+    expect(fixCommandText(`cd ${CWD}/assets && npm ci 2>&1 | tail -20`, CWD)).toBe('cd assets && npm ci');
+    expect(fixCommandText('cat /tmp/run-1234/out.log', CWD)).toBe('cat <path>');
+    expect(fixCommandText('git revert 3f9a2c1d7e --no-edit', CWD)).toBe('git revert <hash> --no-edit');
+    expect(fixCommandText('git commit -m "fix: round each line item before summing the cart"', CWD)).toBe('git commit -m <text>');
+    expect(fixCommandText('git commit -m "$(cat <<\'EOF\' long message here EOF )"', CWD)).toBe('git commit -m <message>');
+    expect(fixCommandText('git checkout -b feature/tax-rounding', CWD)).toBe('git checkout -b <branch>');
+    expect(fixCommandText('kubectl delete pod 0b5f2e1c-1111-4a2b-9c3d-222233334444', CWD)).toBe('kubectl delete pod <id>');
+    expect(fixCommandText('grep -n "total" lib/cart.ex', CWD)).toBe('grep -n "total" lib/cart.ex');
+  });
+
+  it('property: every episode has the signature of its own error text, never comes from a cascade, and steps stay in order', () => {
+    const errors = [NO_UPSTREAM, FORMAT_FAIL, LINT_FAIL, 'Error: ENOENT: no such file or directory, open \'/x/y\'', 'Sibling tool call errored', 'ok'];
+    const actions = ['Bash: git push', 'Bash: mix format', 'Bash: git commit -m x', `Edit: ${CWD}/a.ex`, 'Read: /tmp/a', 'Grep: x in y'];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(actions.length - 1), fc.nat(errors.length - 1), fc.boolean()), { maxLength: 60 }), (plan) => {
+        const steps = plan.map(([a, e, fail]) => step(actions[a], errors[e], fail && errors[e] !== 'ok'));
+        const eps = episodesOf(steps);
+        for (const ep of eps) {
+          expect(errorSignature(ep.errorText)!.sig).toBe(ep.sig.sig);
+          expect(ep.errorText).not.toMatch(/^Sibling tool call errored/);
+          expect(ep.resolved).toBe(ep.outcome !== 'unresolved');
+          expect(ep.fix === '').toBe(!ep.resolved);
+          expect(ep.attempts).toBeGreaterThanOrEqual(1);
+        }
+        expect(eps.map((e) => e.step)).toEqual([...eps.map((e) => e.step)].sort((a, b) => a - b));
+      }),
+    );
+  });
+
+  it('property: episodes never come from sidechain records (control: the same failures on the main lane do)', () => {
+    const line = (type: string, side: boolean, message: unknown) => JSON.stringify({ type, isSidechain: side, sessionId: 's', cwd: CWD, timestamp: '2026-03-02T09:00:00Z', uuid: `u${Math.random()}`, message });
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 20 }), (sides) => {
+        const lines = sides.flatMap((side, i) => [
+          line('assistant', side, { role: 'assistant', content: [{ type: 'tool_use', id: `x${i}`, name: 'Bash', input: { command: `deploy ${i}` } }] }),
+          line('user', side, { role: 'user', content: [{ type: 'tool_result', tool_use_id: `x${i}`, content: `Error: deploy ${i} failed: token expired`, is_error: true }] }),
+        ]);
+        let off = 0;
+        const steps = toolStepsOf(lines.map((l) => ({ rec: parseLine(l), startOffset: off, endOffset: (off += l.length + 1) })));
+        const eps = episodesOf(steps);
+        const mainActions = sides.map((s, i) => (s ? null : `Bash: deploy ${i}`)).filter(Boolean);
+        for (const ep of eps) expect(mainActions).toContain(ep.action);
+        if (mainActions.length) expect(eps.length).toBeGreaterThan(0);
+        else expect(eps).toEqual([]);
+      }),
+    );
+  });
+});
