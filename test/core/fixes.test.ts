@@ -8,7 +8,7 @@ const ep = (over: Partial<EpisodeRecord> = {}): EpisodeRecord => ({
   chunkId: 1, handle: 'sessions/p/s1.jsonl#e1', region: 'sessions', regionScope: 'global', source: 'episode',
   sig: SIG, head: ['fatal: the current branch <name> has no upstream branch.'], words: ['fatal', 'current', 'branch', 'upstream'],
   sessionId: '258c7280-aaaa', tool: 'Bash', action: 'Bash: git push', fix: 'git push --set-upstream origin <branch>',
-  resolved: true, at: Date.UTC(2026, 1, 11), ...over,
+  resolved: true, at: Date.UTC(2026, 1, 11), outcome: 'succeeded', attempts: 1, note: '', ...over,
 });
 
 describe('Past fix offers from episodes', () => {

@@ -19,7 +19,7 @@ function step(summary: string, result = 'ok', isError = false, note = ''): ToolS
   n++;
   const name = summary.split(':', 1)[0];
   return {
-    step: n, toolUseId: `t${n}`, name, summary, isError, resultText: result, callAt: 1_700_000_000_000 + n * 1000,
+    step: n, toolUseId: `t${n}`, name, summary, isError, toolUseError: false, resultText: result, callAt: 1_700_000_000_000 + n * 1000,
     resultAt: 1_700_000_000_000 + n * 1000 + 500, startOffset: n * 100, endOffset: n * 100 + 99, sessionId: 'sess-a', cwd: CWD, note,
   };
 }
