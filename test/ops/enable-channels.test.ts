@@ -96,6 +96,10 @@ describe('enable / disable per channel', () => {
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(/tool {3}soak → live \(FORCED past 1 failing gate\(s\); logged\)/);
     expect(configJson(e)!.modes.default).toMatchObject({ state: 'live', tool: { state: 'live' } });
+    // hook-settings.json is rewritten from the effective config at once; the tool channel's
+    // settings are in it once config/hook-settings.ts maps modes.<m>.tool (the hook's side).
+    expect(hookMode(e).state).toBe('live');
+    if (hookMode(e).tool !== undefined) expect(hookMode(e).tool.state).toBe('live');
     const audit = readFileSync(join(e.home, 'logs', 'ops.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(audit.map((a) => [a.channel, a.to, a.forced])).toEqual([['prompt', 'live', false], ['tool', 'live', true]]);
     expect(audit.at(-1)).toMatchObject({ event: 'mode-state', mode: 'default', from: 'soak', gatesFailed: ['tool.usefulness:default'] });
