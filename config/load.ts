@@ -138,6 +138,31 @@ function checkModeNames(fileLayer: Obj, flagLayer: Obj): void {
   }
 }
 
+/**
+ * `--set` may not put a channel live: `modes.<m>.state=live` (prompt) or
+ * `modes.<m>.tool.state=live` (tool), however spelled (`modes.<m>={"state":"live"}` too),
+ * would bypass `enable` and its gates — for the daemon it writes the hook's settings from
+ * its config. Soak and off are allowed: they only silence.
+ */
+function checkNoLiveFlags(flagLayer: Obj): void {
+  const modes = flagLayer.modes;
+  if (!modes || typeof modes !== 'object' || Array.isArray(modes)) return;
+  for (const [name, m] of Object.entries(modes)) {
+    if (!m || typeof m !== 'object' || Array.isArray(m)) continue;
+    const tool = (m as Obj).tool;
+    const live: string[] = [];
+    if ((m as Obj).state === 'live') live.push('prompt');
+    if (tool && typeof tool === 'object' && !Array.isArray(tool) && (tool as Obj).state === 'live') live.push('tool');
+    if (live.length) {
+      const key = live[0] === 'prompt' ? `modes.${name}.state` : `modes.${name}.tool.state`;
+      throw new ConfigError(
+        `--set ${key}=live is refused: a channel goes live only after its soak gates pass. ` +
+          `Run \`active-brain enable ${name} --channel ${live[0]}\` (it names any failing gate; --force is logged).`,
+      );
+    }
+  }
+}
+
 export function loadConfig(opts: LoadOptions = {}): Loaded {
   const env = opts.env ?? process.env;
   const file = opts.file ?? configPath(env);
@@ -157,6 +182,7 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
   }
   layers.push(['flag', flagLayer]);
   checkModeNames(layers[0][1], flagLayer);
+  checkNoLiveFlags(flagLayer);
 
   let merged: Obj = {};
   const sources: Record<string, Source> = {};

@@ -284,10 +284,18 @@ export const ConfigSchema = z
         /** Useful would-fire rate per 100 exchanges: below min is mute, above max is chatty. */
         minWouldFirePer100: z.number().min(0).default(1),
         maxWouldFirePer100: z.number().min(0).default(15),
-        /** Hook latency gates (ms). */
+        /** The tool channel's band, per 100 tool events the hook saw (PostToolUseFailure +
+         *  PostToolUse: one per tool call). In the three real sessions of the eval set 4.2 of
+         *  every 100 tool calls failed (24/578), so above 4 the channel speaks about as often
+         *  as the agent fails — at nearly every failure, more than resolved episodes support;
+         *  below 0.2 (one offer in 500 calls, two to three sessions) it is mute. */
+        toolMinWouldFirePer100: z.number().min(0).default(0.2),
+        toolMaxWouldFirePer100: z.number().min(0).default(4),
+        /** Hook latency gates (ms), applied to each channel's runs on its own. */
         hookP50Ms: z.number().min(1).default(40),
         hookP99Ms: z.number().min(1).default(60),
-        /** Labels needed and the useful share required for the usefulness gate. */
+        /** Labels needed and the useful share required for the usefulness gate (per channel:
+         *  each channel needs its own labels). */
         minLabels: z.number().int().min(1).default(50),
         minUsefulShare: z.number().min(0).max(1).default(0.7),
       })

@@ -1,16 +1,23 @@
 /**
- * Labels: a person's verdict on a would-fire (or printed) offer, appended to
- * <home>/labels.jsonl. Only explicit useful / not-useful verdicts count — never a region
- * match or a non-empty hypothesis. Sampling picks unlabeled offers that the hook showed (or,
- * in soak, would have shown), joined to their decision records by offer id.
+ * Labels: a person's verdict on an offer the hook showed (or, in soak, would have shown),
+ * on either channel, appended to <home>/labels.jsonl with the channel it was offered on
+ * (labels written before the tool channel existed carry none: prompt). Only explicit useful
+ * / not-useful verdicts count — never a region match or a non-empty hypothesis.
+ *
+ * Where the offers come from (logs/hook.jsonl and logs/daemon.jsonl, ops/channel-records.ts):
+ *   prompt — the daemon's decision records whose offer the hook printed or logged as
+ *            would-fire at a prompt (the decision gives the exchange: turn, offset, trigger);
+ *   tool   — the hook's own tool-event records that printed or would have (a Past fix the
+ *            hook read from fixes/<sig>.json has no daemon decision at all); a daemon tool
+ *            decision with the same offer id adds its trigger.
+ * One offer is one (session, offer id): a Past fix keeps its id across sessions.
  */
 import { appendFileSync } from 'node:fs';
 import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
 import { ensureDir } from '../shared/atomic.js';
-import type { OfferType } from '../shared/types.js';
-import type { DecisionRecord } from '../daemon/logs.js';
+import { CHANNELS, type Channel, type OfferType, type TriggerKind } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
-import type { HookRecord } from '../hook/log.js';
+import { byChannel, channelOf, type DecisionLine, type HookLine } from './channel-records.js';
 
 export interface LabelRecord {
   ts: number;
@@ -20,11 +27,40 @@ export interface LabelRecord {
   type: OfferType;
   mode: string | null;
   useful: boolean;
+  /** The channel the offer was shown on (absent in older labels: prompt). */
+  channel?: Channel;
+  /** Tool channel: the failing step, its tool call id and error signature. */
+  step?: number;
+  tool_use_id?: string;
+  sig?: string;
 }
+
+/** One offer a person would have seen, on either channel. */
+export interface OfferSample {
+  channel: Channel;
+  offerId: string;
+  session: string;
+  handle: string;
+  type: OfferType;
+  confidence: number;
+  mode: string | null;
+  trigger: TriggerKind | null;
+  ts: number;
+  /** Prompt channel: the exchange's number and the transcript offset just past it. */
+  turn?: number;
+  offset?: number;
+  /** Tool channel: the step (as the hook counted it), the tool call id, the signature. */
+  step?: number;
+  toolUseId?: string;
+  sig?: string;
+}
+
+const SHOWN = new Set(['print', 'would-fire']);
+const key = (session: string, offerId: string) => `${session}\u0000${offerId}`;
 
 export function readLabels(env: NodeJS.ProcessEnv = process.env): LabelRecord[] {
   return readJsonlFiles<LabelRecord>(oneLog(labelsPath(env))).records.filter(
-    (l) => typeof l.offer_id === 'string' && typeof l.useful === 'boolean',
+    (l) => typeof l.offer_id === 'string' && typeof l.useful === 'boolean' && channelOf(l) !== null,
   );
 }
 
@@ -33,51 +69,112 @@ export function appendLabel(l: LabelRecord, env: NodeJS.ProcessEnv = process.env
   appendFileSync(labelsPath(env), JSON.stringify(l) + '\n', { mode: 0o600 });
 }
 
-/** Offer ids the hook printed or (in soak) would have printed: what a person would have seen. */
-export function shownOfferIds(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Set<string> {
-  const ids = new Set<string>();
-  for (const r of readJsonlFiles<HookRecord>(hookLogs(logsDir(env)), sinceMs).records) {
-    if ((r.outcome === 'print' || r.outcome === 'would-fire') && typeof r.offer_id === 'string') ids.add(r.offer_id);
+export function labelFor(s: OfferSample, useful: boolean, ts = Date.now()): LabelRecord {
+  const l: LabelRecord = { ts, offer_id: s.offerId, session: s.session, handle: s.handle, type: s.type, mode: s.mode, useful, channel: s.channel };
+  if (s.channel === 'tool') {
+    if (s.step !== undefined) l.step = s.step;
+    if (s.toolUseId !== undefined) l.tool_use_id = s.toolUseId;
+    if (s.sig !== undefined) l.sig = s.sig;
   }
-  return ids;
+  return l;
 }
 
-/** Offers a person would have seen — decided by the daemon AND let through by the hook's
- *  gates (confidence, budget, gap) — newest last; one per offer id. Offers the hook would
- *  have silenced are not labeled: they say nothing about what users get. */
-export function offeredDecisions(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): DecisionRecord[] {
-  const shown = shownOfferIds(env, sinceMs);
+function isDecision(d: DecisionLine): boolean {
+  return d.type === 'decision' && d.would_fire && !!d.offer && !d.worker && !d.sidechain && !d.seed;
+}
+
+/** Offers a person would have seen, from hook and decision records already read. Pure. */
+export function offerSamples(hook: readonly HookLine[], decisions: readonly DecisionLine[]): OfferSample[] {
+  const h = byChannel(hook).channels;
+  const d = byChannel(decisions).channels;
+  const out: OfferSample[] = [];
+
+  const promptShown = new Set(h.prompt.filter((r) => SHOWN.has(r.outcome) && typeof r.offer_id === 'string').map((r) => r.offer_id!));
   const seen = new Set<string>();
-  const out: DecisionRecord[] = [];
-  for (const d of readJsonlFiles<DecisionRecord>(daemonLogs(logsDir(env)), sinceMs).records) {
-    if (d.type !== 'decision' || !d.would_fire || !d.offer || seen.has(d.offer.id) || !shown.has(d.offer.id)) continue;
-    if (d.worker || d.sidechain || d.seed) continue;
-    seen.add(d.offer.id);
-    out.push(d);
+  for (const x of d.prompt) {
+    if (!isDecision(x) || seen.has(x.offer!.id) || !promptShown.has(x.offer!.id)) continue;
+    seen.add(x.offer!.id);
+    out.push({
+      channel: 'prompt', offerId: x.offer!.id, session: x.sessionId, handle: x.offer!.handle, type: x.offer!.type,
+      confidence: x.offer!.confidence, mode: x.mode, trigger: x.trigger, ts: x.ts, turn: x.turn, offset: x.offset,
+    });
+  }
+
+  const toolDecisions = new Map<string, DecisionLine>();
+  for (const x of d.tool) if (isDecision(x) && !toolDecisions.has(x.offer!.id)) toolDecisions.set(x.offer!.id, x);
+  const seenTool = new Set<string>();
+  for (const r of h.tool) {
+    if (!SHOWN.has(r.outcome) || typeof r.offer_id !== 'string' || typeof r.session !== 'string' || typeof r.handle !== 'string' || !r.type) continue;
+    const k = key(r.session, r.offer_id);
+    if (seenTool.has(k)) continue;
+    seenTool.add(k);
+    const s: OfferSample = {
+      channel: 'tool', offerId: r.offer_id, session: r.session, handle: r.handle, type: r.type,
+      confidence: typeof r.confidence === 'number' ? r.confidence : 0, mode: r.mode, trigger: toolDecisions.get(r.offer_id)?.trigger ?? null, ts: r.ts,
+    };
+    if (typeof r.step === 'number') s.step = r.step;
+    if (typeof r.tool_use_id === 'string') s.toolUseId = r.tool_use_id;
+    if (typeof r.sig === 'string') s.sig = r.sig;
+    out.push(s);
   }
   return out;
 }
 
-/** Would-fire offers the hook did not let through, one per id, with the hook's reason when it
- *  logged one (`not-seen` when no prompt came after the offer). They are not labeled; this
- *  says why, where `soak report` counts every would-fire. */
-export function withheldOffers(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Array<{ id: string; reason: string }> {
-  const reasons = new Map<string, string>();
-  const shown = new Set<string>();
-  for (const r of readJsonlFiles<HookRecord>(hookLogs(logsDir(env)), sinceMs).records) {
-    if (typeof r.offer_id !== 'string') continue;
-    if (r.outcome === 'print' || r.outcome === 'would-fire') shown.add(r.offer_id);
-    else reasons.set(r.offer_id, r.reason);
-  }
-  const out: Array<{ id: string; reason: string }> = [];
-  const seen = new Set<string>();
-  for (const d of readJsonlFiles<DecisionRecord>(daemonLogs(logsDir(env)), sinceMs).records) {
-    if (d.type !== 'decision' || !d.would_fire || !d.offer || d.worker || d.sidechain || d.seed) continue;
-    if (shown.has(d.offer.id) || seen.has(d.offer.id)) continue;
-    seen.add(d.offer.id);
-    out.push({ id: d.offer.id, reason: reasons.get(d.offer.id) ?? 'not-seen' });
+/** Would-fire offers the hook did not let through, with the hook's reason when it logged
+ *  one (`not-seen`: no hook run on that channel ever met the offer). They are not labeled;
+ *  this says why, where `soak report` counts every would-fire. Pure. */
+export function withheldFrom(hook: readonly HookLine[], decisions: readonly DecisionLine[]): Array<{ id: string; channel: Channel; reason: string }> {
+  const h = byChannel(hook).channels;
+  const d = byChannel(decisions).channels;
+  const out: Array<{ id: string; channel: Channel; reason: string }> = [];
+  for (const channel of CHANNELS) {
+    // Prompt offer ids are unique; a Past fix keeps its id across sessions, so the tool
+    // channel tells its offers apart by session too.
+    const k = (session: string | null, id: string) => (channel === 'tool' ? key(session ?? '', id) : id);
+    const held = new Map<string, { id: string; reason: string }>();
+    const shown = new Set<string>();
+    for (const r of h[channel]) {
+      if (typeof r.offer_id !== 'string') continue;
+      if (SHOWN.has(r.outcome)) shown.add(k(r.session, r.offer_id));
+      else held.set(k(r.session, r.offer_id), { id: r.offer_id, reason: r.reason });
+    }
+    const seen = new Set<string>();
+    // The daemon's would-fire decisions first (they are what the hook could have met) …
+    for (const x of d[channel]) {
+      if (!isDecision(x)) continue;
+      const id = k(x.sessionId, x.offer!.id);
+      if (shown.has(id) || seen.has(id)) continue;
+      seen.add(id);
+      out.push({ id: x.offer!.id, channel, reason: held.get(id)?.reason ?? 'not-seen' });
+    }
+    // … then, on the tool channel, offers the hook met in a fixes file and held back.
+    if (channel === 'tool') {
+      for (const [id, w] of held) {
+        if (shown.has(id) || seen.has(id)) continue;
+        seen.add(id);
+        out.push({ id: w.id, channel, reason: w.reason });
+      }
+    }
   }
   return out;
+}
+
+function readLogs(env: NodeJS.ProcessEnv, sinceMs: number): { hook: HookLine[]; decisions: DecisionLine[] } {
+  return {
+    hook: readJsonlFiles<HookLine>(hookLogs(logsDir(env)), sinceMs).records,
+    decisions: readJsonlFiles<DecisionLine>(daemonLogs(logsDir(env)), sinceMs).records,
+  };
+}
+
+/** Offers a person would have seen on either channel, from the logs. */
+export function offeredSamples(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): OfferSample[] {
+  const { hook, decisions } = readLogs(env, sinceMs);
+  return offerSamples(hook, decisions);
+}
+
+export function withheldOffers(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Array<{ id: string; channel: Channel; reason: string }> {
+  const { hook, decisions } = readLogs(env, sinceMs);
+  return withheldFrom(hook, decisions);
 }
 
 /** "3 low-confidence, 1 not-seen" */
@@ -87,11 +184,16 @@ export function reasonSummary(xs: ReadonlyArray<{ reason: string }>): string {
   return [...c].map(([r, n]) => `${n} ${r}`).join(', ');
 }
 
+export interface LabelFilter {
+  mode?: string;
+  channel?: Channel;
+}
+
 /** Unlabeled offers in a seeded random order (Fisher–Yates with a small LCG), so a sample
  *  is spread over the whole soak rather than the most recent day. */
-export function sampleUnlabeled(offers: DecisionRecord[], labels: LabelRecord[], seed: number, mode?: string): DecisionRecord[] {
-  const done = new Set(labels.map((l) => l.offer_id));
-  const pool = offers.filter((o) => !done.has(o.offer!.id) && (!mode || o.mode === mode));
+export function sampleUnlabeled(offers: readonly OfferSample[], labels: readonly LabelRecord[], seed: number, f: LabelFilter = {}): OfferSample[] {
+  const done = new Set(labels.map((l) => key(l.session, l.offer_id)));
+  const pool = offers.filter((o) => !done.has(key(o.session, o.offerId)) && (!f.mode || o.mode === f.mode) && (!f.channel || o.channel === f.channel));
   let s = seed >>> 0 || 1;
   const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
   for (let i = pool.length - 1; i > 0; i--) {
@@ -101,10 +203,14 @@ export function sampleUnlabeled(offers: DecisionRecord[], labels: LabelRecord[],
   return pool;
 }
 
-export function labelCounts(labels: LabelRecord[], mode?: string): { n: number; useful: number } {
+export function labelCounts(labels: readonly LabelRecord[], f: LabelFilter = {}): { n: number; useful: number } {
   // The latest verdict per offer wins (a person may change their mind).
   const latest = new Map<string, LabelRecord>();
-  for (const l of labels) if (!mode || l.mode === mode) latest.set(l.offer_id, l);
+  for (const l of labels) {
+    if (f.mode && l.mode !== f.mode) continue;
+    if (f.channel && channelOf(l) !== f.channel) continue;
+    latest.set(key(l.session, l.offer_id), l);
+  }
   const vs = [...latest.values()];
   return { n: vs.length, useful: vs.filter((l) => l.useful).length };
 }

@@ -1,8 +1,10 @@
 /**
- * Changes a mode's rollout state (soak | live | off) in <home>/config.json — the only file
- * `enable`/`disable` write — validated against the schema before the atomic write, then
- * refreshes hook-settings.json so the hook sees it on its next run. Every change is logged
- * to logs/ops.jsonl (who: pid, what, forced or not).
+ * Changes a mode's rollout state (soak | live | off) per channel in <home>/config.json — the
+ * only file `enable`/`disable` write: `modes.<m>.state` for the prompt channel,
+ * `modes.<m>.tool.state` for the tool channel (ops/channel-state.ts). Every change of one
+ * command is validated against the schema and written in one atomic write, then
+ * hook-settings.json is refreshed so the hook sees it on its next run. Every change is
+ * logged to logs/ops.jsonl (who: pid, what, which channel, forced or not).
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,25 +13,47 @@ import { readConfigFile, loadConfig, ConfigError } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { configPath, homeDir, logsDir } from '../shared/paths.js';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
-import type { ModeState } from '../shared/types.js';
+import type { Channel, ModeState } from '../shared/vocabulary.js';
+import { channelState } from './channel-state.js';
+
+export interface ChannelChangeRequest {
+  channel: Channel;
+  to: ModeState;
+  forced: boolean;
+  /** Names of the gates that failed when the change was forced past them. */
+  gatesFailed: string[];
+}
 
 export interface ModeChange {
   mode: string;
+  channel: Channel;
   from: ModeState;
   to: ModeState;
   forced: boolean;
   gatesFailed: string[];
 }
 
-export function setModeState(mode: string, to: ModeState, audit: { forced: boolean; gatesFailed: string[] }, env: NodeJS.ProcessEnv = process.env): ModeChange {
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The raw mode object with one channel's state set (only that key: the mode's other
+ *  settings keep coming from where they did). Pure. */
+export function withChannelState(rawMode: Obj, channel: Channel, to: ModeState): Obj {
+  if (channel === 'prompt') return { ...rawMode, state: to };
+  return { ...rawMode, tool: { ...(isObj(rawMode.tool) ? rawMode.tool : {}), state: to } };
+}
+
+export function setChannelStates(mode: string, changes: readonly ChannelChangeRequest[], env: NodeJS.ProcessEnv = process.env): ModeChange[] {
   const { config } = loadConfig({ env });
   const current = config.modes[mode];
   if (!current) throw new ConfigError(`unknown mode "${mode}"; configured modes: ${Object.keys(config.modes).join(', ')}`);
+  if (changes.length === 0) return [];
   const file = configPath(env);
-  const raw = readConfigFile(file) as Record<string, unknown>;
-  const modes = (raw.modes && typeof raw.modes === 'object' ? raw.modes : {}) as Record<string, Record<string, unknown>>;
-  // Only the state key is written; the mode's other settings keep coming from where they did.
-  modes[mode] = { ...(modes[mode] ?? {}), state: to };
+  const raw = readConfigFile(file) as Obj;
+  const modes = (isObj(raw.modes) ? raw.modes : {}) as Record<string, Obj>;
+  let m: Obj = isObj(modes[mode]) ? modes[mode] : {};
+  for (const c of changes) m = withChannelState(m, c.channel, c.to);
+  modes[mode] = m;
   raw.modes = modes;
   const check = ConfigSchema.safeParse(raw);
   if (!check.success) throw new ConfigError(`refusing to write ${file}: ${check.error.issues[0].message}`);
@@ -38,8 +62,9 @@ export function setModeState(mode: string, to: ModeState, audit: { forced: boole
   // The hook's settings from the whole effective config (environment included), as the
   // daemon writes them — not from config.json alone.
   writeHookSettings(loadConfig({ env }).config, env);
-  const change: ModeChange = { mode, from: current.state, to, forced: audit.forced, gatesFailed: audit.gatesFailed };
+  const done: ModeChange[] = changes.map((c) => ({ mode, channel: c.channel, from: channelState(current, c.channel), to: c.to, forced: c.forced, gatesFailed: c.gatesFailed }));
   ensureDir(logsDir(env));
-  appendFileSync(join(logsDir(env), 'ops.jsonl'), JSON.stringify({ ts: Date.now(), event: 'mode-state', pid: process.pid, ...change }) + '\n', { mode: 0o600 });
-  return change;
+  const lines = done.map((d) => JSON.stringify({ ts: Date.now(), event: 'mode-state', pid: process.pid, ...d }) + '\n').join('');
+  appendFileSync(join(logsDir(env), 'ops.jsonl'), lines, { mode: 0o600 });
+  return done;
 }

@@ -1,37 +1,69 @@
 /**
  * `active-brain soak report`: collects figures from what the running system really wrote —
  * hook log, daemon decision log, index runs, the store file, lock + canary, labels, recalls —
- * and evaluates the rollout gates (ops/soak-gates.ts).
+ * and evaluates the rollout gates (ops/soak-gates.ts): each channel's own gates on that
+ * channel's records (ops/soak-figures.ts), the shared gates once.
  *
- *   logs/hook.jsonl* ──┐
- *   logs/daemon.jsonl*─┼─▶ figures ─▶ gates ─▶ {gates:[{name,pass,figure}], pass, …}
+ *   logs/hook.jsonl* ──┐                    ┌─ prompt.* gates ─┐
+ *   logs/daemon.jsonl*─┼─▶ figures per ─────┼─ tool.* gates ───┼─▶ {gates:[{name,pass,figure}],
+ *   labels, recalls ───┤   channel          └─ shared gates ───┘    pass, channels:{…}, …}
  *   store + soak.json ─┤
- *   lock + canary ─────┤
- *   labels, recalls ───┘
+ *   lock + canary ─────┘
  */
+import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
-import type { HookRecord } from '../hook/log.js';
-import type { DecisionRecord } from '../daemon/logs.js';
 import { daemonStatus } from '../daemon/status.js';
 import { defaultStorePath, logsDir } from '../shared/paths.js';
+import type { Channel, ModeState, OfferType } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
 import { storeFingerprint, INDEX_LOG, type IndexRunRecord } from './store-fingerprint.js';
 import { ensureSoakBaseline, readSoakBaseline } from './soak-baseline.js';
 import { readLabels, labelCounts } from './labels.js';
-import { hookGate, livenessGates, seatGate, storeWriteGate, usefulnessGate, wouldFireGates, type Gate, type ModeRate } from './soak-gates.js';
-import { join } from 'node:path';
+import { hookGate, livenessGates, rateBand, seatGate, storeWriteGate, usefulnessGate, wouldFireGates, type Gate } from './soak-gates.js';
+import { hookFigures, hookFiguresByChannel, promptFigures, toolFigures } from './soak-figures.js';
+import type { DecisionLine, HookLine } from './channel-records.js';
+import { channelState, judgedChannels } from './channel-state.js';
 
-/** Hook reason codes that mean the hook itself failed (and fell back to silence). */
-export const HOOK_ERROR_REASONS = new Set(['error', 'deadline']);
+export { HOOK_ERROR_REASONS } from './soak-figures.js';
+
+/** Where each channel's would-fire rate is counted (printed in the report and its JSON). */
+export const RATE_SOURCE: Readonly<Record<Channel, string>> = {
+  prompt: 'daemon decision records (channel prompt, or none): one per exchange',
+  tool: 'hook runs at PostToolUseFailure / PostToolUse (channel tool): one per tool call (session + tool_use_id)',
+};
+
+export interface ChannelReport {
+  /** False when the channel is off in every mode considered and nobody asked for it. */
+  judged: boolean;
+  /** Its own gates and the shared gates all pass (false when not judged). */
+  pass: boolean;
+  /** mode → this channel's rollout state (the same config `status` shows). */
+  states: Record<string, ModeState>;
+  /** This channel's own gates (the shared ones are in the report's `gates` only). */
+  gates: Gate[];
+  hook: { runs: number; by_outcome: Record<string, number> };
+  rate: { unit: string; source: string; opportunities: number; would_fire: number; daemon_tool_steps?: number; daemon_would_fire?: number };
+  labels: { n: number; useful: number };
+  by_type: Record<string, number>;
+}
 
 export interface SoakReport {
   since: string;
+  /** Every gate: the judged channels' own (`prompt.…`, `tool.…`) and the shared ones. */
   gates: Gate[];
   pass: boolean;
+  /** Names of the shared gates (no channel prefix). */
+  shared: string[];
+  channels: Record<Channel, ChannelReport>;
   figures: {
-    hook: { runs: number; by_outcome: Record<string, number> };
+    /** Every hook run, whatever its channel. */
+    hook: { runs: number; by_outcome: Record<string, number>; unknown_channel: number };
+    /** Prompt channel. */
     exchanges: number;
     would_fire: number;
+    /** Tool channel. */
+    tool_steps: number;
+    tool_would_fire: number;
     by_type: Record<string, number>;
     /** Approximate: offers whose handle was recalled (CLI or MCP) after being offered. */
     recalled_after_offer: Record<string, { offered: number; recalled: number }>;
@@ -42,6 +74,15 @@ export interface SoakReport {
 
 interface RecallRecord { ts: number; handle: string; via: string }
 
+export interface SoakReportOptions {
+  sinceMs?: number;
+  mode?: string;
+  /** Judge only these channels (default: every channel not off in every mode considered). */
+  channels?: readonly Channel[];
+  env?: NodeJS.ProcessEnv;
+  now?: number;
+}
+
 function earliestRecord(dir: string): number | null {
   let min: number | null = null;
   for (const files of [daemonLogs(dir), hookLogs(dir)]) {
@@ -51,11 +92,13 @@ function earliestRecord(dir: string): number | null {
   return min;
 }
 
-function seatOf(d: DecisionRecord): string {
-  return d.worker ? 'worker' : d.sidechain ? 'subagent' : 'interactive';
+function sumCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
-export function soakReport(config: Config, opts: { sinceMs?: number; mode?: string; env?: NodeJS.ProcessEnv; now?: number } = {}): SoakReport {
+export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakReport {
   const env = opts.env ?? process.env;
   const now = opts.now ?? Date.now();
   const storePath = config.store.path ?? defaultStorePath(env);
@@ -65,114 +108,105 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
   const baseline = readSoakBaseline(env) ?? ensureSoakBaseline(storePath, env, earliestRecord(dir) ?? now);
   const since = opts.sinceMs ?? baseline.startedAt;
 
-  const hook = readJsonlFiles<HookRecord>(hookLogs(dir), since);
-  const decisions = readJsonlFiles<DecisionRecord>(daemonLogs(dir), since);
-  const byOutcome: Record<string, number> = {};
-  for (const r of hook.records) byOutcome[r.outcome] = (byOutcome[r.outcome] ?? 0) + 1;
-  const gates: Gate[] = [
-    ...hookGate(
-      {
-        runs: hook.records.length,
-        latencies: hook.records.map((r) => r.latency_ms).filter((x) => typeof x === 'number'),
-        boots: hook.records.map((r) => r.boot_ms).filter((x) => typeof x === 'number'),
-        nonZeroExits: hook.records.filter((r) => r.exit !== 0).length,
-        errors: hook.records.filter((r) => HOOK_ERROR_REASONS.has(r.reason)).length,
-        byOutcome,
-      },
-      config.soak,
-    ),
-  ];
+  const hook = readJsonlFiles<HookLine>(hookLogs(dir), since);
+  const decisions = readJsonlFiles<DecisionLine>(daemonLogs(dir), since);
+  const hookBy = hookFiguresByChannel(hook.records);
+  const prompt = promptFigures(decisions.records, opts.mode);
+  const tool = toolFigures(hook.records, decisions.records, opts.mode);
+  const labels = readLabels(env);
+  const judged = new Set(judgedChannels(config, { channels: opts.channels, mode: opts.mode }));
 
+  // The shared gates, once.
+  const shared: Gate[] = [];
   const runs = readJsonlFiles<IndexRunRecord>(oneLog(join(dir, INDEX_LOG)), baseline.startedAt).records.filter((r) => r.event === 'index-run' && r.store === storePath);
   const current = storeFingerprint(storePath);
-  gates.push(storeWriteGate({
+  shared.push(storeWriteGate({
     baseline: baseline.store.sha256,
     expected: runs.length ? runs[runs.length - 1].sha256 : baseline.store.sha256,
     current: current.sha256,
     indexRunsSince: runs.length,
   }));
-
-  const all = decisions.records.filter((d) => d.type === 'decision' && !d.seed);
-  // One exchange = its final decision; it would fire when any decision on it (provisional,
-  // made while the reply was still open, or final) produced an offer.
-  const exKey = (d: DecisionRecord) => `${d.sessionId}\u0000${d.exchangeUuid}`;
-  const firedUuids = new Set(all.filter((d) => d.would_fire).map(exKey));
-  const observed = all.filter((d) => !d.provisional);
-  const offered = observed.filter((d) => !d.worker && !d.sidechain);
-  const rates = new Map<string, ModeRate>();
-  for (const d of offered) {
-    // Sessions no mode applies to, and modes switched off, make no offers by design: they
-    // have no would-fire rate to judge.
-    if (d.mode === null || d.mode_state === 'off') continue;
-    const m = d.mode;
-    if (opts.mode && m !== opts.mode) continue;
-    const r = rates.get(m) ?? { mode: m, exchanges: 0, wouldFire: 0 };
-    r.exchanges++;
-    if (firedUuids.has(exKey(d))) r.wouldFire++;
-    rates.set(m, r);
-  }
-  if (opts.mode && !rates.has(opts.mode)) rates.set(opts.mode, { mode: opts.mode, exchanges: 0, wouldFire: 0 });
-  gates.push(...wouldFireGates([...rates.values()], config.soak));
-
   const st = daemonStatus(config, { path: storePath, present: current.exists }, env, now);
-  const canaryPid = st.running ? st.pid : null;
-  gates.push(...livenessGates({
+  shared.push(...livenessGates({
     running: st.running,
     canaryAgeS: st.canary_age_s,
     cycleS: config.daemon.cycleMs / 1000,
     problem: st.problem,
     lockPid: st.pid,
-    canaryPid,
+    canaryPid: st.running ? st.pid : null,
   }));
+  // Seats are read from the exchanges (prompt decisions): a session whose assistant text is
+  // invisible shows no tool calls either.
+  shared.push(seatGate(prompt.seats));
+  const sharedPass = shared.every((g) => g.pass);
 
-  const sessions = new Map<string, { seat: string; exchanges: number; promptOnly: boolean }>();
-  for (const d of observed) {
-    // A subagent file shares its parent's session id: keep the seats apart.
-    const key = `${d.sessionId}\u0000${seatOf(d)}`;
-    const s = sessions.get(key) ?? { seat: seatOf(d), exchanges: 0, promptOnly: true };
-    s.exchanges++;
-    if (!d.prompt_only) s.promptOnly = false;
-    sessions.set(key, s);
+  const channels = {} as Record<Channel, ChannelReport>;
+  const gates: Gate[] = [];
+  for (const c of ['prompt', 'tool'] as const) {
+    const f = c === 'prompt' ? prompt : tool;
+    const h = hookBy.channels[c];
+    const l = labelCounts(labels, { channel: c, mode: opts.mode });
+    const own = judged.has(c)
+      ? [
+          ...hookGate(h, config.soak, c),
+          ...wouldFireGates(f.rates, rateBand(c, config.soak), c),
+          usefulnessGate(l, config.soak, c, opts.mode),
+        ]
+      : [];
+    gates.push(...own);
+    const states: Record<string, ModeState> = {};
+    for (const [name, m] of Object.entries(config.modes)) if (!opts.mode || name === opts.mode) states[name] = channelState(m, c);
+    channels[c] = {
+      judged: judged.has(c),
+      pass: judged.has(c) && sharedPass && own.every((g) => g.pass),
+      states,
+      gates: own,
+      hook: { runs: h.runs, by_outcome: h.byOutcome },
+      rate: {
+        unit: rateBand(c, config.soak).unit,
+        source: RATE_SOURCE[c],
+        opportunities: c === 'prompt' ? prompt.exchanges : tool.toolSteps,
+        would_fire: f.wouldFire,
+        ...(c === 'tool' ? { daemon_tool_steps: tool.daemonToolSteps, daemon_would_fire: tool.daemonWouldFire } : {}),
+      },
+      labels: l,
+      by_type: f.byType,
+    };
   }
-  const seats: Record<string, { sessions: number; exchanges: number; promptOnlySessions: number }> = {};
-  for (const s of sessions.values()) {
-    const f = (seats[s.seat] ??= { sessions: 0, exchanges: 0, promptOnlySessions: 0 });
-    f.sessions++;
-    f.exchanges += s.exchanges;
-    if (s.promptOnly) f.promptOnlySessions++;
-  }
-  gates.push(seatGate({ seats }));
+  gates.push(...shared);
 
-  const labels = labelCounts(readLabels(env), opts.mode);
-  gates.push(usefulnessGate(labels, config.soak, opts.mode ?? 'all'));
-
-  const byType: Record<string, number> = {};
-  const offerTs = new Map<string, { type: string; ts: number }>();
-  for (const d of all) {
-    if (d.worker || d.sidechain || !d.would_fire || !d.offer) continue;
-    byType[d.offer.type] = (byType[d.offer.type] ?? 0) + 1;
-    if (!offerTs.has(d.offer.handle)) offerTs.set(d.offer.handle, { type: d.offer.type, ts: d.ts });
+  // Recalls of offered handles, over both channels.
+  const offered = new Map<string, { type: OfferType; ts: number }>(prompt.offered);
+  for (const [handle, o] of tool.offered) {
+    const p = offered.get(handle);
+    if (!p || o.ts < p.ts) offered.set(handle, o);
   }
   const recalls = readJsonlFiles<RecallRecord>(oneLog(join(dir, 'recalls.jsonl')), since).records;
   const recalled: Record<string, { offered: number; recalled: number }> = {};
-  for (const [handle, o] of offerTs) {
+  for (const [handle, o] of offered) {
     const r = (recalled[o.type] ??= { offered: 0, recalled: 0 });
     r.offered++;
     if (recalls.some((x) => x.handle === handle && x.ts >= o.ts)) r.recalled++;
   }
 
+  // Every run of the hook log, those naming an unknown channel included.
+  const allOutcomes = hookFigures(hook.records).byOutcome;
   return {
     since: new Date(since).toISOString(),
     gates,
-    pass: gates.every((g) => g.pass),
+    pass: judged.size > 0 && gates.every((g) => g.pass),
+    shared: shared.map((g) => g.name),
+    channels,
     figures: {
-      hook: { runs: hook.records.length, by_outcome: byOutcome },
-      exchanges: offered.length,
-      would_fire: offered.filter((d) => firedUuids.has(exKey(d))).length,
-      by_type: byType,
+      hook: { runs: hook.records.length, by_outcome: allOutcomes, unknown_channel: hookBy.unknownChannel },
+      exchanges: prompt.exchanges,
+      would_fire: prompt.wouldFire,
+      tool_steps: tool.toolSteps,
+      tool_would_fire: tool.wouldFire,
+      by_type: sumCounts(prompt.byType, tool.byType),
       recalled_after_offer: recalled,
-      labels,
-      bad_log_lines: hook.badLines + decisions.badLines,
+      labels: labelCounts(labels, { mode: opts.mode }),
+      bad_log_lines: hook.badLines + decisions.badLines + hookBy.unknownChannel,
     },
   };
 }

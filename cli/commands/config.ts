@@ -1,11 +1,13 @@
 /**
  * `active-brain config`: the effective configuration and the source of every value
- * (default, config.json, env, flag). Reads config only; writes nothing.
+ * (default, config.json, env, flag), headed by each mode's rollout state per channel
+ * (ops/channel-state.ts). Reads config only; writes nothing.
  */
 import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { homeDir } from '../../shared/paths.js';
+import { formatStates, rolloutStates } from '../../ops/channel-state.js';
 
 function flatten(o: unknown, prefix: string, out: [string, unknown][]): [string, unknown][] {
   if (o && typeof o === 'object' && !Array.isArray(o)) {
@@ -23,17 +25,21 @@ Prints every configuration value and its source. Precedence (lowest first):
   default < $ACTIVE_BRAIN_HOME/config.json < environment < --set flags
 Environment: ACTIVE_BRAIN_TRANSCRIPTS (transcriptsRoot), ACTIVE_BRAIN_MODEL_PATH
 (embedding.localModelPath), ACTIVE_BRAIN_MODEL (embedding.model), ACTIVE_BRAIN_STORE (store.path).
+Rollout states per channel: modes.<m>.state (prompt) and modes.<m>.tool.state (tool); they
+go live only through \`active-brain enable <mode> --channel …\` (a --set to live is refused).
+--json: {"home","file","rollout":{"<mode>":{"prompt","tool"}},"config","sources"}.
 Exit 2 when a value is invalid (the message names the key, the value and what is allowed).`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
     const { config, sources, file } = loadConfig({ flags: values.set });
     if (values.json) {
-      printJson({ home: homeDir(), file, config, sources });
+      printJson({ home: homeDir(), file, rollout: rolloutStates(config), config, sources });
       return EXIT.OK;
     }
     const rows = flatten(config, '', []);
     const w = Math.max(...rows.map(([k]) => k.length));
     process.stdout.write(`# home: ${homeDir()}\n# file: ${file}${existsSync(file) ? "" : " (not present: defaults, env and --set only)"}\n`);
+    for (const [m, st] of Object.entries(rolloutStates(config))) process.stdout.write(`# rollout: ${m}: ${formatStates(st)}\n`);
     for (const [k, v] of rows) process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
     return EXIT.OK;
   },

@@ -1,7 +1,8 @@
 /**
  * `active-brain status [--json]`: the truth about the daemon (lock held + pid alive + canary
  * fresh, via daemon/status.ts — never the pid file alone), the kill switch, the modes and
- * their rollout state, the knowledge store (opened read-only) and the model.
+ * their rollout state per channel (ops/channel-state.ts: the same config `soak report` and
+ * `enable` read), the knowledge store (opened read-only) and the model.
  */
 import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, type Command } from '../command.js';
@@ -9,8 +10,23 @@ import { loadConfig } from '../../config/load.js';
 import { defaultStorePath, homeDir } from '../../shared/paths.js';
 import { daemonStatus, type DaemonStatus, type StoreSummary } from '../../daemon/status.js';
 import { summarizeStore } from '../../daemon/store-summary.js';
+import { commonState, formatStates, rolloutStates } from '../../ops/channel-state.js';
+import type { Channel, ModeState } from '../../shared/vocabulary.js';
 
-function human(s: DaemonStatus): string {
+/** daemon/status.ts reports the prompt channel's state per mode; status adds every channel. */
+type Status = Omit<DaemonStatus, 'modes' | 'mode'> & {
+  mode: ModeState | 'mixed' | null;
+  modes: Record<string, DaemonStatus['modes'][string] & { channels: Record<Channel, ModeState> }>;
+};
+
+function withChannels(s: DaemonStatus, states: Record<string, Record<Channel, ModeState>>): Status {
+  const modes: Status['modes'] = {};
+  for (const [name, m] of Object.entries(s.modes)) modes[name] = { ...m, channels: states[name] };
+  // The common state across every channel of every mode: "soak" only when nothing is live.
+  return { ...s, mode: commonState(states), modes };
+}
+
+function human(s: Status): string {
   const lines: string[] = [];
   if (s.running) {
     lines.push(`daemon:   running (pid ${s.pid}, up ${s.uptime_s} s, canary ${s.canary_age_s} s old, ${s.sessions} session(s) watched)`);
@@ -19,7 +35,7 @@ function human(s: DaemonStatus): string {
     lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
   }
   lines.push(`kill:     ${s.killed ? 'KILL file present — no offers (remove with "active-brain unkill")' : 'off'}`);
-  const modes = Object.entries(s.modes).map(([n, m]) => `${n}=${m.state}`).join(', ');
+  const modes = Object.entries(s.modes).map(([n, m]) => `${n} (${formatStates(m.channels)})`).join(', ');
   lines.push(`modes:    ${modes || '(none)'}`);
   const st = s.store;
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
@@ -37,16 +53,19 @@ export const command: Command = {
 
 Reports whether the daemon is really running — the lock is held, its pid is alive and the
 canary was rewritten within 3 cycles — plus uptime, sessions watched, the kill switch,
-every mode's rollout state, the knowledge store and the model, and the last error.
+every mode's rollout state per channel (prompt: at the prompt, tool: at a tool call), the
+knowledge store and the model, and the last error.
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
-"store":{…},"model":{…},"uptime_s","last_error","modes":{…},"problem","lock":{…}}.
+"store":{…},"model":{…},"uptime_s","last_error","problem","lock":{…},
+"modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
+prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
 Exit 0 when the daemon is running, 1 when it is not.`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
     const { config } = loadConfig({ flags: values.set });
     const storePath = config.store.path ?? defaultStorePath();
     const store: StoreSummary = existsSync(storePath) ? await summarizeStore(storePath) : { path: storePath, present: false };
-    const s = daemonStatus(config, store);
+    const s = withChannels(daemonStatus(config, store), rolloutStates(config));
     if (values.json) printJson({ home: homeDir(), ...s });
     else process.stdout.write(human(s) + '\n');
     return s.running ? EXIT.OK : EXIT.FAIL;

@@ -120,7 +120,7 @@ describe('daemon offers (real process, real store)', () => {
     expect(cli(e, ['label', '--offer', offerId, '--verdict', 'maybe']).code).toBe(2);
     expect(cli(e, ['label', '--offer', offerId, '--verdict', 'useful']).code).toBe(0);
     const stats = JSON.parse(cli(e, ['label', '--stats', '--json']).stdout);
-    expect(stats).toMatchObject({ labels: 1, useful: 1, gate: { pass: false } });
+    expect(stats).toMatchObject({ labels: 1, useful: 1, pass: false, channels: { prompt: { labels: 1, gate: { name: 'prompt.usefulness', pass: false } } } });
     expect(cli(e, ['label']).code).toBe(2); // not a terminal: says how to label from a script
     expect(cli(e, ['recall', (dec.offer as { handle: string }).handle]).code).toBe(0);
     const rep = JSON.parse(cli(e, ['soak', 'report', '--json']).stdout);

@@ -21,7 +21,7 @@ function runHook(e: Env, payload: object): { code: number; stdout: string; stder
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-type Report = { gates: Array<{ name: string; pass: boolean; figure: string }>; pass: boolean; figures: { hook: { runs: number } } };
+type Report = { gates: Array<{ name: string; pass: boolean; figure: string }>; pass: boolean; figures: { hook: { runs: number } }; channels: Record<string, { hook: { runs: number } }> };
 const gate = (r: Report, name: string) => r.gates.find((g) => g.name === name || g.name.startsWith(name + ':'));
 
 describe('rollout: soak report from real logs, store-write detection, enable/disable', () => {
@@ -50,12 +50,13 @@ describe('rollout: soak report from real logs, store-write detection, enable/dis
     expect(r1.code).toBe(1); // not every gate can pass on day one (no labels)
     const rep = JSON.parse(r1.stdout) as Report;
     expect(rep.figures.hook.runs).toBe(3);
-    expect(gate(rep, 'hook-clean-exit')!.pass).toBe(true);
+    expect(gate(rep, 'prompt.hook-clean-exit')!.pass).toBe(true);
     expect(gate(rep, 'zero-store-writes')!.pass).toBe(true);
     expect(gate(rep, 'liveness')!.pass).toBe(true);
     expect(gate(rep, 'honest-process-state')!.pass).toBe(true);
     expect(gate(rep, 'transcript-availability')!.pass).toBe(true);
-    expect(gate(rep, 'usefulness')!.pass).toBe(false);
+    expect(gate(rep, 'prompt.usefulness')!.pass).toBe(false);
+    expect(rep.channels.prompt.hook.runs).toBe(3);
 
     // A write that is not the indexer's is caught …
     const db = new Database(e.env.ACTIVE_BRAIN_STORE!);

@@ -36,8 +36,8 @@ describe('soak report: counting exchanges', () => {
     writeFileSync(join(home, 'logs', 'daemon.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const config = ConfigSchema.parse({ modes: { default: {}, quiet: { state: 'off', cwdGlobs: ['/q/**'] } } });
     const r = soakReport(config, { env: { ACTIVE_BRAIN_HOME: home }, sinceMs: 0 });
-    const rate = r.gates.filter((g) => g.name.startsWith('would-fire-rate'));
-    expect(rate.map((g) => g.name)).toEqual(['would-fire-rate:default']);
+    const rate = r.gates.filter((g) => g.name.startsWith('prompt.would-fire-rate'));
+    expect(rate.map((g) => g.name)).toEqual(['prompt.would-fire-rate:default']);
     expect(rate[0].figure).toContain('1/100');
     expect(rate[0].pass).toBe(true); // 1 per 100 is inside the default band [1, 15]
     expect(r.figures.would_fire).toBe(1);
