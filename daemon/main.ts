@@ -222,6 +222,31 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   let builder: OfferBuilder | null = null;
   let silenceReason = 'no-store';
   const reasoner = config.reasoner.enabled ? createReasoner(config.reasoner, env) : null;
+  let killed = false;
+  let stopping = false;
+  let cycles = 0;
+  let lastActivity = Date.now();
+  // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
+  const fixes = new FixesWriter(fixesDir(env));
+  let fixesStamp = '';
+  const storeStamp = () => `${fileStamp(storePath)}|${fileStamp(`${storePath}-wal`)}`;
+  function syncFixes(): void {
+    const s = store as StoreReader | null;
+    if (!s || killed || stopping) return;
+    const stamp = storeStamp();
+    if (stamp === fixesStamp) return;
+    fixesStamp = stamp;
+    const t0 = performance.now();
+    try {
+      const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
+      const r = fixes.sync(files);
+      if (r.written + r.removed + r.failed > 0) {
+        event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: files.size, ms: Math.round(performance.now() - t0) } });
+      }
+    } catch (e) {
+      fail('fixes-sync', e, { path: storePath });
+    }
+  }
   const tryStore = () => {
     const r = openStore(storePath, embedder);
     if (r.store) {
@@ -254,31 +279,6 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   if (!store && silenceReason === 'no-store') event({ event: 'store-missing', reason: 'no-store', path: storePath });
 
   const caches = new CacheWriter(cacheDir(env));
-  // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
-  const fixes = new FixesWriter(fixesDir(env));
-  let fixesStamp = '';
-  const storeStamp = () => `${fileStamp(storePath)}|${fileStamp(`${storePath}-wal`)}`;
-  function syncFixes(): void {
-    const s = store as StoreReader | null;
-    if (!s || killed || stopping) return;
-    const stamp = storeStamp();
-    if (stamp === fixesStamp) return;
-    fixesStamp = stamp;
-    const t0 = performance.now();
-    try {
-      const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
-      const r = fixes.sync(files);
-      if (r.written + r.removed + r.failed > 0) {
-        event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: files.size, ms: Math.round(performance.now() - t0) } });
-      }
-    } catch (e) {
-      fail('fixes-sync', e, { path: storePath });
-    }
-  }
-  let killed = false;
-  let cycles = 0;
-  let lastActivity = Date.now();
-  let stopping = false;
   const files = new Map<string, FileEntry>();
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   const tailer = new Tailer({ root, offsetsPath: offsetsPath(env), daemon: config.daemon });
