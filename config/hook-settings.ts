@@ -18,6 +18,7 @@ export function hookSettingsFromConfig(config: Config, env: NodeJS.ProcessEnv = 
     tokenCeiling: config.hook.tokenCeiling,
     maxLagBytes: config.hook.maxLagBytes,
     workers: { cwdGlobs: [...config.workers.cwdGlobs], envMarker: config.workers.envMarker },
+    toolCacheTtlMs: config.hook.toolCacheTtlSeconds * 1000,
     modes: Object.entries(config.modes).map(([name, m]) => ({
       name,
       state: m.state,
@@ -26,6 +27,13 @@ export function hookSettingsFromConfig(config: Config, env: NodeJS.ProcessEnv = 
       sessionBudget: m.sessionBudget,
       minGapTurns: m.minGapTurns,
       minGapSeconds: m.minGapSeconds,
+      tool: {
+        state: m.tool.state,
+        minConfidence: m.tool.minConfidence,
+        sessionBudget: m.tool.sessionBudget,
+        minGapSteps: m.tool.minGapSteps,
+        minGapSeconds: m.tool.minGapSeconds,
+      },
     })),
   };
 }

@@ -272,10 +272,12 @@ export const ConfigSchema = z
         tokenCeiling: z.number().int().min(16).default(90),
         /** A cache written for a transcript this many bytes shorter than now is stale. */
         maxLagBytes: z.number().int().min(0).default(256 * 1024),
-        /** The tool channel's session cache (a decision the daemon made at a tool step, shown
-         *  at the session's next tool event) is valid this many seconds: the agent's next
-         *  call usually follows within seconds; a minute later the moment has passed. */
-        toolCacheTtlSeconds: z.number().int().min(1).default(120),
+        /** The tool channel: a session's tool cache (<home>/cache/<session>.tool.json, the
+         *  daemon's decision at a tool step) older than this is not shown. The daemon reads the
+         *  transcript within ~1 s of a step and an agent makes its next tool call within seconds
+         *  to a minute (long builds and tests), so 120 s keeps a decision for the next few calls
+         *  and not for a later, unrelated phase of the session. */
+        toolCacheTtlSeconds: z.number().min(1).default(120),
       })
       .strict()
       .default({}),

@@ -1,23 +1,25 @@
 /**
- * The hook's decisions, as pure functions. Input: the parsed payload, the hook settings,
- * this session's offer cache and hook state, the clock, the environment and a few file
- * facts that hook/main.ts gathered (kill file, stdin status, transcript size). Output:
- * print / silent / would-fire with a reason code and the line to print.
+ * The hook's decisions, as pure functions: the prelude shared by both channels and the
+ * prompt channel's gates (the tool channel's are in hook/tool-gates.ts). Input: the parsed
+ * payload, the hook settings, this session's offer cache and hook state, the clock, the
+ * environment and a few file facts that hook/main.ts gathered (kill file, stdin status,
+ * transcript size). Output: print / silent / would-fire with a reason code and the line.
  *
  * Order (../shared/DESIGN.md "The hook"), each failing to silence:
- *   kill file → settings → payload → worker/subagent refusal → mode → state → cache →
- *   stale → confidence → session budget → minimum gap (repeat, turns, seconds) →
- *   byte cap / token ceiling → deadline → soak (would-fire) → print.
+ *   kill file → settings → stdin → payload → event (→ channel) → worker/subagent refusal →
+ *   mode → the channel's state off → state → cache → stale → confidence → session budget →
+ *   minimum gap (repeat, turns, seconds) → byte cap / token ceiling → deadline →
+ *   soak (would-fire) → print.
  *
  * Every gate is one line ending in `// gate:<name>`; scripts/check-gates.mjs disables each
  * in turn and checks that some test fails.
  */
-import type { HookSettings, HookState, ModeState, Offer, OfferCache, OfferType } from '../shared/types.js';
+import type { Channel, HookSettings, HookState, HookToolState, ModeState, Offer, OfferCache, OfferType } from '../shared/types.js';
 import { modeFor } from '../shared/modes.js';
 import { anyGlobMatch } from '../shared/glob.js';
 import { safeSessionId } from '../shared/paths.js';
 import { formatOfferLine } from '../shared/offer-format.js';
-import { OFFER_TYPES } from '../shared/vocabulary.js';
+import { EVENT_CHANNEL, HOOK_EVENTS, OFFER_TYPES, isOneOf, type HookEvent } from '../shared/vocabulary.js';
 
 export type Outcome = 'print' | 'silent' | 'would-fire';
 
@@ -30,12 +32,16 @@ export const REASONS = [
   'stale-session', 'stale-expired', 'transcript-untrusted', 'stale-lag',
   'low-confidence', 'budget', 'repeat', 'gap-turns', 'gap-seconds', 'byte-cap', 'token-ceiling',
   'deadline', 'error',
+  // the tool channel (hook/tool-gates.ts)
+  'interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps',
 ] as const;
 export type Reason = (typeof REASONS)[number];
 
 export type HookMode = HookSettings['modes'][number];
 
-/** The fields of the Claude Code UserPromptSubmit payload the hook uses (the prompt is never read). */
+/** The fields of the Claude Code hook payloads the hook uses (the prompt is never read).
+ *  Tool events add tool_name, tool_input (never read), tool_use_id, and `error` +
+ *  `is_interrupt` (PostToolUseFailure) or `tool_response` (PostToolUse). */
 export interface HookPayload {
   session_id: string;
   transcript_path?: string;
@@ -43,6 +49,11 @@ export interface HookPayload {
   hook_event_name?: string;
   agent_id?: string;
   agent_type?: string;
+  tool_name?: unknown;
+  tool_use_id?: unknown;
+  error?: unknown;
+  is_interrupt?: unknown;
+  tool_response?: unknown;
 }
 
 export type StdinStatus = 'ok' | 'too-large' | 'timeout';
@@ -80,37 +91,62 @@ export interface Decision {
   reason: Reason;
   sessionId: string | null;
   mode: string | null;
+  /** The rollout state of the channel that decided (the mode's `state` or `tool.state`). */
   modeState: ModeState | null;
+  /** Which channel and event (known once the payload names one the hook answers). */
+  channel?: Channel;
+  event?: HookEvent;
   /** This prompt's number in the session (set once the state was read). */
   turn?: number;
+  /** Tool channel: this tool event's number in the session, as the hook counts them. */
+  step?: number;
+  /** Tool channel: the error's signature, the payload's tool_use_id (when id-shaped). */
+  sig?: string;
+  toolUseId?: string;
+  /** Tool channel: where the offer came from (the fixes file or the session's tool cache). */
+  source?: 'fixes' | 'tool-cache';
   offer?: Pick<Offer, 'id' | 'handle' | 'type' | 'confidence'>;
   text?: string;
   bytes?: number;
 }
 
-export type Prelude = { done: Decision } | { done: null; sessionId: string; mode: HookMode; payload: HookPayload };
+export type Prelude =
+  | { done: Decision }
+  | { done: null; sessionId: string; mode: HookMode; payload: HookPayload; event: HookEvent; channel: Channel; modeState: ModeState };
 
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const optStr = (v: unknown) => v === undefined || v === null || typeof v === 'string';
 
-/** The payload, if it is a usable UserPromptSubmit object; null otherwise. */
+/** The payload, if it is a usable hook payload object; null otherwise. */
 export function parsePayload(v: unknown): HookPayload | null {
   if (!isObj(v) || typeof v.session_id !== 'string') return null;
   if (!optStr(v.transcript_path) || !optStr(v.cwd) || !optStr(v.hook_event_name)) return null;
   return v as unknown as HookPayload;
 }
 
+/** An offer as the hook needs it: id, handle, a known type, confidence in [0, 1], a reason. */
+export function isValidOffer(o: unknown): o is Offer {
+  if (!isObj(o) || typeof o.id !== 'string' || !o.id || typeof o.handle !== 'string' || !o.handle) return false;
+  if (!OFFER_TYPES.includes(o.type as OfferType) || !isFiniteNum(o.confidence) || typeof o.reason !== 'string') return false;
+  return o.confidence >= 0 && o.confidence <= 1;
+}
+
 /** The cache, if it has the OfferCache shape (offer may be null); null otherwise. */
 export function parseCache(v: unknown): OfferCache | null {
   if (!isObj(v) || v.version !== 1 || typeof v.sessionId !== 'string') return null;
   if (!isFiniteNum(v.transcriptOffset) || !isFiniteNum(v.expiresAt) || !isFiniteNum(v.createdAt) || !isFiniteNum(v.turn)) return null;
-  if (v.offer === null) return v as unknown as OfferCache;
-  const o = v.offer;
-  if (!isObj(o) || typeof o.id !== 'string' || !o.id || typeof o.handle !== 'string' || !o.handle) return null;
-  if (!OFFER_TYPES.includes(o.type as OfferType) || !isFiniteNum(o.confidence) || typeof o.reason !== 'string') return null;
-  if (o.confidence < 0 || o.confidence > 1) return null;
+  if (v.offer !== null && !isValidOffer(v.offer)) return null;
   return v as unknown as OfferCache;
+}
+
+/** The event a raw payload names, when it is one the hook answers (absent: UserPromptSubmit,
+ *  as before tool events existed); null for any other value. For logging and the event gate. */
+export function eventOf(payload: unknown): HookEvent | null {
+  if (!isObj(payload)) return null;
+  const e = payload.hook_event_name;
+  if (e === undefined || e === null) return 'UserPromptSubmit';
+  return isOneOf(HOOK_EVENTS, e) ? e : null;
 }
 
 function silent(reason: Reason, base: Partial<Decision> = {}): Decision {
@@ -120,14 +156,19 @@ function silent(reason: Reason, base: Partial<Decision> = {}): Decision {
 /** Gates that need no file of the session: kill, settings, payload, worker refusal, mode. */
 export function prelude(input: PreludeInput): Prelude {
   const { settings, env } = input;
-  if (input.killed) return { done: silent('killed') }; // gate:kill
-  if (!settings) return { done: silent('settings-invalid') }; // gate:settings
+  // Channel and event, when the payload names one the hook answers: logged from the first gate on.
+  const named = eventOf(input.payload);
+  const early: Partial<Decision> = named ? { channel: EVENT_CHANNEL[named], event: named } : {};
+  if (input.killed) return { done: silent('killed', early) }; // gate:kill
+  if (!settings) return { done: silent('settings-invalid', early) }; // gate:settings
   if (input.stdin !== 'ok') return { done: silent(input.stdin === 'timeout' ? 'stdin-timeout' : 'stdin-too-large') }; // gate:stdin
   const payload = parsePayload(input.payload);
   const sessionId = payload ? safeSessionId(payload.session_id) : null;
-  if (!payload || !sessionId) return { done: silent('bad-payload') }; // gate:payload
-  const base = { sessionId };
-  if (payload.hook_event_name != null && payload.hook_event_name !== 'UserPromptSubmit') return { done: silent('wrong-event', base) }; // gate:event
+  if (!payload || !sessionId) return { done: silent('bad-payload', early) }; // gate:payload
+  const event = named;
+  if (!event) return { done: silent('wrong-event', { sessionId }) }; // gate:event
+  const channel = EVENT_CHANNEL[event];
+  const base = { sessionId, channel, event };
   if (payload.agent_id != null || payload.agent_type != null) return { done: silent('worker-agent', base) }; // gate:worker-agent
   if (settings.workers.envMarker && env[settings.workers.envMarker]) return { done: silent('worker-env', base) }; // gate:worker-env
   const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null;
@@ -136,15 +177,17 @@ export function prelude(input: PreludeInput): Prelude {
   if (/[\\/]subagents[\\/]/.test(tp)) return { done: silent('sidechain-path', base) }; // gate:sidechain-path
   const mode = modeFor(settings.modes, cwd);
   if (!mode) return { done: silent('no-mode', base) }; // gate:no-mode
-  const withMode = { sessionId, mode: mode.name, modeState: mode.state };
-  if (mode.state === 'off') return { done: silent('mode-off', withMode) }; // gate:mode-off
-  return { done: null, sessionId, mode, payload };
+  // Each channel has its own rollout state; a mode without a tool channel has it off.
+  const modeState: ModeState = channel === 'tool' ? mode.tool?.state ?? 'off' : mode.state;
+  const withMode = { ...base, mode: mode.name, modeState };
+  if (modeState === 'off') return { done: silent('mode-off', withMode) }; // gate:mode-off
+  return { done: null, sessionId, mode, payload, event, channel, modeState };
 }
 
 /** Gates over this session's state and cache, in order, ending in print / would-fire. */
 export function offerGates(input: OfferInput): Decision {
   const { mode, settings, now } = input;
-  const base: Partial<Decision> = { sessionId: input.sessionId, mode: mode.name, modeState: mode.state };
+  const base: Partial<Decision> = { sessionId: input.sessionId, mode: mode.name, modeState: mode.state, channel: 'prompt', event: 'UserPromptSubmit' };
   if (input.state === 'invalid') return silent('state-invalid', base); // gate:state-invalid
   const state = input.state;
   const turn = (state?.turns ?? 0) + 1;
@@ -177,26 +220,45 @@ export function offerGates(input: OfferInput): Decision {
   return out;
 }
 
-/** Both stages in one call (what main.ts does around its state lock). */
+/** Both stages of the prompt channel in one call (what main.ts does around its state lock). */
 export function decide(pre: PreludeInput, rest: Omit<OfferInput, 'sessionId' | 'mode' | 'settings'>): Decision {
   const p = prelude(pre);
   if (p.done) return p.done;
+  if (p.channel !== 'prompt') return silent('wrong-event', { sessionId: p.sessionId, channel: p.channel, event: p.event });
   return offerGates({ ...rest, sessionId: p.sessionId, mode: p.mode, settings: pre.settings as HookSettings });
 }
 
 /** Longest list of offer ids remembered per session (oldest dropped first). */
 export const MAX_SEEN_OFFER_IDS = 256;
 
-/** The session's hook state after this decision: one more turn; one more shown when it fired. */
+const NO_TOOL_STATE: HookToolState = { steps: 0, shown: 0, lastShownStep: null, lastShownAt: null };
+
+/** The session's hook state after this decision: one more turn (prompt channel) or tool step
+ *  (tool channel); one more shown on that channel when it fired. The offer ids and handles
+ *  seen are shared by both channels. */
 export function nextState(prev: HookState | null, sessionId: string, d: Decision, now: number): HookState {
   const s: HookState = prev
     ? { ...prev, seenOfferIds: [...prev.seenOfferIds], seenHandles: [...(prev.seenHandles ?? [])] }
     : { version: 1, sessionId, turns: 0, shown: 0, lastShownTurn: null, lastShownAt: null, seenOfferIds: [], seenHandles: [] };
-  s.turns = d.turn ?? s.turns + 1;
-  if ((d.outcome === 'print' || d.outcome === 'would-fire') && d.offer) {
-    s.shown += 1;
-    s.lastShownTurn = s.turns;
-    s.lastShownAt = now;
+  const fired = (d.outcome === 'print' || d.outcome === 'would-fire') && !!d.offer;
+  if (d.channel === 'tool') {
+    const t: HookToolState = { ...(prev?.tool ?? NO_TOOL_STATE) };
+    t.steps = d.step ?? t.steps + 1;
+    if (fired) {
+      t.shown += 1;
+      t.lastShownStep = t.steps;
+      t.lastShownAt = now;
+    }
+    s.tool = t;
+  } else {
+    s.turns = d.turn ?? s.turns + 1;
+    if (fired) {
+      s.shown += 1;
+      s.lastShownTurn = s.turns;
+      s.lastShownAt = now;
+    }
+  }
+  if (fired && d.offer) {
     s.seenOfferIds.push(d.offer.id);
     if (s.seenOfferIds.length > MAX_SEEN_OFFER_IDS) s.seenOfferIds.splice(0, s.seenOfferIds.length - MAX_SEEN_OFFER_IDS);
     const handles = s.seenHandles!;
@@ -213,5 +275,11 @@ export function parseState(v: unknown, sessionId: string): HookState | null {
   if (!(v.lastShownTurn === null || isFiniteNum(v.lastShownTurn)) || !(v.lastShownAt === null || isFiniteNum(v.lastShownAt))) return null;
   if (!v.seenOfferIds.every((x) => typeof x === 'string')) return null;
   if (v.seenHandles !== undefined && !(Array.isArray(v.seenHandles) && v.seenHandles.every((x) => typeof x === 'string'))) return null;
+  if (v.tool !== undefined && !isToolState(v.tool)) return null;
   return v as unknown as HookState;
+}
+
+function isToolState(t: unknown): t is HookToolState {
+  if (!isObj(t) || !isFiniteNum(t.steps) || !isFiniteNum(t.shown)) return false;
+  return (t.lastShownStep === null || isFiniteNum(t.lastShownStep)) && (t.lastShownAt === null || isFiniteNum(t.lastShownAt));
 }

@@ -1,12 +1,13 @@
 /**
  * The hook's reads of the outside world, each bounded: stdin (size and time), this
- * session's offer cache (size), and the payload's transcript (only trusted when it is an
- * absolute `.jsonl` path under the transcript root whose realpath stays under the root's
- * realpath). Everything returns a status instead of throwing.
+ * session's offer cache, the fixes file of one error signature and the session's tool cache
+ * (size), and the payload's transcript (only trusted when it is an absolute `.jsonl` path
+ * under the transcript root whose realpath stays under the root's realpath). Everything
+ * returns a status instead of throwing.
  */
 import { read, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { sessionCachePath } from '../shared/paths.js';
+import { fixPath, sessionCachePath, sessionToolCachePath } from '../shared/paths.js';
 import type { StdinStatus, TranscriptFacts } from './gates.js';
 
 /** Largest payload read (the prompt is part of it; bigger → silence). */
@@ -14,8 +15,10 @@ export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
 /** Bytes per stdin read, and the retry pause when a non-blocking stdin has nothing yet. */
 const STDIN_CHUNK_BYTES = 64 * 1024;
 const STDIN_RETRY_MS = 1;
-/** Largest cache file read. */
+/** Largest cache file read (offer cache, tool cache). */
 export const MAX_CACHE_BYTES = 64 * 1024;
+/** Largest fixes file read (a few offers of ≤ 2 KB each, best first). */
+export const MAX_FIXES_BYTES = 64 * 1024;
 
 /**
  * Read all of stdin within `timeoutMs`. Uses fs.read on fd 0 (libuv thread pool) rather than
@@ -55,12 +58,12 @@ export function readStdin(timeoutMs: number): Promise<{ status: StdinStatus; tex
   });
 }
 
-/** Parsed cache JSON; undefined when there is no cache file; 'invalid' when unreadable. */
-export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
+/** Parsed JSON of a file of at most `maxBytes`; undefined when it does not exist (nor its
+ *  directory); 'invalid' when it is too big, unreadable or not JSON. */
+export function readJsonFile(path: string, maxBytes: number): unknown {
   let raw: string;
   try {
-    const path = sessionCachePath(sessionId, env);
-    if (statSync(path).size > MAX_CACHE_BYTES) return 'invalid';
+    if (statSync(path).size > maxBytes) return 'invalid';
     raw = readFileSync(path, 'utf8');
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'invalid';
@@ -70,6 +73,22 @@ export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
   } catch {
     return 'invalid';
   }
+}
+
+/** Parsed cache JSON; undefined when there is no cache file; 'invalid' when unreadable. */
+export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
+  return readJsonFile(sessionCachePath(sessionId, env), MAX_CACHE_BYTES);
+}
+
+/** The session's tool cache (ToolCache JSON), as readCache. */
+export function readToolCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
+  return readJsonFile(sessionToolCachePath(sessionId, env), MAX_CACHE_BYTES);
+}
+
+/** The fixes file of one signature (FixFile JSON); undefined when there is none. */
+export function readFixFile(sig: string, env: NodeJS.ProcessEnv): unknown {
+  const path = fixPath(sig, env);
+  return path ? readJsonFile(path, MAX_FIXES_BYTES) : undefined;
 }
 
 /** Lexical check: absolute, ends in .jsonl, no `..`, inside root. */

@@ -4,7 +4,7 @@
  * <cwd>/.claude/settings.json), read it, apply a pure change from hook/install.ts, back the
  * original up to `settings.json.active-brain.bak`, and write atomically (through a symlink
  * to its target, keeping the file's mode). Dry runs read only. Also reports our entries at
- * the other scope (the hook would fire twice).
+ * the other scope under any of the hook's events (it would fire twice).
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import {
   countOurs, detectIndent, hookCommand, lineDiff, parseSettingsText, withHookInstalled, withHookRemoved,
   type InstallAction,
 } from './install.js';
+import type { HookEvent } from '../shared/vocabulary.js';
 
 export type Scope = 'user' | 'project';
 /** What Claude Code runs: the CommonJS launcher (no ESM loader at start-up; docs/HOOK.md). */
@@ -84,7 +85,9 @@ export interface ChangeReport {
   dryRun: boolean;
   backup: string | null;
   command: string | null;
-  /** Other settings files that also register our hook (it would fire twice). */
+  /** install: what happened per event (UserPromptSubmit, PostToolUseFailure, PostToolUse). */
+  events?: Record<HookEvent, InstallAction>;
+  /** Other settings files that also register our hook under any of its events (it would fire twice). */
   duplicates: string[];
   diff: string;
   /** The new file text (what was, or would be, written). */
@@ -119,12 +122,12 @@ export function installHook(opts: ChangeOptions): ChangeReport {
   const path = settingsPathFor(opts.scope, opts.cwd, opts.env);
   const file = load(path);
   const command = opts.command ?? defaultHookCommand();
-  const { settings, action } = withHookInstalled(parseSettingsText(file.text, path), command, path);
+  const { settings, action, events } = withHookInstalled(parseSettingsText(file.text, path), command, path);
   const changed = action !== 'unchanged' || !file.exists;
   const text = changed ? render(settings, file.text) : file.text;
   const backup = changed ? commit(file, text, opts.dryRun) : null;
   return {
-    scope: opts.scope, path, action, changed, dryRun: opts.dryRun, backup, command,
+    scope: opts.scope, path, action, changed, dryRun: opts.dryRun, backup, command, events,
     duplicates: otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env),
     diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
   };

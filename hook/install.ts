@@ -1,16 +1,38 @@
 /**
  * Registering the hook in Claude Code's settings.json, as pure functions over parsed JSON:
- * add our one UserPromptSubmit command entry (idempotent; an older entry of ours is
- * updated in place), remove only ours, count ours (duplicate detection across scopes),
- * and a small line diff for --dry-run. File IO lives in hook/install-files.ts.
+ * add our command entry under each event the hook answers (UserPromptSubmit,
+ * PostToolUseFailure for every tool, PostToolUse for Bash and MCP tools), idempotent — an
+ * older entry of ours is updated in place, an older install (UserPromptSubmit only) gains
+ * the tool events —, remove only ours, count ours (duplicate detection across scopes), and a
+ * small line diff for --dry-run. File IO lives in hook/install-files.ts.
  *
- * Shape (Claude Code docs): {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
- * "command": "…", "timeout": 5}]}]}}. Everything else in the file is kept as it was.
+ * Shape (Claude Code hooks reference, https://code.claude.com/docs/en/hooks): {"hooks":
+ * {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": 5}]}]}};
+ * `timeout` in seconds; a matcher of plain tool names (`Bash`, `Edit|Write`) matches them
+ * exactly, one with other characters (`^ ( ) . *`) is a JavaScript regex, unanchored; no
+ * matcher (or `*`, or "") matches every tool; UserPromptSubmit takes none. Everything else in
+ * the file is kept as it was.
  */
+import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
 
-/** Seconds Claude Code waits for the hook (its default is long; never rely on it). */
+/** Seconds Claude Code waits for the hook (its default is long; never rely on it). The hook
+ *  gives up on its own after hook.deadlineMs (150 ms): this is only the backstop. */
 export const HOOK_TIMEOUT_SECONDS = 5;
-export const HOOK_EVENT = 'UserPromptSubmit';
+
+/** PostToolUse fires after every successful tool call; an error can sit inside the result
+ *  only for Bash (an exit code the result reports) and MCP tools (an `isError` result), so
+ *  only they start the hook (hook/tool-error.ts). Anchored: a regex matcher is unanchored,
+ *  and a bare `Bash|mcp__.*` would also match `BashOutput`. */
+export const POST_TOOL_USE_MATCHER = '^(Bash|mcp__.+)$';
+
+/** Per event: the matcher of our group (undefined: none, every tool / not a tool event). */
+export const EVENT_MATCHERS: Readonly<Record<HookEvent, string | undefined>> = {
+  UserPromptSubmit: undefined,
+  PostToolUseFailure: undefined,
+  PostToolUse: POST_TOOL_USE_MATCHER,
+};
+/** Kept for older imports: the prompt event. */
+export const HOOK_EVENT: HookEvent = 'UserPromptSubmit';
 /** Our entries are recognised by the hook's program name at the end of the command. */
 const OURS_RE = /active-brain-hook(?:\.c?js)?['"]?\s*$/;
 
@@ -71,86 +93,107 @@ export function parseSettingsText(text: string, where: string): Obj {
   return v;
 }
 
-/** The UserPromptSubmit groups, checking the shape on the way (throws on a shape we must not touch). */
-function groupsOf(settings: Obj, where: string): unknown[] | undefined {
+/** An event's groups, checking the shape on the way (throws on a shape we must not touch). */
+function groupsOf(settings: Obj, event: HookEvent, where: string): unknown[] | undefined {
   if (settings.hooks === undefined) return undefined;
   if (!isObj(settings.hooks)) throw new SettingsShapeError(`${where}: "hooks" is not an object; nothing was changed.`);
-  const g = settings.hooks[HOOK_EVENT];
+  const g = settings.hooks[event];
   if (g === undefined) return undefined;
-  if (!Array.isArray(g)) throw new SettingsShapeError(`${where}: "hooks.${HOOK_EVENT}" is not an array; nothing was changed.`);
+  if (!Array.isArray(g)) throw new SettingsShapeError(`${where}: "hooks.${event}" is not an array; nothing was changed.`);
   return g;
 }
 
-/** Number of our entries in a settings object (0 when the shape is unexpected). */
-export function countOurs(settings: Obj): number {
-  let groups: unknown[] | undefined;
-  try {
-    groups = groupsOf(settings, '');
-  } catch {
-    return 0;
+/** Our entries per event (0 where the shape is unexpected). */
+export function oursByEvent(settings: Obj): Record<HookEvent, number> {
+  const out = {} as Record<HookEvent, number>;
+  for (const event of HOOK_EVENTS) {
+    let groups: unknown[] | undefined;
+    try {
+      groups = groupsOf(settings, event, '');
+    } catch {
+      groups = undefined;
+    }
+    let n = 0;
+    for (const g of groups ?? []) if (isObj(g) && Array.isArray(g.hooks)) n += g.hooks.filter(isOurEntry).length;
+    out[event] = n;
   }
-  let n = 0;
-  for (const g of groups ?? []) if (isObj(g) && Array.isArray(g.hooks)) n += g.hooks.filter(isOurEntry).length;
-  return n;
+  return out;
+}
+
+/** Number of our entries in a settings object, over every event (0 when the shape is unexpected). */
+export function countOurs(settings: Obj): number {
+  return Object.values(oursByEvent(settings)).reduce((a, b) => a + b, 0);
 }
 
 export type InstallAction = 'added' | 'updated' | 'unchanged';
 
-/** Settings with exactly one entry of ours carrying `command`. Does not mutate its input. */
-export function withHookInstalled(settings: Obj, command: string, where = 'settings.json'): { settings: Obj; action: InstallAction } {
-  const out = structuredClone(settings);
-  const groups = groupsOf(out, where);
-  const entry = ourEntry(command);
-  let found = 0;
-  let same = 0;
-  for (const g of groups ?? []) {
-    if (!isObj(g) || !Array.isArray(g.hooks)) continue;
-    g.hooks = g.hooks.flatMap((h) => {
-      if (!isOurEntry(h)) return [h];
-      found++;
-      const o = h as Obj;
-      if (found > 1) return []; // one registration is enough
-      if (o.command === entry.command && o.type === entry.type && o.timeout === entry.timeout) {
-        same++;
-        return [h];
-      }
-      return [{ ...o, ...entry }];
-    });
+const sameMatcher = (g: Obj, matcher: string | undefined) => (matcher === undefined ? g.matcher === undefined || g.matcher === '' : g.matcher === matcher);
+
+/** One event's groups with exactly one entry of ours carrying `entry`, in a group with the
+ *  event's matcher (mutates `hooks`, a clone). */
+function installEvent(hooks: Obj, event: HookEvent, entry: HookEntry, groups: unknown[] | undefined): InstallAction {
+  const matcher = EVENT_MATCHERS[event];
+  const fresh = () => ({ ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] });
+  const ours = (groups ?? []).flatMap((g) => (isObj(g) && Array.isArray(g.hooks) ? g.hooks.filter(isOurEntry).map((h) => ({ g, h: h as Obj })) : []));
+  if (ours.length === 0) {
+    hooks[event] = [...(groups ?? []), fresh()];
+    return 'added';
   }
-  if (found === 1 && same === 1) return { settings, action: 'unchanged' };
-  if (found > 0) {
-    // Drop groups that held only duplicates of ours and are now empty.
-    const hooks = out.hooks as Obj;
-    hooks[HOOK_EVENT] = (hooks[HOOK_EVENT] as unknown[]).filter((g) => !(isObj(g) && Array.isArray(g.hooks) && g.hooks.length === 0));
-    return { settings: out, action: 'updated' };
-  }
-  if (!isObj(out.hooks)) out.hooks = {};
-  const hooks = out.hooks as Obj;
-  hooks[HOOK_EVENT] = [...((hooks[HOOK_EVENT] as unknown[] | undefined) ?? []), { hooks: [entry] }];
-  return { settings: out, action: 'added' };
+  const first = ours[0];
+  const inPlace = sameMatcher(first.g, matcher);
+  if (ours.length === 1 && inPlace && first.h.command === entry.command && first.h.type === entry.type && first.h.timeout === entry.timeout) return 'unchanged';
+  // Keep the first entry of ours where it is when its group has our matcher (updated in
+  // place); otherwise, and for every other entry of ours, remove it; groups we emptied go.
+  const kept = (groups ?? []).flatMap((g) => {
+    if (!isObj(g) || !Array.isArray(g.hooks)) return [g];
+    const before = g.hooks.length;
+    const rest = g.hooks.flatMap((h) => (!isOurEntry(h) ? [h] : inPlace && h === first.h ? [{ ...(h as Obj), ...entry }] : []));
+    return rest.length === 0 && before > 0 ? [] : [{ ...g, hooks: rest }];
+  });
+  hooks[event] = inPlace ? kept : [...kept, fresh()];
+  return 'updated';
 }
 
-/** Settings without any entry of ours; groups, the event key and `hooks` go only if we emptied them. */
+/** Settings with exactly one entry of ours carrying `command` under each event the hook
+ *  answers. Does not mutate its input. `events` says what happened per event. */
+export function withHookInstalled(settings: Obj, command: string, where = 'settings.json'): { settings: Obj; action: InstallAction; events: Record<HookEvent, InstallAction> } {
+  const out = structuredClone(settings);
+  const entry = ourEntry(command);
+  const groups = HOOK_EVENTS.map((e) => groupsOf(out, e, where)); // every shape checked before anything changes
+  if (!isObj(out.hooks)) out.hooks = {};
+  const hooks = out.hooks as Obj;
+  const events = {} as Record<HookEvent, InstallAction>;
+  HOOK_EVENTS.forEach((e, k) => { events[e] = installEvent(hooks, e, entry, groups[k]); });
+  const acts = Object.values(events);
+  if (acts.every((a) => a === 'unchanged')) return { settings, action: 'unchanged', events };
+  return { settings: out, action: acts.every((a) => a === 'added') ? 'added' : 'updated', events };
+}
+
+/** Settings without any entry of ours under the hook's events; groups, an event key and
+ *  `hooks` go only if we emptied them. */
 export function withHookRemoved(settings: Obj, where = 'settings.json'): { settings: Obj; removed: number } {
-  const groups = groupsOf(settings, where);
-  if (!groups || countOurs(settings) === 0) return { settings, removed: 0 };
+  const groups = HOOK_EVENTS.map((e) => groupsOf(settings, e, where));
+  if (countOurs(settings) === 0) return { settings, removed: 0 };
   const out = structuredClone(settings);
   const hooks = out.hooks as Obj;
   let removed = 0;
-  const kept: unknown[] = [];
-  for (const g of hooks[HOOK_EVENT] as unknown[]) {
-    if (!isObj(g) || !Array.isArray(g.hooks)) {
-      kept.push(g);
-      continue;
+  HOOK_EVENTS.forEach((event, k) => {
+    if (!groups[k]) return;
+    const kept: unknown[] = [];
+    for (const g of hooks[event] as unknown[]) {
+      if (!isObj(g) || !Array.isArray(g.hooks)) {
+        kept.push(g);
+        continue;
+      }
+      const before = g.hooks.length;
+      const rest = g.hooks.filter((h) => !isOurEntry(h));
+      removed += before - rest.length;
+      if (rest.length === 0 && before > 0) continue;
+      kept.push(before === rest.length ? g : { ...g, hooks: rest });
     }
-    const before = g.hooks.length;
-    const rest = g.hooks.filter((h) => !isOurEntry(h));
-    removed += before - rest.length;
-    if (rest.length === 0 && before > 0) continue;
-    kept.push({ ...g, hooks: rest });
-  }
-  if (kept.length > 0) hooks[HOOK_EVENT] = kept;
-  else delete hooks[HOOK_EVENT];
+    if (kept.length > 0) hooks[event] = kept;
+    else delete hooks[event];
+  });
   if (Object.keys(hooks).length === 0) delete out.hooks;
   return { settings: out, removed };
 }

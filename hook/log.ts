@@ -1,7 +1,7 @@
 /**
  * The hook's own log: one JSON line per run in <home>/logs/hook.jsonl (schema:
  * logs-schema/hook-record.schema.json). Ids, reason codes, scores and latency only — never
- * prompt text. Appended with O_APPEND (whole lines, one write); when the file passes
+ * prompt text, never error text (a tool event logs its error's signature). Appended with O_APPEND (whole lines, one write); when the file passes
  * ROTATE_BYTES it is renamed to hook.jsonl.<epoch-ms> and the oldest rotated files beyond
  * KEEP_ROTATED are removed. Failures to log are swallowed: logging never breaks the prompt.
  */
@@ -9,7 +9,8 @@ import { openSync, writeSync, closeSync, fstatSync, renameSync, readdirSync, unl
 import { join } from 'node:path';
 import { ensureDir } from '../shared/atomic.js';
 import { logsDir } from '../shared/paths.js';
-import type { ModeState, OfferType } from '../shared/types.js';
+import type { Channel, ModeState, OfferType } from '../shared/types.js';
+import type { HookEvent } from '../shared/vocabulary.js';
 import type { Outcome, Reason } from './gates.js';
 
 export const HOOK_LOG_NAME = 'hook.jsonl';
@@ -29,8 +30,19 @@ export interface HookRecord {
   /** Node start-up before the hook's code ran, ms (wall time ≈ boot_ms + latency_ms). */
   boot_ms: number;
   mode: string | null;
+  /** The rollout state of the channel that decided. */
   mode_state: ModeState | null;
+  /** null until the payload named an event the hook answers. */
+  channel: Channel | null;
+  event: HookEvent | null;
   turn?: number;
+  /** Tool channel: the hook's own count of this session's tool events. */
+  step?: number;
+  /** Tool channel: the error's signature (14 hex digits) and the tool call's id. */
+  sig?: string;
+  tool_use_id?: string;
+  /** Tool channel: where the offer came from. */
+  source?: 'fixes' | 'tool-cache';
   offer_id?: string;
   handle?: string;
   type?: OfferType;

@@ -1,10 +1,14 @@
 /**
- * `active-brain-hook`: the Claude Code UserPromptSubmit hook (bundled as CommonJS into
- * dist/hook.bundle.cjs, run through bin/active-brain-hook.cjs — what install registers — or
- * the package bin bin/active-brain-hook.js). Reads the payload on stdin,
- * the precomputed <home>/hook-settings.json, the kill file, this session's cache and hook
- * state; hook/gates.ts decides; this file does the IO around it: the session lock, the
- * state write, at most one line of JSON on stdout, one record in <home>/logs/hook.jsonl.
+ * `active-brain-hook`: the Claude Code hook for UserPromptSubmit (the prompt channel) and
+ * PostToolUseFailure / PostToolUse (the tool channel), one binary that tells them apart by
+ * `hook_event_name` (bundled as CommonJS into dist/hook.bundle.cjs, run through
+ * bin/active-brain-hook.cjs — what install registers — or the package bin
+ * bin/active-brain-hook.js). Reads the payload on stdin, the precomputed
+ * <home>/hook-settings.json, the kill file and this session's hook state; then, at a prompt,
+ * the session's offer cache (hook/gates.ts decides), at a tool event the one fixes file of
+ * the error's signature or else the session's tool cache (hook/tool-gates.ts decides). This
+ * file does the IO around it: the session lock, the state write, at most one line of JSON on
+ * stdout, one record in <home>/logs/hook.jsonl.
  *
  * Cache-only: no search, no model, no network. Any failure, and anything past its own
  * deadline (settings.deadlineMs), ends in silence with exit 0 and nothing on stderr. The
@@ -13,10 +17,11 @@
  */
 import { existsSync, writeSync } from 'node:fs';
 import { killPath } from '../shared/paths.js';
-import type { HookSettings } from '../shared/types.js';
+import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
+import { toolGates, sign, toolUseIdOf } from './tool-gates.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
-import { readStdin, readCache, transcriptFacts } from './inputs.js';
+import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
 
@@ -47,7 +52,13 @@ function record(d: Decision): void {
       boot_ms: Math.round(BOOT_MS * 100) / 100,
       mode: d.mode,
       mode_state: d.modeState,
+      channel: d.channel ?? null,
+      event: d.event ?? null,
       ...(d.turn !== undefined ? { turn: d.turn } : {}),
+      ...(d.step !== undefined ? { step: d.step } : {}),
+      ...(d.sig !== undefined ? { sig: d.sig } : {}),
+      ...(d.toolUseId !== undefined ? { tool_use_id: d.toolUseId } : {}),
+      ...(d.source !== undefined ? { source: d.source } : {}),
       ...(d.offer
         ? { offer_id: d.offer.id, handle: d.offer.handle, type: d.offer.type, confidence: d.offer.confidence }
         : {}),
@@ -64,7 +75,7 @@ function end(d: Decision): never {
     ended = true;
     try { release?.(); } catch { /* nothing to do */ }
     if (d.outcome === 'print' && d.text) {
-      const out = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: d.text } });
+      const out = JSON.stringify({ hookSpecificOutput: { hookEventName: d.event ?? 'UserPromptSubmit', additionalContext: d.text } });
       try { writeSync(1, out + '\n'); } catch { /* stdout closed: nothing shown */ }
     }
     try { record(d); } catch { /* never */ }
@@ -77,10 +88,13 @@ function silentNow(reason: Reason): never {
 }
 
 /** Shown for `active-brain-hook --help` (Claude Code never passes arguments). */
-const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit, payload JSON on stdin)
+const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit, PostToolUseFailure and
+                           PostToolUse, payload JSON on stdin)
 
-Cache-only: reads <home>/hook-settings.json, the kill file, this session's offer cache and
-hook state; prints at most one line of JSON (additionalContext) or nothing; always exits 0.
+Cache-only: reads <home>/hook-settings.json, the kill file, this session's hook state and, at a
+prompt, its offer cache; at a tool error, the fixes file of the error's signature or the
+session's tool cache. Prints at most one line of JSON (additionalContext) or nothing; always
+exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
 Docs: docs/HOOK.md.
 `;
@@ -105,7 +119,27 @@ async function run(): Promise<never> {
   const pre = prelude({ payload, stdin: stdin.status, settings: read.settings, env, killed: existsSync(killPath(env)) });
   if (pre.done) return end(pre.done);
   const settings = read.settings as HookSettings;
-  context = { sessionId: pre.sessionId, mode: pre.mode.name, modeState: pre.mode.state };
+  context = { sessionId: pre.sessionId, mode: pre.mode.name, modeState: pre.modeState, channel: pre.channel, event: pre.event };
+
+  if (pre.channel === 'tool') {
+    // Signed before the lock: bounded pure work (~0.5 ms for a 10,000-char error).
+    const p = pre.payload as unknown as Record<string, unknown>;
+    const signal = sign(p, pre.event);
+    const toolUseId = toolUseIdOf(p.tool_use_id);
+    context = { ...context, ...(toolUseId ? { toolUseId } : {}), ...(signal.kind === 'error' ? { sig: signal.sig } : {}) };
+    release = acquireLock(lockPathFor(pre.sessionId, env), Math.min(LOCK_WAIT_MS, Math.max(0, remaining())));
+    if (!release) return silentNow('state-locked');
+    const state = readState(pre.sessionId, env);
+    const fixes = signal.kind === 'error' ? readFixFile(signal.sig, env) : undefined;
+    const toolCache = signal.kind === 'error' && fixes === undefined ? readToolCache(pre.sessionId, env) : undefined;
+    const now = Date.now();
+    const d = toolGates({
+      sessionId: pre.sessionId, mode: pre.mode, settings, event: pre.event as 'PostToolUseFailure' | 'PostToolUse',
+      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, toolCache, now,
+      pastDeadline: remaining() <= 0,
+    });
+    return saveAndEnd(state, pre.sessionId, d, now);
+  }
 
   release = acquireLock(lockPathFor(pre.sessionId, env), Math.min(LOCK_WAIT_MS, Math.max(0, remaining())));
   if (!release) return silentNow('state-locked');
@@ -117,9 +151,14 @@ async function run(): Promise<never> {
     sessionId: pre.sessionId, mode: pre.mode, settings, state, cache, transcript, now,
     pastDeadline: remaining() <= 0,
   });
+  return saveAndEnd(state, pre.sessionId, d, now);
+}
+
+/** Write the session's next state (atomic, under the lock), then end with the decision. */
+function saveAndEnd(state: HookState | null | 'invalid', sessionId: string, d: Decision, now: number): never {
   if (state !== 'invalid') {
     try {
-      writeState(nextState(state, pre.sessionId, d, now), env);
+      writeState(nextState(state, sessionId, d, now), env);
     } catch {
       // Unwritable state: the budget could not be kept, so nothing may be shown.
       return end({ ...d, outcome: 'silent', reason: 'error', text: undefined });

@@ -22,6 +22,7 @@ export function defaultHookSettings(env: NodeJS.ProcessEnv = process.env): HookS
     tokenCeiling: 90,
     maxLagBytes: 256 * 1024,
     workers: { cwdGlobs: [], envMarker: 'ACTIVE_BRAIN_WORKER' },
+    toolCacheTtlMs: 120_000,
     modes: [
       {
         name: 'default',
@@ -31,6 +32,7 @@ export function defaultHookSettings(env: NodeJS.ProcessEnv = process.env): HookS
         sessionBudget: 3,
         minGapTurns: 4,
         minGapSeconds: 300,
+        tool: { state: 'soak', minConfidence: 0.7, sessionBudget: 5, minGapSteps: 3, minGapSeconds: 30 },
       },
     ],
   };
@@ -54,8 +56,17 @@ export function validateHookSettings(v: unknown): HookSettings | null {
     const o = m as Record<string, unknown>;
     if (typeof o.name !== 'string' || !MODE_STATES.includes(o.state as ModeState) || !isStrArr(o.cwdGlobs)) return null;
     if (!isNum(o.minConfidence) || !isNum(o.sessionBudget) || !isNum(o.minGapTurns) || !isNum(o.minGapSeconds)) return null;
+    if (o.tool !== undefined && !isToolChannel(o.tool)) return null;
   }
+  if (s.toolCacheTtlMs !== undefined && !isNum(s.toolCacheTtlMs)) return null;
   return s as unknown as HookSettings;
+}
+
+/** A mode's tool channel (optional: settings written before it existed stay valid). */
+function isToolChannel(v: unknown): boolean {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const t = v as Record<string, unknown>;
+  return MODE_STATES.includes(t.state as ModeState) && isNum(t.minConfidence) && isNum(t.sessionBudget) && isNum(t.minGapSteps) && isNum(t.minGapSeconds);
 }
 
 export type SettingsRead =

@@ -1,8 +1,9 @@
 /**
  * `active-brain install [--project] [--dry-run]`: registers the hook in Claude Code's
- * settings (user scope by default, honouring CLAUDE_CONFIG_DIR; --project: ./.claude/
- * settings.json) and writes <home>/hook-settings.json from the effective config. The
- * merge itself is pure (hook/install.ts); file handling in hook/install-files.ts.
+ * settings under UserPromptSubmit, PostToolUseFailure and PostToolUse (user scope by
+ * default, honouring CLAUDE_CONFIG_DIR; --project: ./.claude/settings.json) and writes
+ * <home>/hook-settings.json from the effective config. The merge itself is pure
+ * (hook/install.ts); file handling in hook/install-files.ts.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,23 +11,28 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { installHook, packageRoot } from '../../hook/install-files.js';
-import { SettingsShapeError } from '../../hook/install.js';
+import { SettingsShapeError, POST_TOOL_USE_MATCHER } from '../../hook/install.js';
 
 export const command: Command = {
   name: 'install',
-  summary: 'register the Claude Code UserPromptSubmit hook',
+  summary: 'register the Claude Code hook (prompt and tool events)',
   help: `usage: active-brain install [--project] [--dry-run] [--json] [--set key.path=value ...]
 
-Adds one UserPromptSubmit hook entry ("<node> <package>/bin/active-brain-hook.cjs", timeout 5 s)
-to Claude Code's settings and writes $ACTIVE_BRAIN_HOME/hook-settings.json for the hook.
+Adds the hook ("<node> <package>/bin/active-brain-hook.cjs", timeout 5 s) to Claude Code's
+settings under three events, and writes $ACTIVE_BRAIN_HOME/hook-settings.json for the hook:
+  UserPromptSubmit     the prompt channel
+  PostToolUseFailure   the tool channel, every tool (a failed call: the Past fix)
+  PostToolUse          the tool channel, matcher ${POST_TOOL_USE_MATCHER} (an error inside a result)
   (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
   --project   this directory's .claude/settings.json
   --dry-run   show the change (a line diff) and write nothing
-Idempotent: an entry already present is left alone (an older path of ours is updated).
+Idempotent: entries already present are left alone (an older path of ours is updated; an
+install from before the tool channel gains the two tool events).
 Every other setting and hook is kept; the original is saved as settings.json.active-brain.bak.
 Invalid JSON in the settings file: nothing is changed, exit 1.
 Warns when the hook is also registered at the other scope (it would fire twice).
-Every mode starts in soak (logs what it would say, prints nothing) until "active-brain enable".`,
+Every mode starts in soak on both channels (logs what it would say, prints nothing) until
+"active-brain enable".`,
   async run(argv) {
     const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
     const dryRun = Boolean(values['dry-run']);
@@ -52,6 +58,7 @@ Every mode starts in soak (logs what it would say, prints nothing) until "active
       } else if (report.changed) {
         out.push(`hook ${report.action} in ${report.path}${report.backup ? ` (original saved as ${report.backup})` : ''}`);
       } else out.push(`hook already installed in ${report.path}; nothing changed.`);
+      if (report.events) out.push(`events: ${Object.entries(report.events).map(([e, a]) => `${e} ${a}`).join(', ')}`);
       out.push(`command: ${report.command}`);
       if (hookSettings) out.push(`hook settings: ${hookSettings}`);
       process.stdout.write(out.join('\n') + '\n');

@@ -1,8 +1,8 @@
 /**
- * `active-brain uninstall [--project] [--dry-run]`: removes only active-brain's
- * UserPromptSubmit entry from Claude Code's settings (user scope by default, --project for
- * ./.claude/settings.json); every other setting and hook stays. Pure change in
- * hook/install.ts, files in hook/install-files.ts.
+ * `active-brain uninstall [--project] [--dry-run]`: removes only active-brain's entries
+ * (UserPromptSubmit, PostToolUseFailure, PostToolUse) from Claude Code's settings (user
+ * scope by default, --project for ./.claude/settings.json); every other setting and hook
+ * stays. Pure change in hook/install.ts, files in hook/install-files.ts.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { uninstallHook } from '../../hook/install-files.js';
@@ -10,10 +10,11 @@ import { SettingsShapeError } from '../../hook/install.js';
 
 export const command: Command = {
   name: 'uninstall',
-  summary: 'remove the Claude Code hook entry (only ours)',
+  summary: 'remove the Claude Code hook entries (only ours)',
   help: `usage: active-brain uninstall [--project] [--dry-run] [--json]
 
-Removes active-brain's UserPromptSubmit hook entry and nothing else.
+Removes active-brain's hook entries (UserPromptSubmit, PostToolUseFailure, PostToolUse) and
+nothing else.
   (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
   --project   this directory's .claude/settings.json
   --dry-run   show the change and write nothing

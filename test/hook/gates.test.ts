@@ -11,8 +11,10 @@ import {
   decide, nextState, REASONS, MAX_SEEN_OFFER_IDS,
   type PreludeInput, type OfferInput, type Decision,
 } from '../../hook/gates.js';
+import { TOOL_ONLY_REASONS } from '../../hook/tool-gates.js';
 import type { HookSettings, HookState, OfferCache, Offer } from '../../shared/types.js';
 import { utf8Bytes, estimateTokens } from '../../shared/escape.js';
+import { loadSchema } from '../helpers/json-schema.js';
 
 const NOW = 1_800_000_000_000;
 const SID = 'sess-1';
@@ -109,9 +111,14 @@ describe('gates: each gate with its control', () => {
     expect(d.text === undefined || reason === 'would-fire').toBe(true);
   });
 
-  it('every reason code except printed/error has a case above', () => {
-    const covered = new Set(CASES.map((c) => c[0]));
+  it('every reason code except printed/error has a case above (the tool channel\'s own: test/hook/tool-gates.test.ts)', () => {
+    const covered = new Set<string>([...CASES.map((c) => c[0]), ...TOOL_ONLY_REASONS]);
     expect(REASONS.filter((r) => r !== 'printed' && r !== 'error' && !covered.has(r))).toEqual(['state-locked']); // state-locked is main.ts IO: contract test
+  });
+
+  it('the reason codes and logs-schema/hook-record.schema.json list the same codes', () => {
+    const schema = loadSchema('hook-record') as { properties: { reason: { enum: string[] } } };
+    expect([...schema.properties.reason.enum].sort()).toEqual([...REASONS].sort());
   });
 
   it('boundaries are inclusive where the config says "at least"', () => {

@@ -10,7 +10,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HookSettings, OfferCache, Offer } from '../../shared/types.js';
+import type { FixFile, HookSettings, OfferCache, Offer, ToolCache, ToolChannelSettings } from '../../shared/types.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -130,6 +130,49 @@ export function writeCache(ctx: Ctx, c: OfferCache | string, sessionId = ctx.ses
   writeFileSync(join(ctx.home, 'cache', `${sessionId}.json`), typeof c === 'string' ? c : JSON.stringify(c));
 }
 
+/** A live tool channel with no gaps in the way (tests set what they check). */
+export function toolChannel(over: Partial<ToolChannelSettings> = {}): ToolChannelSettings {
+  return { state: 'live', minConfidence: 0.7, sessionBudget: 5, minGapSteps: 3, minGapSeconds: 30, ...over };
+}
+
+/** Settings with the prompt channel as settingsFor() and a tool channel (live by default). */
+export function toolSettingsFor(ctx: Ctx, tool: Partial<ToolChannelSettings> = {}, over: Partial<HookSettings> = {}, mode: Partial<HookSettings['modes'][number]> = {}): HookSettings {
+  return settingsFor(ctx, { toolCacheTtlMs: 120_000, ...over }, { tool: toolChannel(tool), ...mode });
+}
+
+/** <home>/fixes/<sig>.json (a string is written as it is: corrupt and half-written files). */
+export function writeFixFile(ctx: Ctx, sig: string, f: FixFile | string): void {
+  mkdirSync(join(ctx.home, 'fixes'), { recursive: true });
+  writeFileSync(join(ctx.home, 'fixes', `${sig}.json`), typeof f === 'string' ? f : JSON.stringify(f));
+}
+
+export function fixFileFor(sig: string, fixes: FixFile['fixes'], now = Date.now()): FixFile {
+  return { version: 1, sig, storeStamp: 'stamp-1', createdAt: now - 86_400_000, fixes };
+}
+
+/** <home>/cache/<session>.tool.json */
+export function writeToolCache(ctx: Ctx, c: ToolCache | string, sessionId = ctx.sessionId): void {
+  mkdirSync(join(ctx.home, 'cache'), { recursive: true });
+  writeFileSync(join(ctx.home, 'cache', `${sessionId}.tool.json`), typeof c === 'string' ? c : JSON.stringify(c));
+}
+
+/** A PostToolUseFailure payload as Claude Code sends it (`over` may switch the event). */
+export function toolPayloadFor(ctx: Ctx, error: unknown, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    session_id: ctx.sessionId,
+    transcript_path: ctx.transcript,
+    cwd: ctx.cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash',
+    tool_input: { command: 'git push', description: 'Push the branch' },
+    tool_use_id: 'toolu_01AbCdEf',
+    error,
+    is_interrupt: false,
+    ...over,
+  };
+}
+
 export function payloadFor(ctx: Ctx, over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     session_id: ctx.sessionId,
@@ -183,15 +226,16 @@ export function readStateFile(ctx: Ctx, sessionId = ctx.sessionId): Record<strin
   return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>) : null;
 }
 
-/** The additionalContext line of a hook's stdout, or null when it printed nothing; throws on anything else. */
-export function printedLine(stdout: string): string | null {
+/** The additionalContext line of a hook's stdout, or null when it printed nothing; throws on
+ *  anything else (also on another hookEventName than `event`). */
+export function printedLine(stdout: string, event = 'UserPromptSubmit'): string | null {
   if (stdout === '') return null;
   if (!stdout.endsWith('\n') || stdout.indexOf('\n') !== stdout.length - 1) throw new Error(`hook printed more than one line: ${JSON.stringify(stdout)}`);
   const v = JSON.parse(stdout) as { hookSpecificOutput?: { hookEventName?: string; additionalContext?: unknown } };
   const keys = Object.keys(v);
   if (keys.length !== 1 || keys[0] !== 'hookSpecificOutput') throw new Error(`unexpected output keys ${keys.join(',')}`);
   const h = v.hookSpecificOutput!;
-  if (h.hookEventName !== 'UserPromptSubmit' || typeof h.additionalContext !== 'string') throw new Error('malformed hookSpecificOutput');
+  if (h.hookEventName !== event || typeof h.additionalContext !== 'string') throw new Error(`malformed hookSpecificOutput (${String(h.hookEventName)})`);
   if (Object.keys(h).length !== 2) throw new Error('extra hookSpecificOutput keys');
   return h.additionalContext;
 }

@@ -1,9 +1,12 @@
 /**
- * install / uninstall: pure merge properties (idempotent, round trip, only ours touched),
- * round trips on real settings files in temp dirs (empty file, other hooks, already present,
- * older path of ours, invalid JSON, symlinked file, CLAUDE_CONFIG_DIR, --dry-run, duplicate
- * registration at user + project scope), and the real CLI end to end: install into a temp
- * Claude config, run the registered command with real payloads, uninstall.
+ * install / uninstall: pure merge properties over the three events (idempotent, round trip,
+ * only ours touched, older installs upgraded in place, entries under another matcher moved),
+ * the PostToolUse matcher against real tool names, round trips on real settings files in temp
+ * dirs (empty file, other hooks, already present, older path of ours, older UserPromptSubmit-
+ * only install, invalid JSON, symlinked file, CLAUDE_CONFIG_DIR, --dry-run, duplicate
+ * registration at user + project scope under any event), and the real CLI end to end:
+ * install into a temp Claude config, run the registered command with real prompt and tool
+ * payloads, uninstall.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
@@ -11,10 +14,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, readFileSync, existsSync, statSync, symlinkSync, lstatSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  withHookInstalled, withHookRemoved, countOurs, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
+  withHookInstalled, withHookRemoved, countOurs, oursByEvent, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
+  POST_TOOL_USE_MATCHER, HOOK_TIMEOUT_SECONDS,
 } from '../../hook/install.js';
+import { HOOK_EVENTS } from '../../shared/vocabulary.js';
 import { installHook, uninstallHook, settingsPathFor, BACKUP_SUFFIX } from '../../hook/install-files.js';
-import { ROOT, makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, printedLine, lastRecord, tempDir as helperTempDir, cleanupTemp } from './helpers.js';
+import {
+  ROOT, makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, printedLine, lastRecord, tempDir as helperTempDir, cleanupTemp,
+  writeFixFile, fixFileFor, toolPayloadFor,
+} from './helpers.js';
+import { errorSignature } from '../../shared/error-signature.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 
 const CMD = hookCommand('/usr/bin/node', '/opt/active-brain/bin/active-brain-hook.js');
@@ -30,31 +39,77 @@ const OTHER = {
 const tempDir = () => helperTempDir('ab-install-');
 afterAll(cleanupTemp);
 
+const ENTRY = { type: 'command', command: CMD, timeout: HOOK_TIMEOUT_SECONDS };
+/** What a fresh install adds: one group per event, PostToolUse with its matcher. */
+const OURS = {
+  UserPromptSubmit: [{ hooks: [ENTRY] }],
+  PostToolUseFailure: [{ hooks: [ENTRY] }],
+  PostToolUse: [{ matcher: POST_TOOL_USE_MATCHER, hooks: [ENTRY] }],
+};
+
 describe('install: pure merge', () => {
-  it('adds one entry, keeps everything else, is idempotent, and uninstall restores the original', () => {
-    const { settings, action } = withHookInstalled(OTHER, CMD);
+  it('adds one entry per event (UserPromptSubmit, PostToolUseFailure, PostToolUse), keeps everything else, is idempotent, and uninstall restores the original', () => {
+    const { settings, action, events } = withHookInstalled(OTHER, CMD);
     expect(action).toBe('added');
-    expect(countOurs(settings)).toBe(1);
+    expect(events).toEqual({ UserPromptSubmit: 'added', PostToolUseFailure: 'added', PostToolUse: 'added' });
+    expect(oursByEvent(settings)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
+    expect(countOurs(settings)).toBe(3);
     expect(settings.model).toBe('opus');
-    expect((settings.hooks as Record<string, unknown[]>).UserPromptSubmit).toHaveLength(2);
-    expect(withHookInstalled(settings, CMD)).toEqual({ settings, action: 'unchanged' });
-    expect(withHookRemoved(settings)).toEqual({ settings: OTHER, removed: 1 });
+    const hooks = settings.hooks as Record<string, unknown[]>;
+    expect(hooks.UserPromptSubmit).toHaveLength(2);
+    expect(hooks.PostToolUseFailure).toEqual(OURS.PostToolUseFailure); // every tool: no matcher
+    expect(hooks.PostToolUse).toEqual(OURS.PostToolUse);
+    expect(hooks.PreToolUse).toEqual(OTHER.hooks.PreToolUse);
+    expect(withHookInstalled(settings, CMD)).toEqual({ settings, action: 'unchanged', events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'unchanged', PostToolUse: 'unchanged' } });
+    expect(withHookRemoved(settings)).toEqual({ settings: OTHER, removed: 3 });
     expect(OTHER.hooks.UserPromptSubmit).toHaveLength(1); // inputs are not mutated
   });
 
-  it('updates an older entry of ours in place and collapses duplicates of ours', () => {
-    const old = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node /old/place/bin/active-brain-hook.js', timeout: 60 }] }, { hooks: [{ type: 'command', command: 'active-brain-hook' }] }] } };
-    const { settings, action } = withHookInstalled(old, CMD);
-    expect(action).toBe('updated');
-    expect(settings).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: CMD, timeout: 5 }] }] } });
+  it('the PostToolUse matcher is a regex that fits Bash and MCP tools only (as Claude Code reads it: unanchored JavaScript regex)', () => {
+    const re = new RegExp(POST_TOOL_USE_MATCHER);
+    for (const t of ['Bash', 'mcp__github__create_issue', 'mcp__plugin_x_srv__tool']) expect(re.test(t), t).toBe(true);
+    for (const t of ['BashOutput', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Task', 'WebFetch', 'KillShell', 'xBash', 'mcp__']) expect(re.test(t), t).toBe(false);
   });
 
-  it('refuses shapes it must not touch', () => {
+  it('upgrades an older install (UserPromptSubmit only) in place: the two tool events are added, nothing else changes', () => {
+    const old = { ...OTHER, hooks: { ...OTHER.hooks, UserPromptSubmit: [...OTHER.hooks.UserPromptSubmit, { hooks: [ENTRY] }] } };
+    const { settings, action, events } = withHookInstalled(old, CMD);
+    expect(action).toBe('updated');
+    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added', PostToolUse: 'added' });
+    expect((settings.hooks as Record<string, unknown>).UserPromptSubmit).toEqual(old.hooks.UserPromptSubmit);
+    expect(withHookInstalled(settings, CMD).action).toBe('unchanged');
+  });
+
+  it('updates an older entry of ours in place and collapses duplicates of ours, per event', () => {
+    const old = { hooks: {
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node /old/place/bin/active-brain-hook.js', timeout: 60 }] }, { hooks: [{ type: 'command', command: 'active-brain-hook' }] }],
+      PostToolUseFailure: [{ hooks: [{ type: 'command', command: 'node /old/bin/active-brain-hook.cjs', timeout: 60 }, { type: 'command', command: 'notify.sh' }] }],
+    } };
+    const { settings, action, events } = withHookInstalled(old, CMD);
+    expect(action).toBe('updated');
+    expect(events).toEqual({ UserPromptSubmit: 'updated', PostToolUseFailure: 'updated', PostToolUse: 'added' });
+    expect(settings).toEqual({ hooks: { ...OURS, PostToolUseFailure: [{ hooks: [ENTRY, { type: 'command', command: 'notify.sh' }] }] } });
+  });
+
+  it('an entry of ours under another matcher moves to a group with ours; the other hooks of that group stay where they were', () => {
+    const old = { hooks: { ...OURS, PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }, ENTRY] }], PostToolUseFailure: [{ matcher: 'Bash', hooks: [ENTRY] }] } };
+    const { settings, events } = withHookInstalled(old, CMD);
+    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'updated', PostToolUse: 'updated' });
+    expect(settings).toEqual({ hooks: { ...OURS, PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }] }, ...OURS.PostToolUse] } });
+    expect(withHookInstalled(settings, CMD).action).toBe('unchanged');
+    // an empty matcher is the same as none
+    expect(withHookInstalled({ hooks: { ...OURS, PostToolUseFailure: [{ matcher: '', hooks: [ENTRY] }] } }, CMD).action).toBe('unchanged');
+  });
+
+  it('refuses shapes it must not touch, under any of the three events, before changing anything', () => {
     expect(() => parseSettingsText('{"a":', 'f')).toThrow(SettingsShapeError);
     expect(() => parseSettingsText('[1]', 'f')).toThrow(SettingsShapeError);
     expect(parseSettingsText('  \n', 'f')).toEqual({});
     expect(() => withHookInstalled({ hooks: [] }, CMD)).toThrow(SettingsShapeError);
-    expect(() => withHookInstalled({ hooks: { UserPromptSubmit: {} } }, CMD)).toThrow(SettingsShapeError);
+    for (const e of HOOK_EVENTS) {
+      expect(() => withHookInstalled({ hooks: { [e]: {} } }, CMD)).toThrow(SettingsShapeError);
+      expect(() => withHookRemoved({ hooks: { ...OURS, [e]: 'x' } })).toThrow(SettingsShapeError);
+    }
   });
 
   it('quotes paths for the shell', () => {
@@ -65,13 +120,13 @@ describe('install: pure merge', () => {
   it('property: install∘install = install; uninstall∘install = id (for settings without ours and without empty hook lists)', () => {
     const entry = fc.record({ type: fc.constant('command'), command: fc.string({ maxLength: 20 }).filter((s) => !s.includes('active-brain-hook')) });
     const group = fc.record({ matcher: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }), hooks: fc.array(entry, { minLength: 1, maxLength: 3 }) }, { requiredKeys: ['hooks'] });
-    const hooks = fc.dictionary(fc.constantFrom('UserPromptSubmit', 'PreToolUse', 'Stop'), fc.array(group, { minLength: 1, maxLength: 3 }), { minKeys: 1 });
+    const hooks = fc.dictionary(fc.constantFrom('UserPromptSubmit', 'PreToolUse', 'Stop', 'PostToolUse', 'PostToolUseFailure'), fc.array(group, { minLength: 1, maxLength: 3 }), { minKeys: 1 });
     const settings = fc.record({ hooks: fc.option(hooks, { nil: undefined }), other: fc.jsonValue() }, { requiredKeys: [] });
     fc.assert(
       fc.property(settings, (s0) => {
         const s = JSON.parse(JSON.stringify(s0)) as Record<string, unknown>;
         const once = withHookInstalled(s, CMD).settings;
-        expect(countOurs(once)).toBe(1);
+        expect(oursByEvent(once)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
         expect(withHookInstalled(once, CMD).action).toBe('unchanged');
         expect(withHookRemoved(once).settings).toEqual(s);
       }),
@@ -98,7 +153,7 @@ describe('install: real settings files', () => {
     expect(settingsPathFor('user', d, { HOME: d })).toMatch(/\.claude\/settings\.json$/);
     const r = installHook(opts(env, d));
     expect(r).toMatchObject({ action: 'added', changed: true, backup: null });
-    expect(countOurs(JSON.parse(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')))).toBe(1);
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')))).toBe(3);
   });
 
   it('an empty file: entry added, the empty original backed up', () => {
@@ -108,7 +163,7 @@ describe('install: real settings files', () => {
     const r = installHook(opts(env, d));
     expect(r.action).toBe('added');
     expect(readFileSync(join(d, 'settings.json') + BACKUP_SUFFIX, 'utf8')).toBe('');
-    expect(JSON.parse(readFileSync(join(d, 'settings.json'), 'utf8'))).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: CMD, timeout: 5 }] }] } });
+    expect(JSON.parse(readFileSync(join(d, 'settings.json'), 'utf8'))).toEqual({ hooks: OURS });
   });
 
   it('a file with other hooks: all kept; the indentation and mode kept; uninstall gives the same object back', () => {
@@ -176,7 +231,7 @@ describe('install: real settings files', () => {
     symlinkSync(join(d, 'dotfiles', 'claude.json'), join(d, 'cfg', 'settings.json'));
     installHook(opts({ CLAUDE_CONFIG_DIR: join(d, 'cfg') }, d));
     expect(lstatSync(join(d, 'cfg', 'settings.json')).isSymbolicLink()).toBe(true);
-    expect(countOurs(JSON.parse(readFileSync(join(d, 'dotfiles', 'claude.json'), 'utf8')))).toBe(1);
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'dotfiles', 'claude.json'), 'utf8')))).toBe(3);
   });
 
   it('warns about a registration at both user and project scope', () => {
@@ -191,6 +246,37 @@ describe('install: real settings files', () => {
     expect(installHook(opts(env, proj)).duplicates).toEqual([join(proj, '.claude', 'settings.json')]);
     uninstallHook(opts(env, proj, { scope: 'project' }));
     expect(installHook(opts(env, proj)).duplicates).toEqual([]);
+  });
+
+  it('the duplicate warning covers every event: a project file with only our PostToolUse entry counts', () => {
+    const d = tempDir();
+    const proj = join(d, 'proj');
+    mkdirSync(join(proj, '.claude'), { recursive: true });
+    const env = { CLAUDE_CONFIG_DIR: join(d, 'cfg') };
+    writeFileSync(join(proj, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PostToolUse: OURS.PostToolUse } }));
+    expect(installHook(opts(env, proj)).duplicates).toEqual([join(proj, '.claude', 'settings.local.json')]);
+    writeFileSync(join(proj, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }] }] } }));
+    expect(installHook(opts(env, proj)).duplicates).toEqual([]);
+  });
+
+  it('an older install file is upgraded in place (backup kept); --dry-run shows the two new events first; uninstall removes all three', () => {
+    const d = tempDir();
+    const env = { CLAUDE_CONFIG_DIR: d };
+    const p = join(d, 'settings.json');
+    const older = JSON.stringify({ ...OTHER, hooks: { ...OTHER.hooks, UserPromptSubmit: [...OTHER.hooks.UserPromptSubmit, { hooks: [ENTRY] }] } }, null, 2) + '\n';
+    writeFileSync(p, older);
+    const dry = installHook(opts(env, d, { dryRun: true }));
+    expect(dry).toMatchObject({ action: 'updated', changed: true, events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added', PostToolUse: 'added' } });
+    expect(dry.diff).toMatch(/^\+ {5}"PostToolUseFailure": \[$/m);
+    expect(dry.diff).toContain(`+ ${' '.repeat(8)}"matcher": "${POST_TOOL_USE_MATCHER}",`);
+    expect(dry.diff).not.toMatch(/^- /m); // only additions
+    expect(readFileSync(p, 'utf8')).toBe(older);
+    installHook(opts(env, d));
+    expect(readFileSync(p + BACKUP_SUFFIX, 'utf8')).toBe(older);
+    expect(oursByEvent(JSON.parse(readFileSync(p, 'utf8')))).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
+    expect(installHook(opts(env, d))).toMatchObject({ action: 'unchanged', changed: false });
+    expect(uninstallHook(opts(env, d))).toMatchObject({ action: 'removed' });
+    expect(JSON.parse(readFileSync(p, 'utf8'))).toEqual(OTHER);
   });
 });
 
@@ -215,13 +301,19 @@ describe('install: the CLI end to end', () => {
     const inst = run(['install', '--set', `transcriptsRoot=${ctx.root}`], env, ctx.cwd);
     expect(inst.stderr).toBe('');
     expect(inst.status).toBe(0);
-    const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: { UserPromptSubmit: Array<{ hooks: Array<{ command: string; timeout: number }> }> } };
+    type Groups = Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>;
+    const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: Record<'UserPromptSubmit' | 'PostToolUseFailure' | 'PostToolUse', Groups> };
     const entry = settings.hooks.UserPromptSubmit[0].hooks[0];
+    expect(settings.hooks.PostToolUseFailure).toEqual([{ hooks: [entry] }]);
+    expect(settings.hooks.PostToolUse).toEqual([{ matcher: POST_TOOL_USE_MATCHER, hooks: [entry] }]);
     expect(entry.timeout).toBe(5);
     // The state dir is not the default one, so the command names it (Claude Code will not pass
     // ACTIVE_BRAIN_HOME through).
     expect(entry.command).toBe(`NODE_OPTIONS= NODE_EXTRA_CA_CERTS= ACTIVE_BRAIN_HOME=${shellQuote(ctx.home)} ${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
-    expect(validate(loadSchema('hook-settings'), JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')))).toEqual([]);
+    const written = JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')) as { toolCacheTtlMs: number; modes: Array<{ tool: { state: string } }> };
+    expect(validate(loadSchema('hook-settings'), written)).toEqual([]);
+    expect(written.toolCacheTtlMs).toBe(120_000);
+    expect(written.modes[0].tool.state).toBe('soak'); // the tool channel starts in soak too
 
     // Claude Code runs the command through a shell with the payload on stdin.
     const hook = (payload: unknown) => spawnSync('/bin/sh', ['-c', entry.command], { input: JSON.stringify(payload), env, cwd: ctx.cwd, encoding: 'utf8' });
@@ -231,6 +323,15 @@ describe('install: the CLI end to end', () => {
     expect(soak.stdout).toBe(''); // installed settings start in soak
     // soak counted that would-fire against budget and gaps, as live would have
     expect(lastRecord(ctx)).toMatchObject({ outcome: 'would-fire', mode_state: 'soak' });
+    // The same registered command answers a tool failure (soak: logged, not printed).
+    const failure = 'Exit code 1\nfatal: not a git repository (or any of the parent directories): .git';
+    const sig = errorSignature(failure)!.sig;
+    writeFixFile(ctx, sig, fixFileFor(sig, [{ offer: { ...cacheFor(ctx).offer!, id: 'fix-1', handle: 'sessions/aa#1' }, sourceSession: 'another-session', scope: 'global' }]));
+    const tool = hook(toolPayloadFor(ctx, failure));
+    expect(tool.status).toBe(0);
+    expect(tool.stderr).toBe('');
+    expect(tool.stdout).toBe('');
+    expect(lastRecord(ctx)).toMatchObject({ outcome: 'would-fire', channel: 'tool', event: 'PostToolUseFailure', sig, mode_state: 'soak' });
     writeSettings(ctx, settingsFor(ctx, {}, { minGapTurns: 0, minGapSeconds: 0 })); // as `enable` would: live
     // A different chunk (the one seen in soak is never shown again in this session).
     writeCache(ctx, cacheFor(ctx, { offer: { ...cacheFor(ctx).offer!, id: 'off-live', handle: 'notes/pg/pool-timeouts.md#3' } }));

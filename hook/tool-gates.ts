@@ -1,0 +1,161 @@
+/**
+ * The tool channel's decisions (PostToolUseFailure / PostToolUse), as pure functions; the
+ * prelude they follow (kill, settings, stdin, payload, event, worker refusal, mode, the
+ * channel's state) is hook/gates.ts. Input: the payload's error and its signature (sign()),
+ * this session's hook state, the ONE fixes file of that signature (<home>/fixes/<sig>.json,
+ * FixFile) or — when there is none — the session's tool cache (<home>/cache/<session>.tool.json,
+ * ToolCache), the clock. Output: a Decision, as on the prompt channel.
+ *
+ * Order (the prompt channel's, with tool steps for turns), each failing to silence:
+ *   state → interrupted / no error → fixes file (invalid, all from this session, none in
+ *   scope) or tool cache (none, invalid, other session, no offer, another error, stale) →
+ *   confidence ≥ mode.tool.minConfidence → tool budget → repeat (offer ids and handles shared
+ *   with the prompt channel) → gap in tool steps and seconds → byte cap / token ceiling →
+ *   deadline → soak (would-fire) → print.
+ *
+ * Every gate is one line ending in `// gate:<name>` (scripts/check-gates.mjs).
+ */
+import type { FixFile, FixOffer, HookSettings, HookState, ModeState, Offer, ToolCache, ToolChannelSettings } from '../shared/types.js';
+import type { HookEvent } from '../shared/vocabulary.js';
+import { errorSignature } from '../shared/error-signature.js';
+import { scopeAllows } from '../shared/modes.js';
+import { formatOfferLine } from '../shared/offer-format.js';
+import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
+import { toolErrorOf } from './tool-error.js';
+
+/** Reason codes only the tool channel gives (the rest are shared with the prompt channel). */
+export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps'] as const satisfies readonly Reason[];
+
+/** Most fixes read from one file (the daemon writes a few, best first). */
+export const MAX_FIXES_PER_FILE = 32;
+
+/** What the payload carries: an error with its signature, an interrupt, or nothing to sign. */
+export type ToolSignal = { kind: 'error'; sig: string } | { kind: 'interrupted' } | { kind: 'none' };
+
+export interface ToolInput {
+  sessionId: string;
+  mode: HookMode;
+  settings: HookSettings;
+  event: Extract<HookEvent, 'PostToolUseFailure' | 'PostToolUse'>;
+  cwd: string | null;
+  /** The payload's tool_use_id when it is id-shaped (for the log), else null. */
+  toolUseId: string | null;
+  signal: ToolSignal;
+  /** null = no state file yet; 'invalid' = it exists but does not parse. */
+  state: HookState | null | 'invalid';
+  /** Parsed fixes file JSON; undefined = no file for this signature; 'invalid' = unreadable. */
+  fixes: unknown;
+  /** Parsed tool cache JSON (read only when there is no fixes file); undefined = none. */
+  toolCache: unknown;
+  now: number;
+  pastDeadline: boolean;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The payload's error, signed (shared/error-signature.ts: bounded work, ~0.5 ms). */
+export function sign(payload: Record<string, unknown>, event: string): ToolSignal {
+  const e = toolErrorOf(payload, event);
+  if (e.kind !== 'error') return e;
+  const s = errorSignature(e.text);
+  return s ? { kind: 'error', sig: s.sig } : { kind: 'none' };
+}
+
+/** A tool_use_id fit for the log (ids only), else null. */
+export function toolUseIdOf(v: unknown): string | null {
+  return typeof v === 'string' && ID_RE.test(v) ? v : null;
+}
+
+function isFixOffer(f: unknown): f is FixOffer {
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string';
+}
+
+/** The fixes file, if it has the FixFile shape and is the one for `sig`; null otherwise. */
+export function parseFixFile(v: unknown, sig: string): FixFile | null {
+  if (!isObj(v) || v.version !== 1 || v.sig !== sig || !isFiniteNum(v.createdAt) || typeof v.storeStamp !== 'string') return null;
+  if (!Array.isArray(v.fixes) || v.fixes.length > MAX_FIXES_PER_FILE || !v.fixes.every(isFixOffer)) return null;
+  return v as unknown as FixFile;
+}
+
+/** The tool cache, if it has the ToolCache shape (offer may be null); null otherwise. */
+export function parseToolCache(v: unknown): ToolCache | null {
+  if (!isObj(v) || v.version !== 1 || typeof v.sessionId !== 'string' || !isFiniteNum(v.step)) return null;
+  if (!isFiniteNum(v.createdAt) || !isFiniteNum(v.expiresAt)) return null;
+  if (!(v.sig === null || typeof v.sig === 'string') || !(v.toolUseId === null || typeof v.toolUseId === 'string')) return null;
+  if (v.offer !== null && !isValidOffer(v.offer)) return null;
+  return v as unknown as ToolCache;
+}
+
+function silent(reason: Reason, base: Partial<Decision>): Decision {
+  return { sessionId: null, mode: null, modeState: null, ...base, outcome: 'silent', reason };
+}
+
+type Picked = { offer: Offer; source: NonNullable<Decision['source']> } | { done: Decision };
+
+/** The offer for this error: the best fix of the signature's file, else the tool cache's. */
+function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Picked {
+  const { settings, now } = input;
+  if (input.fixes !== undefined) {
+    const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, sig);
+    if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
+    if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
+    // A fix is never offered back to the session it came from, nor outside its region's scope.
+    const others = file.fixes.filter((f) => f.sourceSession !== input.sessionId);
+    if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
+    const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
+    if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope
+    return { offer: inScope[0].offer, source: 'fixes' };
+  }
+  if (input.toolCache === undefined) return { done: silent('no-fix', base) }; // gate:tool-no-cache
+  const cache = input.toolCache === 'invalid' ? null : parseToolCache(input.toolCache);
+  if (!cache) return { done: silent('cache-invalid', base) }; // gate:tool-cache-invalid
+  if (cache.sessionId !== input.sessionId) return { done: silent('stale-session', base) }; // gate:tool-stale-session
+  if (!cache.offer) return { done: silent('no-offer', base) }; // gate:tool-no-offer
+  // A decision made at another error is not about this one (sig null: a loop, any error).
+  if (cache.sig !== null && cache.sig !== sig) return { done: silent('other-error', base) }; // gate:tool-other-error
+  const ttl = settings.toolCacheTtlMs;
+  if (now > cache.expiresAt || ttl === undefined || now - cache.createdAt > ttl) return { done: silent('stale-expired', base) }; // gate:tool-stale
+  return { offer: cache.offer, source: 'tool-cache' };
+}
+
+/** The tool channel's gates, in order, ending in print / would-fire. */
+export function toolGates(input: ToolInput): Decision {
+  const { settings, now } = input;
+  const tool: ToolChannelSettings | undefined = input.mode.tool;
+  const modeState: ModeState = tool?.state ?? 'off';
+  const base: Partial<Decision> = {
+    sessionId: input.sessionId, mode: input.mode.name, modeState, channel: 'tool', event: input.event,
+    ...(input.toolUseId ? { toolUseId: input.toolUseId } : {}),
+  };
+  // The prelude lets only a mode whose tool channel is on through; this keeps the function total.
+  if (!tool || modeState === 'off') return silent('mode-off', base);
+  if (input.state === 'invalid') return silent('state-invalid', base); // gate:tool-state-invalid
+  const state = input.state;
+  const t = state?.tool;
+  const step = (t?.steps ?? 0) + 1;
+  base.step = step;
+  if (input.signal.kind === 'interrupted') return silent('interrupted', base); // gate:interrupted
+  if (input.signal.kind !== 'error') return silent('no-error', base); // gate:no-error
+  const sig = input.signal.sig;
+  base.sig = sig;
+  const picked = pickOffer(input, sig, base);
+  if ('done' in picked) return picked.done;
+  const { offer } = picked;
+  base.source = picked.source;
+  base.offer = { id: offer.id, handle: offer.handle, type: offer.type, confidence: offer.confidence };
+  if (offer.confidence < tool.minConfidence) return silent('low-confidence', base); // gate:tool-confidence
+  if ((t?.shown ?? 0) >= tool.sessionBudget) return silent('budget', base); // gate:tool-budget
+  // Shared with the prompt channel: a chunk shown at a failure is not shown again at a prompt.
+  if (state?.seenOfferIds.includes(offer.id) || state?.seenHandles?.includes(offer.handle)) return silent('repeat', base); // gate:tool-repeat
+  if (t?.lastShownStep != null && step - t.lastShownStep < tool.minGapSteps) return silent('gap-steps', base); // gate:gap-steps
+  if (t?.lastShownAt != null && (now - t.lastShownAt) / 1000 < tool.minGapSeconds) return silent('gap-seconds', base); // gate:tool-gap-seconds
+  const line = formatOfferLine(offer, { maxBytes: settings.maxBytes, maxTokens: settings.tokenCeiling });
+  if (!line) return silent('byte-cap', base); // gate:tool-byte-cap
+  if (line.tokens > settings.tokenCeiling) return silent('token-ceiling', base); // gate:tool-token-ceiling
+  if (input.pastDeadline) return silent('deadline', base); // gate:tool-deadline
+  const out: Decision = { ...(base as Decision), text: line.text, bytes: line.bytes, outcome: 'print', reason: 'printed' };
+  if (modeState !== 'live') return { ...out, outcome: 'would-fire', reason: 'would-fire' }; // gate:tool-soak
+  return out;
+}
