@@ -19,6 +19,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { ExchangeAssembler, type AssembledExchange } from '../transcript/exchanges.js';
 import { parseLine } from '../transcript/records.js';
 import { scanLines } from '../transcript/lines.js';
+import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { isSubagentPath } from '../core/workers.js';
 import type { TimedExchange } from './replay-session.js';
 
@@ -68,8 +69,17 @@ export function findTranscripts(target: string): TranscriptFile[] {
   return out;
 }
 
+/** A tool step with the time the hook (at the failure) and the daemon (its result line) see it. */
+export interface TimedStep {
+  step: ToolStep;
+  /** Epoch ms of its result (the call's time, or the last known time, when absent). */
+  at: number;
+}
+
 export interface FileExchanges {
   exchanges: TimedExchange[];
+  /** The main lane's tool steps in file order (transcript/tool-steps.ts). */
+  steps: TimedStep[];
   /** Exchanges whose prompt had no timestamp (synthetic time used). */
   synthetic: number;
   /** Over-long lines skipped. */
@@ -108,6 +118,8 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
   const times: RecordTime[] = [];
   const raw: AssembledExchange[] = [];
   const provisional = new Set<AssembledExchange>();
+  const tools = new ToolStepTracker();
+  const steps: TimedStep[] = [];
   let skippedLines = 0;
   try {
     const size = (await fh.stat()).size;
@@ -126,6 +138,7 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
         }
         if (at !== null) lastLineTime = at;
         if (rec) times.push({ start: l.startOffset, ts: rec.timestamp });
+        for (const st of tools.push(rec, l.startOffset, l.endOffset)) steps.push({ step: st, at: st.resultAt ?? st.callAt ?? lastLineTime ?? SYNTHETIC_EPOCH });
         raw.push(...asm.push(rec, l.startOffset, l.endOffset));
       }
       asm.advance(batch.state.offset);
@@ -178,5 +191,5 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
       ...(isProvisional ? { provisional: true } : {}),
     };
   });
-  return { exchanges, synthetic, skippedLines };
+  return { exchanges, steps, synthetic, skippedLines };
 }

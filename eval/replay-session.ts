@@ -19,9 +19,13 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
-import { publishDecision, type PublishBook } from '../core/publish.js';
+import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
-import type { Exchange, HookSettings, HookState, OfferCache, OfferType } from '../shared/types.js';
+import { sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
+import { POST_TOOL_USE_MATCHER } from '../hook/install.js';
+import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
+import type { Channel } from '../shared/vocabulary.js';
+import type { TimedStep } from './replay-read.js';
 
 /** An exchange as the replay feeds it. */
 export interface TimedExchange {
@@ -37,7 +41,7 @@ export interface TimedExchange {
 }
 
 /** Hook outcome attached to an offer: a hook reason code, or why the hook never saw it. */
-export type HookVerdict = HookDecision['reason'] | 'no-next-prompt' | 'overwritten';
+export type HookVerdict = HookDecision['reason'] | 'no-next-prompt' | 'overwritten' | 'not-at-failure';
 
 export interface RowOffer {
   type: OfferType;
@@ -53,7 +57,13 @@ export interface ReplayRow {
   session: string;
   /** Transcript file (relative to the replay target) or a synthetic session name. */
   file: string;
+  /** prompt: a decision on an exchange; tool: a decision on a tool step. */
+  channel: Channel;
+  /** The exchange (prompt channel), or the exchange the tool step belongs to. */
   turn: number;
+  /** Tool channel: 1-based ordinal of the tool call among the session's main-lane calls. */
+  step: number | null;
+  tool_use_id: string | null;
   /** A worker / sidechain / subagent session: never observed for offers. */
   sidechain: boolean;
   worker: string | null;
@@ -67,6 +77,12 @@ export interface ReplayRow {
   /** For offers: what the hook would have done with it (null until known). */
   hook: HookVerdict | null;
   sufficiency: number | null;
+}
+
+/** The chunk id in a Past fix offer id (`fix-<sig>-<chunkId>`), or -1. */
+function chunkIdOf(id: string): number {
+  const m = /^fix-[0-9a-f]{14}-(\d+)$/.exec(id);
+  return m ? Number(m[1]) : -1;
 }
 
 /** Outcomes that reach the person (live) or the soak log (would-fire). */
@@ -93,7 +109,13 @@ export interface SessionReplayOptions {
   subagent: boolean;
   /** Mixed into offer ids (the replay seed). */
   salt: string;
+  /** The hook's fixes file for a signature, as the daemon would have written it from the
+   *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
+  fixes?: (sig: string) => FixFile | undefined;
 }
+
+/** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
+const POST_TOOL_USE_RE = new RegExp(POST_TOOL_USE_MATCHER);
 
 export class SessionReplay {
   private hookState: HookState | null = null;
@@ -102,6 +124,9 @@ export class SessionReplay {
   private pending: ReplayRow | null = null;
   /** The daemon's per-file bookkeeping (core/publish.ts). */
   private readonly book: PublishBook = { provisionalOffer: null };
+  private toolCache: ToolCache | undefined;
+  /** Exchange index the next tool steps belong to (the open exchange). */
+  private turn = 0;
   readonly rows: ReplayRow[] = [];
 
   constructor(private readonly o: SessionReplayOptions) {}
@@ -115,10 +140,14 @@ export class SessionReplay {
     const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent, provisional });
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
     const cache = publishDecision(this.book, d, { provisional, path: this.o.path, now: t.settledAt, ttlSeconds: this.o.config.daemon.cacheTtlSeconds });
+    this.turn = d.turn + (provisional ? 0 : 1);
     const row: ReplayRow = {
       session: d.sessionId,
       file: this.o.file,
+      channel: 'prompt',
       turn: d.turn,
+      step: null,
+      tool_use_id: null,
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
@@ -138,6 +167,92 @@ export class SessionReplay {
     }
     this.rows.push(row);
     return row;
+  }
+
+  /**
+   * One tool step: the hook at its result (PostToolUseFailure for a failure Claude Code runs
+   * the hook for; PostToolUse for a successful call its matcher takes), before the daemon has
+   * read it — Claude Code writes the transcript after the hook —, with the fixes file of the
+   * error's signature or the session's tool cache; then the daemon's decision on the step
+   * (core/pipeline.ts processToolStep) and the tool cache it writes (core/publish.ts).
+   */
+  tool(t: TimedStep): ReplayRow {
+    const st = t.step;
+    const hook = this.toolHook(t);
+    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
+    const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
+    if (cache) this.toolCache = cache;
+    // What this step's row shows: the offer the hook considered at the failure (it read the
+    // fixes file or an earlier decision's cache), else the daemon's own decision on the step,
+    // which the hook can only meet at a later failure with the same error.
+    const shown = hook?.offer ? hook : null;
+    const offer = shown?.offer ?? (d.offer ? { id: d.offer.id, handle: d.offer.handle, type: d.offer.type, confidence: d.offer.confidence } : null);
+    const full = d.offer && offer && d.offer.id === offer.id ? d.offer : null;
+    const row: ReplayRow = {
+      session: d.sessionId,
+      file: this.o.file,
+      channel: 'tool',
+      turn: this.turn,
+      step: st.step,
+      tool_use_id: st.toolUseId,
+      sidechain: d.worker !== null || this.o.subagent,
+      worker: d.worker,
+      seed: false,
+      provisional: false,
+      trigger: d.trigger,
+      silence: offer ? null : hook && hook.reason !== 'no-error' ? hook.reason : d.silence,
+      offer: offer
+        ? { type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false }
+        : null,
+      hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
+      sufficiency: null,
+    };
+    this.rows.push(row);
+    return row;
+  }
+
+  private sessionId(): string {
+    return this.rows[0]?.session ?? this.o.file;
+  }
+
+  /** The hook's tool-channel gates at a step's result, with a simulated hook state. */
+  private toolHook(t: TimedStep): HookDecision | null {
+    const st = t.step;
+    const failure = st.isError && !st.toolUseError;
+    if (!failure && !(st.isError === false && POST_TOOL_USE_RE.test(st.name))) return null;
+    const event = failure ? 'PostToolUseFailure' : 'PostToolUse';
+    const inWorker = this.o.subagent;
+    const payload: Record<string, unknown> = {
+      session_id: st.sessionId ?? this.sessionId(),
+      transcript_path: this.o.path,
+      ...(st.cwd ? { cwd: st.cwd } : {}),
+      hook_event_name: event,
+      tool_name: st.name,
+      tool_use_id: st.toolUseId,
+      ...(failure ? { error: st.resultText, is_interrupt: false } : { tool_response: { stdout: st.resultText, stderr: '', interrupted: false } }),
+      ...(inWorker ? { agent_id: 'subagent' } : {}),
+    };
+    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    if (pre.done) return null;
+    const signal = sign(payload, event);
+    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig) : undefined;
+    // The hook reads files: JSON round trips, as on disk.
+    const d = toolGates({
+      sessionId: pre.sessionId,
+      mode: pre.mode,
+      settings: this.o.settings,
+      event,
+      cwd: typeof payload.cwd === 'string' ? payload.cwd : null,
+      toolUseId: toolUseIdOf(st.toolUseId),
+      signal,
+      state: this.hookState,
+      fixes: fix === undefined ? undefined : (JSON.parse(JSON.stringify(fix)) as unknown),
+      toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,
+      now: t.at,
+      pastDeadline: false,
+    });
+    this.hookState = nextState(this.hookState, pre.sessionId, d, t.at);
+    return d;
   }
 
   /** End of the recording: an offer still waiting never met a prompt. */
