@@ -22,7 +22,8 @@ export const command: Command = {
 Prints every configuration value and its source. Precedence (lowest first):
   default < $ACTIVE_BRAIN_HOME/config.json < environment < --set flags
 Environment: ACTIVE_BRAIN_TRANSCRIPTS (transcriptsRoot), ACTIVE_BRAIN_MODEL_PATH
-(embedding.localModelPath), ACTIVE_BRAIN_MODEL (embedding.model), ACTIVE_BRAIN_STORE (store.path).
+(embedding.localModelPath), ACTIVE_BRAIN_MODEL (embedding.model), ACTIVE_BRAIN_EMBEDDING_URL
+(embedding.url), ACTIVE_BRAIN_STORE (store.path).
 Exit 2 when a value is invalid (the message names the key, the value and what is allowed).`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
