@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Answer = 'ok' | 'html' | 'nan' | 'null-number' | 'short' | 'few' | 'hang' | 'no-data';
+/** drop-once: close the connection without answering (a kept-alive socket the server dropped), then ok. */
+export type Answer = 'ok' | 'html' | 'nan' | 'null-number' | 'short' | 'few' | 'hang' | 'no-data' | 'drop-once';
 
 export interface Received {
   input: string[];
@@ -110,6 +111,10 @@ export class OpenAIEmbedServer {
     const status = this.failWhen?.(input) ?? null;
     if (status !== null) return this.send(res, status, { error: { message: 'input is too large to process. increase the physical batch size' } });
     if (this.answer === 'hang') return; // never answers; close() drops it
+    if (this.answer === 'drop-once') {
+      this.answer = 'ok';
+      return void req.socket.destroy();
+    }
     if (this.answer === 'html') {
       res.writeHead(200, { 'content-type': 'text/html' });
       return void res.end('<!doctype html><html><body>It works!</body></html>');

@@ -110,10 +110,16 @@ export function parseAnswer(body: string, count: number, dim: number | null, end
   return out;
 }
 
+/** Errors of a kept-alive connection the server closed (it restarted): asked again once, on a new one. */
+const STALE_CONNECTION_CODES = ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'] as const;
+
+const causeCode = (e: unknown): string | undefined => (e as { cause?: { code?: string } })?.cause?.code;
+
 /** Why a fetch threw, as words: the system error code, or the deadline. */
 function fetchProblem(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  if (err?.cause?.code === 'UND_ERR_SOCKET') return 'the server closed the connection';
   return err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
 }
 
@@ -178,8 +184,19 @@ export class ServerEmbedder implements Embedder {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.cfg.timeoutMs) });
-      text = await res.text();
+      const ask = async () => {
+        const r = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.cfg.timeoutMs) });
+        return { r, t: await r.text() };
+      };
+      let got: { r: Response; t: string };
+      try {
+        got = await ask();
+      } catch (e) {
+        if (!(STALE_CONNECTION_CODES as readonly (string | undefined)[]).includes(causeCode(e))) throw e;
+        got = await ask();
+      }
+      res = got.r;
+      text = got.t;
     } catch (e) {
       const why = fetchProblem(e, this.cfg.timeoutMs);
       throw new EmbedderError(

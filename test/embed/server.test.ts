@@ -148,6 +148,21 @@ describe('embedding server client: failures', () => {
     expect(server.received.at(-1)!.authorization).toBe('Bearer sk-test-123');
   });
 
+  it('a connection the server drops without an answer is asked again once on a new one (control: dropped twice fails)', async () => {
+    const e = await createServerEmbedder(cfg());
+    server.answer = 'drop-once';
+    server.received.length = 0;
+    expect(await e.embed(['bread'])).toHaveLength(1);
+    expect(server.received).toHaveLength(2);
+    let drops = 0;
+    server.failWhen = () => {
+      if (drops++ < 2) server.answer = 'drop-once';
+      return null;
+    };
+    const err = await e.embed(['bread']).catch((x: unknown) => x);
+    expect((err as Error).message).toMatch(/cannot reach .*the server closed the connection/);
+  });
+
   it('a wrong endpoint (404) and a closed port stop with what to fix', async () => {
     const bad = await createServerEmbedder(cfg({ url: `${server.url}/v2/embeddings` })).catch((x: unknown) => x);
     expect((bad as Error).message).toMatch(/answered 404.*embedding\.url/);
