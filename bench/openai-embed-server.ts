@@ -5,10 +5,14 @@
  * deterministic vectors: a hashed bag of words (so search results are checkable), and can be
  * told to misbehave: an HTTP status for some batches, HTML, NaN, wrong lengths, a hang, a
  * key requirement, another dimension, simulated model time. It records what it received and
- * its own handling time per request (for the client-overhead figure).
+ * its own handling time per request (for the client-overhead figure; `GET /stats` gives them).
+ * Run as a program (`node dist/bench/openai-embed-server.js <dim> <workMsPerText>`) it serves in
+ * its own process and prints its URL: the benchmark measures the client without the server
+ * sharing its event loop.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 
 /** drop-once: close the connection without answering (a kept-alive socket the server dropped), then ok. */
 export type Answer = 'ok' | 'html' | 'nan' | 'null-number' | 'short' | 'few' | 'hang' | 'no-data' | 'drop-once';
@@ -97,6 +101,7 @@ export class OpenAIEmbedServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const t0 = performance.now();
+    if (req.method === 'GET' && req.url === '/stats') return this.send(res, 200, { serverMs: this.serverMs });
     if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/embeddings') return this.send(res, 404, { error: { message: 'not found' } });
     let body: { input?: unknown; model?: unknown };
     try {
@@ -136,4 +141,10 @@ export class OpenAIEmbedServer {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const server = new OpenAIEmbedServer({ dim: Number(process.argv[2] ?? 64), workMsPerText: Number(process.argv[3] ?? 0) });
+  process.stdout.write(`${await server.start()}\n`);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }
