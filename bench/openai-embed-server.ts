@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 
 /** drop-once: close the connection without answering (a kept-alive socket the server dropped), then ok. */
-export type Answer = 'ok' | 'html' | 'nan' | 'null-number' | 'short' | 'few' | 'hang' | 'no-data' | 'drop-once';
+export type Answer = 'ok' | 'html' | 'nan' | 'null-number' | 'short' | 'few' | 'hang' | 'no-data' | 'drop-once' | 'redirect';
 
 export interface Received {
   input: string[];
@@ -119,6 +119,10 @@ export class OpenAIEmbedServer {
     if (this.answer === 'drop-once') {
       this.answer = 'ok';
       return void req.socket.destroy();
+    }
+    if (this.answer === 'redirect') {
+      res.writeHead(308, { location: `${this.url}/api/v2/embeddings` });
+      return void res.end();
     }
     if (this.answer === 'html') {
       res.writeHead(200, { 'content-type': 'text/html' });

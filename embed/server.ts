@@ -121,6 +121,8 @@ class DeadlineError extends Error {}
 interface Reply {
   status: number;
   statusText: string;
+  /** Where a redirect points (redirects are not followed: the URL in config should be the real one). */
+  location: string | null;
   body: string;
 }
 
@@ -136,7 +138,9 @@ function postOnce(url: URL, headers: Record<string, string>, body: string, timeo
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', location: res.headers.location ?? null, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', fail);
         res.on('close', () => !res.complete && fail(Object.assign(new Error('the server closed the connection'), { code: 'ECONNRESET' })));
       },
@@ -254,6 +258,9 @@ export class ServerEmbedder implements Embedder {
         `the embedding server at ${endpoint} answered 404 (${oneLine(text) || 'not found'}): check embedding.url is the OpenAI-compatible embeddings endpoint ` +
           'and embedding.model names a model the server has (Ollama: pulled; vLLM: the served name).',
       );
+    }
+    if (res.status >= 300 && res.status < 400) {
+      throw new EmbedderError(`the embedding server at ${endpoint} redirects (HTTP ${res.status}) to ${res.location ?? '(no location)'}: put the endpoint it redirects to in embedding.url.`);
     }
     if (res.status >= 400) {
       throw new EmbedBatchRefused(`the embedding server at ${endpoint} refused a batch of ${input.length} text(s) with HTTP ${res.status}: ${oneLine(text) || res.statusText}`, res.status);

@@ -163,6 +163,14 @@ describe('embedding server client: failures', () => {
     expect((err as Error).message).toMatch(/cannot reach .*the server closed the connection/);
   });
 
+  it('a redirect is not followed: stops naming where it points', async () => {
+    const e = await createServerEmbedder(cfg());
+    server.answer = 'redirect';
+    const err = await e.embed(['bread']).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(EmbedderError);
+    expect((err as Error).message).toMatch(/redirects \(HTTP 308\) to http:\/\/127\.0\.0\.1:\d+\/api\/v2\/embeddings: put the endpoint/);
+  });
+
   it('a wrong endpoint (404) and a closed port stop with what to fix', async () => {
     const bad = await createServerEmbedder(cfg({ url: `${server.url}/v2/embeddings` })).catch((x: unknown) => x);
     expect((bad as Error).message).toMatch(/answered 404.*embedding\.url/);
