@@ -55,7 +55,7 @@ function note(i: number, rnd: () => number): string {
   return parts.join('\n');
 }
 
-function writeCorpus(dir: string, n: number): void {
+export function writeCorpus(dir: string, n: number): void {
   const rnd = prng(42);
   for (let i = 0; i < n; i++) {
     const sub = join(dir, `area-${i % 20}`);

@@ -46,6 +46,7 @@ export const ENV_KEYS: Record<string, string> = {
   ACTIVE_BRAIN_TRANSCRIPTS: 'transcriptsRoot',
   ACTIVE_BRAIN_MODEL_PATH: 'embedding.localModelPath',
   ACTIVE_BRAIN_MODEL: 'embedding.model',
+  ACTIVE_BRAIN_EMBEDDING_URL: 'embedding.url',
   ACTIVE_BRAIN_STORE: 'store.path',
 };
 

@@ -107,11 +107,32 @@ export const ConfigSchema = z
     transcriptsRoot: z.string().min(1).optional(),
     embedding: z
       .object({
-        /** transformers.js model id (downloaded once into <home>/models). */
-        model: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
+        /** Local model: a transformers.js model id (downloaded once into <home>/models; unset =
+         *  Xenova/all-MiniLM-L6-v2, embed/embedder.ts DEFAULT_LOCAL_MODEL). With `url`: the
+         *  `model` field sent to the server (Ollama, vLLM and OpenAI need it; llama.cpp
+         *  ignores it) and part of the model id the store records. */
+        model: z.string().min(1).optional(),
         /** A local transformers.js model folder: used fully offline when set. */
         localModelPath: z.string().min(1).optional(),
-        /** Texts per embedding call. */
+        /** An OpenAI-compatible embeddings server (llama.cpp server, Ollama, vLLM, OpenAI):
+         *  when set it replaces the local model. `http://host:port`, `…/v1` or the full
+         *  `…/v1/embeddings` (embed/server.ts, docs/EMBEDDING.md). The store records
+         *  `server:<host>/<model>` and the dimension the server answers with. */
+        url: z.string().url().optional(),
+        /** Name of the environment variable that holds the server's API key, sent as a bearer
+         *  token when that variable is set (never the key itself in config). */
+        apiKeyEnv: z.string().min(1).default('ACTIVE_BRAIN_EMBEDDING_KEY'),
+        /** Put before every query text (a search, the daemon's exchanges) sent to the server,
+         *  e.g. EmbeddingGemma's `task: search result | query: `. Empty: none. A change needs
+         *  a re-index only for documentPrefix. */
+        queryPrefix: z.string().default(''),
+        /** Put before every document text (an indexed chunk) sent to the server, e.g.
+         *  EmbeddingGemma's `title: none | text: `. Changing it means re-indexing (--rebuild). */
+        documentPrefix: z.string().default(''),
+        /** Deadline of one server call (one batch), ms. A CPU llama.cpp server embeds a batch
+         *  of 32 chunks of ~1500 chars in 1–5 s; 30 s leaves room for a cold start. */
+        timeoutMs: z.number().int().min(100).default(30_000),
+        /** Texts per embedding call (one server request with `url`). */
         batchSize: z.number().int().min(1).max(512).default(32),
         /** Characters kept of one text before embedding (the model truncates tokens too). */
         maxChars: z.number().int().min(64).default(2000),

@@ -17,6 +17,7 @@
  */
 import { ModeSchema, type Config, type Mode } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
+import { EmbedderUnavailable } from '../embed/errors.js';
 import type { OfferBuilder, TriggerKind } from '../retrieval/types.js';
 import type { Exchange, ModeState, Offer } from '../shared/types.js';
 import { modeFor } from '../shared/modes.js';
@@ -335,6 +336,42 @@ export class Pipeline {
     return out;
   }
 
+  /** The decision for an exchange that got no vectors: silent with the embedder's reason,
+   *  the session state untouched (the exchange is not recorded). */
+  private unembedded(
+    input: PipelineInput,
+    entry: SessionEntry,
+    o: { worker: WorkerReason | null; seed: boolean; newSession: boolean; reason: string; tStart: number },
+  ): Decision {
+    const ex = input.exchange;
+    const mode = modeFor(this.modes, ex.cwd);
+    return {
+      sessionId: ex.sessionId,
+      path: input.path,
+      turn: ex.index,
+      exchangeUuid: ex.uuid,
+      offset: ex.endOffset,
+      mode: mode?.name ?? null,
+      modeState: mode?.state ?? null,
+      worker: o.worker,
+      sidechain: ex.isSidechain,
+      seed: o.seed,
+      promptOnly: isPromptOnly(entry.state),
+      injected: ex.injected,
+      trigger: null,
+      triggerValues: {},
+      gates: [{ gate: 'embedder', pass: false, reason: o.reason }],
+      offer: null,
+      silence: o.reason,
+      sufficiency: null,
+      candidates: 0,
+      latency: { total: ms(o.tStart) },
+      newSession: o.newSession,
+      cacheable: !o.worker && !ex.isSidechain && !o.seed,
+      provisional: Boolean(input.provisional),
+    };
+  }
+
   async process(input: PipelineInput): Promise<Decision> {
     const tStart = performance.now();
     const { config } = this.deps;
@@ -364,7 +401,14 @@ export class Pipeline {
     const userAt = texts.user ? batch.push(texts.user) - 1 : -1;
     const asstAt = texts.assistant ? batch.push(texts.assistant) - 1 : -1;
     const tEmbed = performance.now();
-    const vecs = await this.deps.embedder.embed(batch);
+    let vecs: Float32Array[];
+    try {
+      vecs = await this.deps.embedder.embed(batch, { kind: 'query' });
+    } catch (e) {
+      // An embedding server that is down (embed/resilient.ts): decide nothing, record nothing.
+      if (!(e instanceof EmbedderUnavailable)) throw e;
+      return this.unembedded(input, entry, { worker, seed, newSession, reason: e.reason, tStart });
+    }
     const embedMs = ms(tEmbed);
     const features: ExchangeFeatures = exchangeFeatures(ex, {
       vec: vecs[0],

@@ -17,7 +17,7 @@ import { chmodSync, existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { ensureSoakBaseline } from '../ops/soak-baseline.js';
-import { createEmbedder } from '../embed/embedder.js';
+import { createDaemonEmbedder, embedderHealth } from '../embed/resilient.js';
 import type { Embedder } from '../embed/types.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { createReasoner } from '../retrieval/reasoner.js';
@@ -188,7 +188,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   process.once('SIGINT', earlyStop);
   let embedder: Embedder;
   try {
-    embedder = await createEmbedder(config.embedding, env);
+    embedder = await createDaemonEmbedder(config.embedding, env, { storePath: config.store.path ?? defaultStorePath(env) });
   } catch (e) {
     process.off('SIGTERM', earlyStop);
     process.off('SIGINT', earlyStop);
@@ -483,6 +483,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     sessionsWatched: tailer.watchedSessions,
     killed,
     lastError: log.lastError ?? lastError,
+    ...(embedderHealth(embedder) ? { embedder: embedderHealth(embedder) } : {}),
   });
   // `enable` / `disable` change modes in config.json (and the hook's settings at once): the
   // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. Only

@@ -9,7 +9,9 @@ import { canaryPath, killPath } from '../shared/paths.js';
 import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
-import type { Canary, ModeState } from '../shared/types.js';
+import type { Canary, EmbedderHealth, ModeState } from '../shared/types.js';
+import { DEFAULT_LOCAL_MODEL } from '../embed/embedder.js';
+import { serverModelId } from '../embed/server.js';
 
 export interface StoreSummary {
   path: string;
@@ -33,6 +35,9 @@ export interface DaemonStatus {
   killed: boolean;
   store: StoreSummary;
   model: { configured: string; localPath: string | null; store: string | null };
+  /** The embedding server as the running daemon sees it (embedding.url set and the daemon
+   *  running; else null). */
+  embedder: EmbedderHealth | null;
   uptime_s: number | null;
   last_error: string | null;
   modes: Record<string, { state: ModeState; cwdGlobs: string[] }>;
@@ -57,6 +62,12 @@ export function diagnose(lock: LockState, canary: Canary | null, now: number): {
   return { running: true, pid, problem: null };
 }
 
+/** The model as configured: the server's id, the local folder, or the model name. */
+function configuredModel(e: Config['embedding']): string {
+  if (e.url) return serverModelId(e.url, e.model);
+  return e.localModelPath ?? e.model ?? DEFAULT_LOCAL_MODEL;
+}
+
 export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.ProcessEnv = process.env, now = Date.now()): DaemonStatus {
   const lock = lockState(env, now);
   const canary = readCanary(canaryPath(env));
@@ -74,10 +85,11 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
     killed: existsSync(killPath(env)),
     store,
     model: {
-      configured: config.embedding.localModelPath ?? config.embedding.model,
+      configured: configuredModel(config.embedding),
       localPath: config.embedding.localModelPath ?? null,
       store: store.model ?? null,
     },
+    embedder: live ? (canary!.embedder ?? null) : null,
     uptime_s: live ? Math.round((now - canary!.startedAt) / 1000) : null,
     last_error: canary?.lastError ?? null,
     modes,

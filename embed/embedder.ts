@@ -4,24 +4,25 @@
  *
  *   config.embedding ─▶ resolveModel() ─▶ pipeline('feature-extraction') ─▶ Float32Array[]
  *
- * Model source: `embedding.localModelPath` / ACTIVE_BRAIN_MODEL_PATH (a transformers.js
- * model folder, fully offline), else `embedding.model` (default Xenova/all-MiniLM-L6-v2)
- * downloaded once into <home>/models. When it cannot be had, EmbedderError (exit 3) says
- * what to do. The model id and dimension are what the store records.
+ * Model source: `embedding.url` set → an OpenAI-compatible embeddings server instead
+ * (embed/server.ts; createEmbedder is the one factory every command uses). Else
+ * `embedding.localModelPath` / ACTIVE_BRAIN_MODEL_PATH (a transformers.js model folder,
+ * fully offline), else `embedding.model` (default DEFAULT_LOCAL_MODEL) downloaded once into
+ * <home>/models. When it cannot be had, EmbedderError (exit 3) says what to do. The model id
+ * and dimension are what the store records.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Embedder } from './types.js';
+import type { Embedder, EmbedOptions } from './types.js';
 import type { Config } from '../config/schema.js';
-import { AppError } from '../shared/errors.js';
 import { modelCacheDir } from '../shared/paths.js';
+import { EmbedderError } from './errors.js';
+import { createServerEmbedder, serverModelId } from './server.js';
 
-export class EmbedderError extends AppError {
-  constructor(message: string) {
-    super(message, 3);
-    this.name = 'EmbedderError';
-  }
-}
+export { EmbedderError } from './errors.js';
+
+/** The local model when neither embedding.url, localModelPath nor model is set. */
+export const DEFAULT_LOCAL_MODEL = 'Xenova/all-MiniLM-L6-v2';
 
 /** The text used to learn the model's output dimension at load time. */
 const PROBE_TEXT = 'dimension probe';
@@ -38,6 +39,7 @@ export interface ResolvedModel {
 
 /** Decide where the model comes from. Pure apart from reading a local config.json. */
 export function resolveModel(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): ResolvedModel {
+  if (cfg.url) return { modelId: serverModelId(cfg.url, cfg.model), name: cfg.model ?? '', local: false, root: cfg.url };
   if (cfg.localModelPath) {
     const dir = resolve(cfg.localModelPath);
     if (!existsSync(join(dir, 'config.json'))) {
@@ -55,7 +57,8 @@ export function resolveModel(cfg: Config['embedding'], env: NodeJS.ProcessEnv = 
     }
     return { modelId, name: basename(dir), local: true, root: dirname(dir) };
   }
-  return { modelId: cfg.model, name: cfg.model, local: false, root: modelCacheDir(env) };
+  const model = cfg.model ?? DEFAULT_LOCAL_MODEL;
+  return { modelId: model, name: model, local: false, root: modelCacheDir(env) };
 }
 
 interface Tensor {
@@ -110,7 +113,8 @@ class TransformersEmbedder implements Embedder {
     private readonly maxChars: number,
   ) {}
 
-  embed(texts: string[]): Promise<Float32Array[]> {
+  /** The local model embeds queries and documents alike (its prefixes are not configured). */
+  embed(texts: string[], _opts?: EmbedOptions): Promise<Float32Array[]> {
     const run = this.queue.then(() => this.embedNow(texts));
     this.queue = run.catch(() => undefined);
     return run;
@@ -133,6 +137,7 @@ class TransformersEmbedder implements Embedder {
 
 /** Load the configured model (once per process; reuse the Embedder). */
 export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
+  if (cfg.url) return createServerEmbedder(cfg, env);
   const model = resolveModel(cfg, env);
   const { pipeline, env: tenv } = await import('@xenova/transformers');
   tenv.allowLocalModels = true;

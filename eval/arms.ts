@@ -62,7 +62,7 @@ export async function collectArmLists(
   const out: ArmLists[] = [];
   for (let i = 0; i < queries.length; i += QUERY_BATCH) {
     const batch = queries.slice(i, i + QUERY_BATCH);
-    const vectors = await embedder.embed(batch.map((q) => q.text));
+    const vectors = await embedder.embed(batch.map((q) => q.text), { kind: 'query' });
     const vectorLists = store.vectorSearch(vectors, depth);
     batch.forEach((q, j) => {
       out.push({ keyword: q.text.trim() === '' ? [] : store.keywordSearch(q.text, depth), vector: vectorLists[j] ?? [] });

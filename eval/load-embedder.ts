@@ -1,7 +1,7 @@
 /**
  * The embedder an evaluation or search uses: the effective config (defaults < config.json <
  * env < --set flags), with `--model PATH` (a local transformers.js model folder, e.g.
- * .models/offline-glove-sif) taking precedence over embedding.localModelPath.
+ * .models/offline-glove-sif) taking precedence over embedding.localModelPath and embedding.url.
  */
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
@@ -10,6 +10,7 @@ import type { Embedder } from '../embed/types.js';
 
 export async function loadEmbedder(modelPath: string | undefined, setFlags: string[] | undefined): Promise<Embedder> {
   const { config } = loadConfig({ flags: setFlags });
-  const embedding = modelPath ? { ...config.embedding, localModelPath: resolve(modelPath) } : config.embedding;
+  // --model names a local folder: it wins over an embedding server too.
+  const embedding = modelPath ? { ...config.embedding, url: undefined, localModelPath: resolve(modelPath) } : config.embedding;
   return createEmbedder(embedding);
 }

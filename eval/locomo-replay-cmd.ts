@@ -92,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
   if (list.every((c) => c.conv.turns.length === 0)) throw new UserError(`${values.locomo} has no conversation turns to replay`, EXIT.FAIL);
 
   const { config } = loadConfig({ flags: values.set });
-  const embedding = values.model ? { ...config.embedding, localModelPath: resolve(values.model) } : config.embedding;
+  const embedding = values.model ? { ...config.embedding, url: undefined, localModelPath: resolve(values.model) } : config.embedding;
   const embedder = await createEmbedder(embedding);
   try {
     const progress = createProgress('conversations', list.length);

@@ -257,7 +257,7 @@ class GrowingStore {
 
   async add(session: number, date: string, createdAt: number, turns: LocomoTurn[]): Promise<void> {
     if (turns.length === 0) return;
-    const vectors = await this.embedder.embed(turns.map((t) => t.text));
+    const vectors = await this.embedder.embed(turns.map((t) => t.text), { kind: 'document' });
     const region = `session-${session}`;
     const w = openStoreWriter(this.path);
     let handles: string[];

@@ -76,7 +76,7 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
             else need.push(i);
           });
           if (need.length > 0) {
-            const embedded = await embedder.embed(need.map((i) => embedText(part[i])));
+            const embedded = await embedder.embed(need.map((i) => embedText(part[i])), { kind: 'document' });
             need.forEach((i, j) => (vectors[i] = embedded[j]));
           }
           const suffix = start === 0 ? '' : `.${start / TEMP_DOC_CHUNKS}`;

@@ -20,7 +20,8 @@
 import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Config } from '../config/schema.js';
-import type { Embedder } from '../embed/types.js';
+import { embedAllowingMissing, type Embedder } from '../embed/types.js';
+import { EmbedderError } from '../embed/errors.js';
 import { STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type SourceRecord, type StoreWriter } from '../store/types.js';
 import { chunkNote } from './markdown.js';
 import { chunkTranscript } from './transcript-chunks.js';
@@ -38,7 +39,8 @@ export interface IndexSummary {
   removed: number;
   skipped: Partial<Record<SkipReason, number>>;
   /** Indexed anyway, but not clean: invalid_utf8 (files decoded with replacement),
-   *  malformed_lines / overlong_lines (transcript lines skipped). */
+   *  malformed_lines / overlong_lines (transcript lines skipped), chunks_not_embedded
+   *  (chunks left out: an embedding server refused their batch). */
   warnings: Record<string, number>;
   chunks_added: number;
   /** Chunks embedded this run (the rest of chunks_added reused their stored vectors). */
@@ -91,13 +93,14 @@ export function embeddingText(title: string, heading: string, text: string): str
 }
 
 /**
- * Embed texts sorted by length (so each model batch pads little), results in input order.
- * Padding to the longest text of a batch is most of the cost when lengths are mixed.
+ * Embed texts (as documents) sorted by length (so each model batch pads little), results in
+ * input order. Padding to the longest text of a batch is most of the cost when lengths are
+ * mixed. A null is a text whose batch the embedding server refused.
  */
-export async function embedByLength(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+export async function embedByLength(embedder: Embedder, texts: string[]): Promise<Array<Float32Array | null>> {
   const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
-  const sorted = await embedder.embed(order.map((i) => texts[i]));
-  const out = new Array<Float32Array>(texts.length);
+  const sorted = await embedAllowingMissing(embedder, order.map((i) => texts[i]), { kind: 'document' });
+  const out = new Array<Float32Array | null>(texts.length);
   order.forEach((i, k) => (out[i] = sorted[k]));
   return out;
 }
@@ -298,29 +301,65 @@ class IndexRun {
     this.pendingChunks = 0;
     if (batch.length === 0) return;
     const all = batch.flatMap((d) => d.texts);
-    let vectors: Float32Array[] | null = null;
+    let vectors: Array<Float32Array | null> | null = null;
     if (all.length > 0) {
       const embedder = await this.embedder(); // a model that cannot load, or mismatches the store, stops the run
       try {
         vectors = await embedByLength(embedder, all);
-      } catch {
+      } catch (e) {
+        if (e instanceof EmbedderError) throw e; // the embedder itself is broken (a server down or answering garbage): stop
         vectors = null; // retried per document below, so one bad document costs only itself
       }
     }
     let off = 0;
     for (const d of batch) {
-      let vecs: Float32Array[] | null = vectors ? vectors.slice(off, off + d.texts.length) : null;
+      let vecs: Array<Float32Array | null> | null = vectors ? vectors.slice(off, off + d.texts.length) : null;
       off += d.texts.length;
       if (!vecs && d.texts.length > 0) {
         try {
-          vecs = await this.loaded!.embed(d.texts);
+          vecs = await embedAllowingMissing(this.loaded!, d.texts, { kind: 'document' });
         } catch (e) {
+          if (e instanceof EmbedderError) throw e;
           this.problem({ path: d.doc.path, reason: 'embed_failed', message: `embedding failed for ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
           continue;
         }
       }
-      this.write(d, vecs ?? []);
+      this.writeEmbedded(d, vecs ?? []);
     }
+  }
+
+  /** Write a document with the chunks that got a vector (or reuse a stored one). None of
+   *  those that needed one did (every batch refused): the document is skipped and keeps its
+   *  previous version. Some did: the rest are left out and counted (warnings.chunks_not_embedded). */
+  private writeEmbedded(d: PendingDoc, vecs: Array<Float32Array | null>): void {
+    const missing = vecs.filter((v) => v === null).length;
+    if (missing === 0) return this.write(d, vecs as Float32Array[]);
+    if (missing === vecs.length) {
+      this.problem({ path: d.doc.path, reason: 'embed_failed', message: `the embedding server refused every chunk of ${d.doc.path}: skipped, its previous version is kept` });
+      return;
+    }
+    this.warn('chunks_not_embedded', missing);
+    const chunks: ChunkInput[] = [];
+    const reuse: boolean[] = [];
+    const texts: string[] = [];
+    const kept: Float32Array[] = [];
+    let k = 0;
+    d.chunks.forEach((c, i) => {
+      if (d.reuse[i]) {
+        chunks.push(c);
+        reuse.push(true);
+        return;
+      }
+      const v = vecs[k];
+      const t = d.texts[k];
+      k++;
+      if (!v) return;
+      chunks.push(c);
+      reuse.push(false);
+      texts.push(t);
+      kept.push(v);
+    });
+    this.write({ ...d, chunks, reuse, texts }, kept);
   }
 
   private write(d: PendingDoc, embedded: Float32Array[]): void {

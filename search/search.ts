@@ -118,7 +118,7 @@ export function armRanking(arm: 'keyword' | 'vector', hits: Hit[], k: number): R
 
 /** Embed one query text (unit length). */
 export async function embedQuery(embedder: Embedder, text: string): Promise<Float32Array> {
-  const [v] = await embedder.embed([text]);
+  const [v] = await embedder.embed([text], { kind: 'query' });
   return v;
 }
 

@@ -194,4 +194,23 @@ export interface Canary {
   sessionsWatched: number;
   killed: boolean;
   lastError: string | null;
+  /** Only with an embedding server (embedding.url): whether it answers (embed/resilient.ts). */
+  embedder?: EmbedderHealth;
+}
+
+/** The daemon's embedding server as it last saw it. Written in the canary, shown by `status`. */
+export interface EmbedderHealth {
+  /** ok: it answers. unavailable: down, too slow, refusing the key, answering garbage or
+   *  with another dimension; decisions are silent (`embedder-unavailable`) meanwhile. */
+  state: 'ok' | 'unavailable';
+  /** The embeddings endpoint. */
+  url: string;
+  /** When the state last changed (ms epoch). */
+  since: number;
+  /** Why it is unavailable (what to do), null when ok. */
+  message: string | null;
+  /** Failed connection attempts since it last answered. */
+  failures: number;
+  /** When the next attempt is due (ms epoch), null when ok. */
+  nextRetryAt: number | null;
 }

@@ -58,9 +58,13 @@ Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then ref
 file reuses the stored vectors of its unchanged chunks. Transcripts also give error
 episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
 Progress is drawn on stderr only when it is a terminal.
-Exit codes: 0 done (skipped bad input is reported, not a failure) · 1 some documents
-could not be embedded or stored, another indexer is running, or no sources yet ·
-2 bad arguments or config · 3 model or store unavailable, or model mismatch (--rebuild).`;
+With embedding.url (an embedding server), a batch the server refuses with an HTTP error
+leaves its chunks out (warnings.chunks_not_embedded) and indexing goes on; a server that is
+down, too slow (embedding.timeoutMs), refuses the key or answers garbage stops the run.
+Exit codes: 0 done (skipped bad input is reported, not a failure) · 1 some documents or
+chunks could not be embedded or stored, another indexer is running, or no sources yet ·
+2 bad arguments or config · 3 model, embedding server or store unavailable, or model
+mismatch (--rebuild).`;
 
 /** `global` or `project:<glob>` with a non-empty glob; returns an error message or null. */
 export function scopeProblem(scope: string): string | null {
@@ -144,7 +148,14 @@ async function execute(job: Job): Promise<number> {
       if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
       process.stdout.write(summaryLine(summary) + '\n');
     }
-    const failed = (summary.skipped.embed_failed ?? 0) + (summary.skipped.store_failed ?? 0);
+    const notEmbedded = summary.warnings.chunks_not_embedded ?? 0;
+    if (notEmbedded > 0 && !job.json) {
+      process.stderr.write(
+        `active-brain: ${notEmbedded} chunk(s) were left out: the embedding server refused their batch (see its log; llama.cpp refuses an input over its batch size, -b/-ub). ` +
+          'Fix the server or lower embedding.batchSize / indexer.maxChunkChars, then `active-brain index --rebuild`.\n',
+      );
+    }
+    const failed = (summary.skipped.embed_failed ?? 0) + (summary.skipped.store_failed ?? 0) + notEmbedded;
     return failed > 0 ? EXIT.FAIL : EXIT.OK;
   } finally {
     store?.close();

@@ -101,7 +101,7 @@ export const command: Command = {
     if (files.length === 0) throw new UserError(`no *.jsonl transcripts under ${target}: point replay at a transcript file or a Claude Code projects folder`, EXIT.ENV);
 
     const { config } = loadConfig({ flags: values.set });
-    const embedding = values.model ? { ...config.embedding, localModelPath: resolve(values.model) } : config.embedding;
+    const embedding = values.model ? { ...config.embedding, url: undefined, localModelPath: resolve(values.model) } : config.embedding;
     const storePath = resolve(values.store ?? config.store.path ?? defaultStorePath());
     const embedder = await createEmbedder(embedding);
     const opened = openReplayStore(storePath, embedder);

@@ -42,6 +42,14 @@ function human(s: Status): string {
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
   else lines.push(`store:    ${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
   lines.push(`model:    ${s.model.configured}${s.model.store && s.model.store !== s.model.configured ? ` (store built with ${s.model.store})` : ''}`);
+  const e = s.embedder;
+  if (e) {
+    lines.push(
+      e.state === 'ok'
+        ? `embedder: server ${e.url} answering`
+        : `embedder: server ${e.url} UNAVAILABLE for ${Math.round((Date.now() - e.since) / 1000)} s — no decisions meanwhile (${e.message}); retrying${e.nextRetryAt ? ` in ${Math.max(0, Math.round((e.nextRetryAt - Date.now()) / 1000))} s` : ''}`,
+    );
+  }
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
   return lines.join('\n');
 }
@@ -54,9 +62,11 @@ export const command: Command = {
 Reports whether the daemon is really running — the lock is held, its pid is alive and the
 canary was rewritten within 3 cycles — plus uptime, sessions watched, the kill switch,
 every mode's rollout state per channel (prompt: at the prompt, tool: at a tool call), the
-knowledge store and the model, and the last error.
+knowledge store and the model, and the last error. With an embedding server (embedding.url),
+whether the daemon reaches it ("embedder": state ok or unavailable, since, message,
+nextRetryAt); while unavailable the daemon decides nothing.
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
-"store":{…},"model":{…},"uptime_s","last_error","problem","lock":{…},
+"store":{…},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
 Exit 0 when the daemon is running, 1 when it is not.`,
