@@ -133,9 +133,18 @@ export class SessionReplay {
 
   /** Feed one exchange: the hook at its prompt (if any), then the daemon's decision. */
   async feed(t: TimedExchange): Promise<ReplayRow> {
+    this.prompt(t);
+    return this.decide(t);
+  }
+
+  /** The hook at the submission of `t`'s prompt (before the daemon sees that exchange). */
+  prompt(t: TimedExchange): void {
+    if (t.hookFires && !t.seed) this.hook(t.exchange);
+  }
+
+  /** The daemon's decision on exchange `t` and the offer cache it writes. */
+  async decide(t: TimedExchange): Promise<ReplayRow> {
     const ex = t.exchange;
-    // The hook fires at a prompt's submission, before the daemon sees that exchange at all.
-    if (t.hookFires && !t.seed) this.hook(ex);
     const provisional = Boolean(t.provisional);
     const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent, provisional });
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);

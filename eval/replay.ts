@@ -14,15 +14,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import { buildFixFiles } from '../core/fixes.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
 import type { Embedder } from '../embed/types.js';
 import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { openStoreReader } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';
-import type { OfferType } from '../shared/types.js';
+import type { FixFile, OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
-import { readTimedExchanges, type TranscriptFile } from './replay-read.js';
+import { readTimedExchanges, type FileExchanges, type TranscriptFile } from './replay-read.js';
 import { seededRandom as seededRng } from '../shared/prng.js';
 export { seededRng };
 
@@ -142,12 +143,38 @@ function sorted(o: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/**
+ * Feed one file's exchanges and tool steps in the order the daemon and the hook meet them:
+ * the hook at a prompt, the tool steps inside that exchange (each: the hook at its result,
+ * then the daemon's decision), then the daemon's decision on the exchange. `tick` sets the
+ * pipeline's clock.
+ */
+export async function feedSession(session: SessionReplay, read: Pick<FileExchanges, 'exchanges' | 'steps'>, tick: (t: number) => void): Promise<void> {
+  let si = 0;
+  for (const t of read.exchanges) {
+    session.prompt(t);
+    while (si < read.steps.length && read.steps[si].step.endOffset <= t.exchange.endOffset) {
+      tick(read.steps[si].at);
+      session.tool(read.steps[si++]);
+    }
+    tick(t.settledAt);
+    await session.decide(t);
+  }
+  for (; si < read.steps.length; si++) {
+    tick(read.steps[si].at);
+    session.tool(read.steps[si]);
+  }
+}
+
 /** Replay every file through the pipeline and the hook's gates. */
 export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOptions): Promise<ReplayResult> {
   const config = replayConfig(opts.config);
   const { embedder } = opts;
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
+  // The fixes files the daemon would have written from this store (the hook's Past fixes).
+  const fixFiles = opts.store ? buildFixFiles(opts.store.resolvedEpisodes(), 'replay', 0) : new Map<string, FixFile>();
+  const fixesOf = (sig: string) => fixFiles.get(sig);
   const rows: ReplayRow[] = [];
   const perSession: SessionSummary[] = [];
   let synthetic = 0;
@@ -172,15 +199,13 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       offerBuilder: builder,
       noBuilderReason: opts.noStoreReason ?? 'no-store',
       config,
+      episodes: opts.store,
       home: opts.home,
       now: () => clock,
       rng: seededRng(sessionSeed(opts.seed, f.rel)),
     });
-    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed) });
-    for (const t of read.exchanges) {
-      clock = t.settledAt;
-      await session.feed(t);
-    }
+    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf });
+    await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
     for (const row of fileRows) opts.onRow?.(row);
     rows.push(...fileRows);
