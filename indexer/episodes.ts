@@ -208,7 +208,7 @@ const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)
 const QUOTED_RE = /'[^']*(?:'|$)|"[^"]*(?:"|$)/g;
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const HASH_RE = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
-const ABS_PATH_RE = /(?<![\w.<])(?:~|\/)[\w.@+-]*(?:\/[\w.@+-]+)*\/?/g;
+const ABS_PATH_RE = /(?<![\w.<:/~-])(?:~|\/)[\w.@+-]*(?:\/[\w.@+-]+)*\/?/g;
 const BRANCH_AFTER_RE = /(?<![\w-])(origin|upstream|checkout|switch|-b|-B|--branch|branch(?:\s+-[dDmM])?)\s+(?!-)(?!<)([\w./@+-]+)/g;
 const OUTPUT_NOISE_RE = /\s+2>&1|\s+\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?\s*$/g;
 

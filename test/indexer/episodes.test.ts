@@ -142,6 +142,8 @@ describe('episodes', () => {
     expect(fixCommandText('git checkout -b feature/tax-rounding', CWD)).toBe('git checkout -b <branch>');
     expect(fixCommandText('kubectl delete pod 0b5f2e1c-1111-4a2b-9c3d-222233334444', CWD)).toBe('kubectl delete pod <id>');
     expect(fixCommandText('grep -n "total" lib/cart.ex', CWD)).toBe('grep -n "total" lib/cart.ex');
+    expect(fixCommandText('curl -fsS https://registry.example.org/v2/index.json', CWD)).toBe('curl -fsS https://registry.example.org/v2/index.json');
+    expect(fixCommandText('git reset --hard HEAD~1', CWD)).toBe('git reset --hard HEAD~1');
   });
 
   it('property: every episode has the signature of its own error text, never comes from a cascade, and steps stay in order', () => {
