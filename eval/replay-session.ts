@@ -64,6 +64,8 @@ export interface ReplayRow {
   /** Tool channel: 1-based ordinal of the tool call among the session's main-lane calls. */
   step: number | null;
   tool_use_id: string | null;
+  /** Tool channel: the step's result was an error. */
+  tool_error: boolean;
   /** A worker / sidechain / subagent session: never observed for offers. */
   sidechain: boolean;
   worker: string | null;
@@ -157,6 +159,7 @@ export class SessionReplay {
       turn: d.turn,
       step: null,
       tool_use_id: null,
+      tool_error: false,
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
@@ -204,6 +207,7 @@ export class SessionReplay {
       turn: this.turn,
       step: st.step,
       tool_use_id: st.toolUseId,
+      tool_error: st.isError,
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
       seed: false,

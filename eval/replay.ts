@@ -128,6 +128,51 @@ export interface ReplaySummary {
   per_session: SessionSummary[];
   /** Files that could not be read (`rel: code`), skipped. */
   unreadable_files?: string[];
+  /** The tool channel: main-lane tool steps, their errors, and what the hook did there. */
+  tool_steps: number;
+  tool_errors: number;
+  /** Tool-channel offers the hook let through (printed live, or would-fire in soak). */
+  tool_would_fire: number;
+  /** Per 100 main-lane tool steps. */
+  tool_offers_per_100_steps: number;
+  /** Tool steps' silences and the hook's verdicts at tool events, by reason code. */
+  tool_by_silence: Record<string, number>;
+  tool_by_hook: Record<string, number>;
+}
+
+/** One offer of either channel, as DESIGN.md names the keys of replay's and backtest's JSON. */
+export interface ReplayOffer {
+  file: string;
+  session: string;
+  channel: 'prompt' | 'tool';
+  turn: number;
+  step: number | null;
+  tool_use_id: string | null;
+  trigger: string | null;
+  type: OfferType;
+  confidence: number;
+  handle: string;
+  hook: string | null;
+}
+
+/** Every offer of the rows: the prompt channel's decisions that offered, and each tool step
+ *  with an offer (the one the hook met at that failure, or the daemon's own decision). */
+export function offersOf(rows: readonly ReplayRow[]): ReplayOffer[] {
+  return rows
+    .filter((r) => r.offer)
+    .map((r) => ({
+      file: r.file,
+      session: r.session,
+      channel: r.channel,
+      turn: r.turn,
+      step: r.step,
+      tool_use_id: r.tool_use_id,
+      trigger: r.trigger,
+      type: r.offer!.type,
+      confidence: r.offer!.confidence,
+      handle: r.offer!.handle,
+      hook: r.hook,
+    }));
 }
 
 export interface ReplayResult {
@@ -213,8 +258,8 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       file: f.rel,
       session: fileRows[0]?.session ?? '',
       sidechain: f.subagent || fileRows.some((r) => r.sidechain),
-      exchanges: fileRows.filter((r) => !r.provisional).length,
-      would_fire: new Set(fileRows.filter((r) => r.offer).map((r) => r.turn)).size,
+      exchanges: fileRows.filter((r) => r.channel === 'prompt' && !r.provisional).length,
+      would_fire: new Set(fileRows.filter((r) => r.channel === 'prompt' && r.offer).map((r) => r.turn)).size,
       printed: fileRows.filter((r) => r.offer && hookShows(r.hook)).length,
     });
     opts.onFile?.(++done);
@@ -237,8 +282,26 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
   // An exchange may be decided provisionally (settle points) and then finally: it counts
   // once, and fires when any of its decisions offered.
   const fired = new Set<string>();
+  let toolSteps = 0;
+  let toolErrors = 0;
+  let toolShown = 0;
+  const toolSilence: Record<string, number> = {};
+  const toolHook: Record<string, number> = {};
   for (const r of rows) {
     const side = sideFiles.has(r.file);
+    if (r.channel === 'tool') {
+      if (side || r.sidechain) {
+        if (r.offer) sidechainOffers++;
+        continue;
+      }
+      toolSteps++;
+      if (r.tool_error) toolErrors++;
+      if (r.offer) {
+        bump(toolHook, r.hook ?? 'unknown');
+        if (hookShows(r.hook)) toolShown++;
+      } else if (r.tool_error && r.silence) bump(toolSilence, r.silence);
+      continue;
+    }
     if (!r.provisional) {
       exchanges++;
       if (!side) mainExchanges++;
@@ -254,7 +317,13 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
       if (side || r.sidechain) sidechainOffers++;
       bump(byHook, r.hook ?? 'unknown');
       if (hookShows(r.hook)) printed++;
-    } else bump(bySilence, r.silence ?? 'unknown');
+    }
+  }
+  // Silences count exchanges, by their final decision's reason, so that silences plus
+  // would_fire add up to exchanges (an exchange whose provisional look offered has fired).
+  for (const r of rows) {
+    if (r.channel !== 'prompt' || r.provisional || fired.has(`${r.file}\u0000${r.turn}`)) continue;
+    bump(bySilence, r.silence ?? 'unknown');
   }
   const sidechainSessions = perSession.filter((s) => s.sidechain).length;
   return {
@@ -277,5 +346,11 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     skipped_lines: extra.skipped,
     seed: extra.seed,
     per_session: perSession,
+    tool_steps: toolSteps,
+    tool_errors: toolErrors,
+    tool_would_fire: toolShown,
+    tool_offers_per_100_steps: toolSteps ? Math.round((10000 * toolShown) / toolSteps) / 100 : 0,
+    tool_by_silence: sorted(toolSilence),
+    tool_by_hook: sorted(toolHook),
   };
 }

@@ -11,7 +11,7 @@ import { createEmbedder } from '../../embed/embedder.js';
 import { defaultStorePath, homeDir } from '../../shared/paths.js';
 import { sanitizeLine } from '../../shared/escape.js';
 import { findTranscripts } from '../../eval/replay-read.js';
-import { openReplayStore, replayTranscripts, type ReplaySummary } from '../../eval/replay.js';
+import { offersOf, openReplayStore, replayTranscripts, type ReplaySummary } from '../../eval/replay.js';
 import type { ReplayRow } from '../../eval/replay-session.js';
 import { createProgress } from '../../eval/progress.js';
 
@@ -28,8 +28,11 @@ for *.jsonl; files under <session>/subagents/ are sidechain sessions (never offe
 The clock is the transcripts' own timestamps; the wander step uses a seeded rng; the
 reasoner is never called. Nothing is written: no cache, no log, no hook state.
 
-Prints one line per decision (session, turn — marked ~ when provisional —, trigger, offer
-or silence code, offer type / confidence / handle, what the hook would do) and a summary.
+Both channels: at each prompt (UserPromptSubmit) and at each tool result (PostToolUseFailure /
+PostToolUse: the Past fix from the store's resolved error episodes, as the daemon's fixes
+files would hold them, or the daemon's own decision at an earlier failure).
+Prints a legend, then one line per offer, and per silence that matters (a trigger that fired,
+a tool error) — not one per provisional look — and a summary per channel whose counts add up.
 
 Options:
   --store PATH     knowledge store (default: the configured store); opened read-only.
@@ -42,8 +45,10 @@ Options:
   --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
   --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
                    "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",
-                   "per_session", "decisions": […], …}. fire_rate = would_fire over the
-                   exchanges of main (non-sidechain) sessions
+                   "tool_steps", "tool_errors", "tool_would_fire", "per_session",
+                   "offers": [{"file","session","channel","turn","step","tool_use_id",
+                   "trigger","type","confidence","handle","hook"}], "decisions": […], …}.
+                   fire_rate = would_fire over the exchanges of main (non-sidechain) sessions
   --set key=value  config override (e.g. modes.default.minConfidence=0.6)
 
 Exit codes: 0 replayed · 2 usage · 3 no transcripts there, model unavailable.`;
@@ -55,15 +60,50 @@ function parseSeed(raw: string | undefined): number {
   return n;
 }
 
-/** One TTY line for a row (handles escaped; no conversation text exists in rows). */
+/** Silences that say nothing about this session (no trigger, warm-up, a successful call). */
+const QUIET_SILENCES = new Set(['no-trigger', 'warmup', 'no-error', 'seed', 'injected', 'cooldown', 'no-mode', 'mode-off']);
+
+/** Rows worth a line: every offer, and a silence where a trigger fired or a tool failed.
+ *  Provisional looks are folded into their exchange (an offer they made is shown once). */
+export function rowsThatMatter(rows: readonly ReplayRow[]): ReplayRow[] {
+  const out: ReplayRow[] = [];
+  const shownTurn = new Set<string>();
+  for (const r of rows) {
+    const key = `${r.file}\u0000${r.turn}`;
+    if (r.channel === 'prompt') {
+      if (r.offer) {
+        if (shownTurn.has(key)) continue;
+        shownTurn.add(key);
+        out.push(r);
+      } else if (!r.provisional && !shownTurn.has(key) && r.trigger && !QUIET_SILENCES.has(r.silence ?? '')) out.push(r);
+      continue;
+    }
+    if (r.offer || (r.tool_error && !QUIET_SILENCES.has(r.silence ?? ''))) out.push(r);
+  }
+  return out;
+}
+
+export const TABLE_HEADER = `${'session'.padEnd(8)} ch ${'turn'.padStart(4)} ${'step'.padStart(4)} ${'trigger'.padEnd(7)} ${'what'.padEnd(44)} ${'conf'.padStart(4)}  hook`;
+
+export const LEGEND = [
+  'ch: P = at the prompt (UserPromptSubmit), T = at a tool result (PostToolUseFailure / PostToolUse).',
+  'turn: exchange number in the session; step: tool call number among its main-lane calls.',
+  'what: the offer (type and handle), or the silence: why nothing was offered.',
+  'hook: what the hook would have done — printed (live), would-fire (soak: logged, not shown), or why it held the offer back.',
+].join('\n');
+
+/** One table line for a row (handles escaped; rows hold no conversation text). */
 export function rowLine(r: ReplayRow): string {
   const session = r.session.slice(0, 8).padEnd(8);
-  // A provisional decision (reply still open) is marked with `~` after the turn number.
-  const turn = String(r.turn).padStart(4) + (r.provisional ? '~' : ' ');
-  const trigger = (r.trigger ?? '-').padEnd(6);
-  if (!r.offer) return `${session} ${turn}${trigger} silent:${r.silence ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+  const ch = r.channel === 'tool' ? 'T' : 'P';
+  const turn = String(r.turn).padStart(4);
+  const step = (r.step === null ? '' : String(r.step)).padStart(4);
+  const trigger = (r.trigger ?? '-').padEnd(7);
+  const side = r.sidechain ? '  [sidechain]' : '';
+  if (!r.offer) return `${session} ${ch}  ${turn} ${step} ${trigger} ${('silent: ' + (r.silence ?? 'unknown')).padEnd(44)} ${''.padStart(4)}  -${side}`;
   const o = r.offer;
-  return `${session} ${turn}${trigger} OFFER ${o.type} ${o.confidence.toFixed(2)} ${sanitizeLine(o.handle)}${o.wildcard ? ' (wildcard)' : ''}  hook:${r.hook ?? 'unknown'}${r.sidechain ? '  [sidechain]' : ''}`;
+  const what = `${o.type} ${sanitizeLine(o.handle)}${o.wildcard ? ' (wildcard)' : ''}`;
+  return `${session} ${ch}  ${turn} ${step} ${trigger} ${what.padEnd(44)} ${o.confidence.toFixed(2)}  ${r.hook ?? 'unknown'}${side}`;
 }
 
 function counts(o: Record<string, number>): string {
@@ -72,12 +112,15 @@ function counts(o: Record<string, number>): string {
 }
 
 export function summaryText(s: ReplaySummary, store: string): string {
+  const silent = Object.values(s.by_silence).reduce((a, b) => a + b, 0);
   return [
-    `replayed ${s.sessions} sessions (${s.main_sessions} main, ${s.sidechain_sessions} sidechain), ${s.exchanges} exchanges (${s.main_exchanges} in main sessions); ${store}`,
-    `would fire: ${s.would_fire} (fire rate ${(s.fire_rate * 100).toFixed(1)}% of main-session exchanges) · by type: ${counts(s.by_type)}`,
-    `past the hook's gates: ${s.printed} (${(s.printed_rate * 100).toFixed(1)}%) · hook verdicts: ${counts(s.by_hook)}`,
+    `replayed ${s.sessions} sessions (${s.main_sessions} main, ${s.sidechain_sessions} sidechain); ${store}`,
+    `prompt channel: ${s.exchanges} exchanges (${s.main_exchanges} in main sessions) = ${s.would_fire} with an offer + ${silent} silent`,
+    `  offers: ${s.would_fire} (${(s.fire_rate * 100).toFixed(1)}% of main-session exchanges) · by type: ${counts(s.by_type)} · past the hook's gates: ${s.printed} · hook verdicts: ${counts(s.by_hook)}`,
+    `  silent exchanges by reason: ${counts(s.by_silence)}`,
+    `tool channel: ${s.tool_steps} tool steps, ${s.tool_errors} errors · past the hook's gates: ${s.tool_would_fire} (${s.tool_offers_per_100_steps} per 100 steps) · hook verdicts: ${counts(s.tool_by_hook)}`,
+    `  silent errors by reason: ${counts(s.tool_by_silence)}`,
     `sidechain offers: ${s.sidechain_offers} · triggers: ${counts(s.by_trigger)}`,
-    `silence: ${counts(s.by_silence)}`,
     ...(s.unreadable_files?.length ? [`skipped ${s.unreadable_files.length} unreadable files: ${s.unreadable_files.map(sanitizeLine).join('; ')}`] : []),
     ...(s.synthetic_times ? [`${s.synthetic_times} exchanges had no timestamp (synthetic time used)`] : []),
   ].join('\n');
@@ -114,7 +157,6 @@ export const command: Command = {
         process.stderr.write(`active-brain: ${why} — replaying without retrieval (${opened.status}). Pass --store PATH or build one with \`active-brain index add <path> --region <name>\`.\n`);
       }
       const progress = createProgress('transcripts', files.length);
-      const tty = !values.json;
       const result = await replayTranscripts(files, {
         config: { ...config, embedding },
         embedder,
@@ -123,19 +165,24 @@ export const command: Command = {
         seed,
         settleMs: values['final-only'] ? null : config.daemon.settleMs,
         home: homeDir(),
-        onRow: tty ? (r) => process.stdout.write(rowLine(r) + '\n') : undefined,
         onFile: (n) => progress.update(n),
       });
       progress.done();
       if (values.json) {
         printJson({
           ...result.summary,
+          offers: offersOf(result.rows),
           store: { path: storePath, status: opened.status, chunks: opened.store?.info().chunks ?? 0 },
           model: embedder.modelId,
           settle_ms: values['final-only'] ? null : config.daemon.settleMs,
           decisions: result.rows,
         });
-      } else process.stdout.write('\n' + summaryText(result.summary, storeNote) + '\n');
+      } else {
+        const lines = rowsThatMatter(result.rows);
+        const out = [LEGEND, '', TABLE_HEADER, ...lines.map(rowLine)];
+        if (!lines.length) out.push('(no offers, and no silence after a trigger or a tool error)');
+        process.stdout.write(out.join('\n') + '\n\n' + summaryText(result.summary, storeNote) + '\n');
+      }
       return EXIT.OK;
     } finally {
       opened.store?.close();
