@@ -66,6 +66,8 @@ export interface ReplayRow {
   tool_use_id: string | null;
   /** Tool channel: the step's result was an error. */
   tool_error: boolean;
+  /** Tool channel: the hook's gates and the daemon's decision on the step (ms of this process). */
+  latency?: { hook: number | null; decide: number };
   /** A worker / sidechain / subagent session: never observed for offers. */
   sidechain: boolean;
   worker: string | null;
@@ -190,8 +192,11 @@ export class SessionReplay {
    */
   tool(t: TimedStep): ReplayRow {
     const st = t.step;
+    const t0 = performance.now();
     const hook = this.toolHook(t);
+    const t1 = performance.now();
     const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
+    const t2 = performance.now();
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
     if (cache) this.toolCache = cache;
     // What this step's row shows: the offer the hook considered at the failure (it read the
@@ -219,6 +224,7 @@ export class SessionReplay {
         : null,
       hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
       sufficiency: null,
+      latency: { hook: hook ? Math.round((t1 - t0) * 1000) / 1000 : null, decide: Math.round((t2 - t1) * 1000) / 1000 },
     };
     this.rows.push(row);
     return row;

@@ -27,6 +27,7 @@ export const EVALS: Record<string, Entry> = {
   beir: { summary: 'BEIR-format corpus: nDCG@10, Recall@100 per arm (--corpus --queries --qrels)', load: () => importEval('beir-cmd') },
   drift: { summary: 'TIAGE topic shifts: drift trigger precision/recall/F1/Pk (--tiage FILE)', load: () => importEval('drift-cmd') },
   stall: { summary: 'OpenHands trajectories: stall trigger precision/recall/F1 (--openhands FILE)', load: () => importEval('stall-cmd') },
+  pastfix: { summary: 'Past fix at the failure over transcripts in time order: recall, precision, offers per 100 steps', load: () => importEval('pastfix-cmd') },
   'locomo-replay': { summary: 'LoCoMo conversations replayed as live sessions: fire rate, gold share', load: () => importEval('locomo-replay-cmd') },
 };
 

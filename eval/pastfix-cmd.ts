@@ -1,0 +1,77 @@
+/**
+ * `active-brain eval pastfix <transcripts dir> [--json]`: the Past fix recurrence benchmark
+ * (eval/pastfix.ts) with the effective config; prints a table or one JSON object. Reads the
+ * transcripts; writes only a temp dir it removes.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { loadEmbedder } from './load-embedder.js';
+import { createProgress } from './progress.js';
+import { evalPastfix, findProjects, type PastfixReport } from './pastfix.js';
+
+export const help = `usage: active-brain eval pastfix <transcripts dir> [--json] [--model PATH] [--seed N] [--set key=value ...]
+
+The Past fix at the failure, measured on your transcripts in time order. For each project
+folder (<dir>/<project>/<session>.jsonl, as under ~/.claude/projects) the sessions are taken
+by their first timestamp; before each one the knowledge store holds only the earlier ones,
+indexed by the real indexer (exchanges and error episodes); the session is then replayed
+through the daemon's pipeline and the hook's gates (both channels; every mode's tool channel
+as configured, soak counting as would-fire).
+Gold: each tool error the hook sees (PostToolUseFailure; not a <tool_use_error> rejection,
+which fires no hook) whose error signature matches an episode of an earlier session.
+  recall      recurrences where the hook would show, at that failure or the next tool event,
+              an offer whose chunk is an episode with the same signature
+  precision   shown tool-channel offers whose episode has the error's signature
+  first_seen_offers   shown Past fixes at errors no earlier session met (target 0)
+--json: {"sessions","tool_steps","errors","recurrences","recall","precision",
+"offers_per_100_steps","first_seen_offers","latency_ms":{…}, "misses":[…], …}.
+Options: --model PATH (a local transformers.js model folder), --seed N (default 1).
+Exit 0 measured · 2 usage · 3 no transcripts there or the model does not load.`;
+
+function table(r: PastfixReport): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const lines = [
+    `projects ${r.projects} · sessions ${r.sessions} · tool steps ${r.tool_steps} · errors the hook sees ${r.errors}`,
+    `recurrences ${r.recurrences} (${r.recurrences_resolved} with a resolved earlier episode) · recalled ${r.recalled}`,
+    `recall ${pct(r.recall)} (of resolved: ${pct(r.recall_resolved)}) · precision ${pct(r.precision)} (${r.correct_offers}/${r.offers} shown offers)`,
+    `offers per 100 tool steps ${r.offers_per_100_steps} · offers on first-seen errors ${r.first_seen_offers}`,
+    `recurrences of errors that fire no hook (<tool_use_error>): ${r.unhookable_recurrences}`,
+    `latency ms: decide p50 ${r.latency_ms.decide_p50} / p95 ${r.latency_ms.decide_p95} · hook gates p50 ${r.latency_ms.hook_p50} / p95 ${r.latency_ms.hook_p95} · index one session p50 ${r.latency_ms.index_per_session_p50}`,
+  ];
+  for (const m of r.misses) lines.push(`  missed: ${m.session.slice(0, 8)} step ${m.step} (${m.hook ?? 'no hook event'}): ${m.head}`);
+  return lines.join('\n');
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { model: { type: 'string' }, seed: { type: 'string' } });
+  if (values.help) {
+    process.stdout.write(help + '\n');
+    return EXIT.OK;
+  }
+  if (positionals.length !== 1) throw new UserError('eval pastfix needs one transcripts folder, e.g. active-brain eval pastfix ~/.claude/projects. Run with --help for usage.', EXIT.USAGE);
+  const dir = resolve(positionals[0]);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a folder');
+  } catch (e) {
+    throw new UserError(`cannot read ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}. Give a folder of <project>/<session>.jsonl transcripts.`, EXIT.ENV);
+  }
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
+  const projects = findProjects(dir);
+  if (!projects.length) throw new UserError(`no <project>/<session>.jsonl transcripts under ${dir}`, EXIT.ENV);
+  const { config } = loadConfig({ flags: values.set });
+  const embedder = await loadEmbedder(values.model, values.set);
+  try {
+    const total = projects.reduce((n, p) => n + p.sessions.length, 0);
+    const progress = createProgress('sessions', total);
+    const rep = await evalPastfix(dir, { config, embedder, seed, onSession: (n) => progress.update(n) });
+    progress.done();
+    if (values.json) printJson(rep);
+    else process.stdout.write(table(rep) + '\n');
+    return EXIT.OK;
+  } finally {
+    await embedder.dispose();
+  }
+}

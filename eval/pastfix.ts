@@ -1,0 +1,270 @@
+/**
+ * The Past fix recurrence benchmark (`active-brain eval pastfix <transcripts dir>`): per
+ * project (a folder of `<session>.jsonl` files, as under ~/.claude/projects), the sessions in
+ * time order; before each session the store holds only the earlier ones, indexed by the real
+ * indexer (indexer/indexer.ts: exchanges and error episodes) into a temp store as the
+ * scheduled indexer would; the session is then replayed through the daemon's own pipeline
+ * and the hook's own gates (eval/replay.ts feedSession: both channels, the fixes files the
+ * daemon would write from that store).
+ *
+ * Gold: every tool error the hook sees (a failure Claude Code runs PostToolUseFailure for —
+ * not a `<tool_use_error>` rejection, which fires no hook) whose signature matches an episode
+ * of an earlier session. A recurrence is recalled when the hook would show (print live, or
+ * would-fire in soak) at that failure or the next tool event an offer whose chunk is an
+ * episode with the same signature. Precision: shown tool-channel offers whose episode has the
+ * signature of the error they were shown at (or of the one just before). first_seen_offers:
+ * shown Past fixes at an error no earlier session met. Reads the transcripts; writes only its
+ * temp dir (removed at the end).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { Config } from '../config/schema.js';
+import type { Embedder } from '../embed/types.js';
+import { hookSettingsFromConfig } from '../config/hook-settings.js';
+import { buildFixFiles } from '../core/fixes.js';
+import { CASCADE_RE } from '../core/tool-step.js';
+import { Pipeline } from '../core/pipeline.js';
+import { createOfferBuilder } from '../retrieval/builder.js';
+import { runIndex } from '../indexer/indexer.js';
+import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
+import type { StoreReader } from '../store/types.js';
+import { errorSignature } from '../shared/error-signature.js';
+import { seededRandom } from '../shared/prng.js';
+import { quantile } from '../ops/stats.js';
+import { readTimedExchanges, type FileExchanges } from './replay-read.js';
+import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
+import { feedSession, replayConfig, sessionSeed } from './replay.js';
+
+/** Region the earlier sessions are indexed into. */
+export const PASTFIX_REGION = 'sessions';
+
+export interface PastfixMiss {
+  project: string;
+  session: string;
+  step: number;
+  /** The error's normalized head (placeholders in; no conversation text). */
+  head: string;
+  /** What the hook did instead. */
+  hook: string | null;
+}
+
+export interface PastfixReport {
+  projects: number;
+  sessions: number;
+  tool_steps: number;
+  /** Tool errors the hook sees (PostToolUseFailure). */
+  errors: number;
+  /** Of those, errors whose signature matches an episode of an earlier session (the gold). */
+  recurrences: number;
+  /** Of the recurrences, those whose earlier episode was resolved (a fix exists to offer). */
+  recurrences_resolved: number;
+  recalled: number;
+  recall: number;
+  recall_resolved: number;
+  /** Tool-channel offers the hook would show. */
+  offers: number;
+  correct_offers: number;
+  precision: number;
+  offers_per_100_steps: number;
+  first_seen_offers: number;
+  /** Recurrences of errors that fire no hook (`<tool_use_error>`: Read / Edit rejections). */
+  unhookable_recurrences: number;
+  latency_ms: { decide_p50: number; decide_p95: number; hook_p50: number; hook_p95: number; index_per_session_p50: number };
+  misses: PastfixMiss[];
+}
+
+export interface PastfixOptions {
+  config: Config;
+  embedder: Embedder;
+  seed: number;
+  /** Parent of the temp dir (default os.tmpdir()). */
+  workParent?: string;
+  onSession?: (done: number, total: number) => void;
+}
+
+interface SessionFile {
+  path: string;
+  first: number;
+}
+
+/** Projects under `dir`: each folder holding `*.jsonl` sessions directly (and `dir` itself). */
+export function findProjects(dir: string): Array<{ name: string; sessions: string[] }> {
+  const out: Array<{ name: string; sessions: string[] }> = [];
+  const sessionsIn = (d: string) => {
+    try {
+      return readdirSync(d, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(d, e.name));
+    } catch {
+      return [];
+    }
+  };
+  const own = sessionsIn(dir);
+  if (own.length) out.push({ name: basename(dir), sessions: own });
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory() || e.name.startsWith('.') || e.name === 'subagents') continue;
+    const s = sessionsIn(join(dir, e.name));
+    if (s.length) out.push({ name: e.name, sessions: s });
+  }
+  return out;
+}
+
+function firstTime(read: FileExchanges): number {
+  const ts = [...read.exchanges.map((t) => t.exchange.timestamp), ...read.steps.map((s) => s.at)].filter((x) => Number.isFinite(x));
+  return ts.length ? Math.min(...ts) : Number.POSITIVE_INFINITY;
+}
+
+const ratio = (a: number, b: number) => (b ? Math.round((a / b) * 10000) / 10000 : 0);
+
+/** Run the benchmark over every project of `dir`. */
+export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<PastfixReport> {
+  const config = replayConfig(opts.config);
+  const work = mkdtempSync(join(opts.workParent ?? tmpdir(), 'active-brain-pastfix-'));
+  const rep: PastfixReport = {
+    projects: 0, sessions: 0, tool_steps: 0, errors: 0, recurrences: 0, recurrences_resolved: 0, recalled: 0, recall: 0, recall_resolved: 0,
+    offers: 0, correct_offers: 0, precision: 0, offers_per_100_steps: 0, first_seen_offers: 0, unhookable_recurrences: 0,
+    latency_ms: { decide_p50: 0, decide_p95: 0, hook_p50: 0, hook_p95: 0 , index_per_session_p50: 0 },
+    misses: [],
+  };
+  const decideMs: number[] = [];
+  const hookMs: number[] = [];
+  const indexMs: number[] = [];
+  let recalledResolved = 0;
+  const projects = findProjects(dir);
+  const total = projects.reduce((n, p) => n + p.sessions.length, 0);
+  let done = 0;
+  try {
+    for (const [pi, project] of projects.entries()) {
+      rep.projects++;
+      const reads = new Map<string, FileExchanges>();
+      const files: SessionFile[] = [];
+      for (const path of project.sessions) {
+        const read = await readTimedExchanges(path, { settleMs: config.daemon.settleMs });
+        reads.set(path, read);
+        files.push({ path, first: firstTime(read) });
+      }
+      files.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
+      const root = join(work, String(pi));
+      const history = join(root, 'history', project.name);
+      mkdirSync(history, { recursive: true });
+      const storePath = join(root, 'store.sqlite');
+      const w = openStoreWriter(storePath);
+      w.ensureRegion(PASTFIX_REGION, 'global');
+      w.addSource(PASTFIX_REGION, join(root, 'history'), 'transcripts');
+      w.close();
+      for (const [si, f] of files.entries()) {
+        if (si > 0) {
+          // The previous session joins the history, as the scheduled indexer would add it.
+          const prev = files[si - 1].path;
+          const dest = join(history, basename(prev));
+          copyFileSync(prev, dest);
+          const st = statSync(prev);
+          utimesSync(dest, st.atime, st.mtime); // its age: a turn long closed is not "still open"
+          const t0 = performance.now();
+          const writer = openStoreWriter(storePath);
+          try {
+            await runIndex({ store: writer, embedder: opts.embedder, config });
+          } finally {
+            writer.close();
+          }
+          indexMs.push(performance.now() - t0);
+        }
+        const reader = si > 0 ? openStoreReader(storePath) : null;
+        try {
+          await replayOne(f.path, reads.get(f.path)!, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n));
+        } finally {
+          reader?.close();
+        }
+        rep.sessions++;
+        opts.onSession?.(++done, total);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  rep.recall = ratio(rep.recalled, rep.recurrences);
+  rep.recall_resolved = ratio(recalledResolved, rep.recurrences_resolved);
+  rep.precision = ratio(rep.correct_offers, rep.offers);
+  rep.offers_per_100_steps = rep.tool_steps ? Math.round((10000 * rep.offers) / rep.tool_steps) / 100 : 0;
+  const q = (xs: number[], p: number) => (xs.length ? Math.round(quantile(xs, p) * 100) / 100 : 0);
+  rep.latency_ms = { decide_p50: q(decideMs, 0.5), decide_p95: q(decideMs, 0.95), hook_p50: q(hookMs, 0.5), hook_p95: q(hookMs, 0.95), index_per_session_p50: q(indexMs, 0.5) };
+  return rep;
+}
+
+async function replayOne(
+  path: string,
+  read: FileExchanges,
+  store: StoreReader | null,
+  config: Config,
+  opts: PastfixOptions,
+  project: string,
+  rep: PastfixReport,
+  decideMs: number[],
+  hookMs: number[],
+  addRecalledResolved: (n: number) => void,
+): Promise<void> {
+  const index = store ? store.episodeIndex() : [];
+  const earlier = new Set(index.map((e) => e.sig));
+  const resolvedEarlier = new Set(index.filter((e) => e.resolved).map((e) => e.sig));
+  const sigOfChunk = new Map(index.map((e) => [e.chunkId, e.sig]));
+  const fixFiles = store ? buildFixFiles(store.resolvedEpisodes(), 'pastfix', 0) : new Map();
+  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: join(tmpdir(), 'active-brain-pastfix-home') });
+  let clock = read.exchanges[0]?.settledAt ?? read.steps[0]?.at ?? 0;
+  const pipeline = new Pipeline({
+    embedder: opts.embedder,
+    offerBuilder: store ? createOfferBuilder({ store, embedder: opts.embedder, config, reasoner: null }) : null,
+    noBuilderReason: store ? undefined : 'empty-store',
+    episodes: store,
+    config,
+    home: settings.transcriptsRoot,
+    now: () => clock,
+    rng: seededRandom(sessionSeed(opts.seed, path)),
+  });
+  const session = new SessionReplay({ pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), fixes: (sig) => fixFiles.get(sig) });
+  await feedSession(session, read, (t) => (clock = t));
+  const rows = session.finish().filter((r) => r.channel === 'tool');
+  const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));
+  const steps = read.steps.map((t) => t.step);
+  rep.tool_steps += steps.length;
+  for (const r of rows) {
+    if (r.latency) {
+      decideMs.push(r.latency.decide);
+      if (r.latency.hook !== null) hookMs.push(r.latency.hook);
+    }
+  }
+  // The signature of each step's error, and whether the hook sees that failure.
+  const sigAt = new Map<number, string>();
+  for (const s of steps) {
+    if (!s.isError || CASCADE_RE.test(s.resultText.trimStart())) continue;
+    const sig = errorSignature(s.resultText);
+    if (!sig) continue;
+    sigAt.set(s.step, sig.sig);
+    if (s.toolUseError) {
+      if (earlier.has(sig.sig)) rep.unhookable_recurrences++;
+      continue;
+    }
+    rep.errors++;
+    if (!earlier.has(sig.sig)) continue;
+    rep.recurrences++;
+    const resolved = resolvedEarlier.has(sig.sig);
+    if (resolved) rep.recurrences_resolved++;
+    // Recalled at this failure, or at the next tool event the hook met.
+    const here = byStep.get(s.step);
+    const next = steps.filter((x) => x.step > s.step).map((x) => byStep.get(x.step)).find((x) => x && x.hook !== null && x.hook !== 'not-at-failure');
+    const hit = [here, next].some((x) => x && x.offer && hookShows(x.hook) && sigOfChunk.get(x.offer.chunkId) === sig.sig);
+    if (hit) {
+      rep.recalled++;
+      if (resolved) addRecalledResolved(1);
+    } else {
+      rep.misses.push({ project, session: basename(path, '.jsonl'), step: s.step, head: errorSignature(s.resultText)!.head.join(' | ').slice(0, 160), hook: here?.hook ?? null });
+    }
+  }
+  for (const r of rows) {
+    if (!r.offer || !hookShows(r.hook)) continue;
+    rep.offers++;
+    const chunkSig = sigOfChunk.get(r.offer.chunkId);
+    const prevStep = steps.filter((x) => x.step < r.step!).at(-1)?.step;
+    const shownAt = sigAt.get(r.step!);
+    if (chunkSig && (chunkSig === shownAt || (prevStep !== undefined && chunkSig === sigAt.get(prevStep)))) rep.correct_offers++;
+    if (!shownAt || !earlier.has(shownAt)) rep.first_seen_offers++;
+  }
+}
