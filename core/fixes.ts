@@ -32,6 +32,8 @@ export const MAX_FIXES_PER_SIG = 3;
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
 const MAX_FIX_CHARS = 120;
+/** Longest error phrase in a reason. */
+const MAX_PHRASE_CHARS = 48;
 
 export type MatchKind = 'exact' | 'near';
 
@@ -44,13 +46,14 @@ function clip(s: string, n: number): string {
   return t.length > n ? `${t.slice(0, n - 1).trimEnd()}…` : t;
 }
 
-/** The one-line reason: which error, where and when it was met, what fixed it. */
+/** The one-line reason: what fixed it first (a line cut to the hook's byte cap keeps the
+ *  part that helps), then which error, where and when it was met. */
 export function fixReason(ep: EpisodeRecord, match: MatchKind): string {
-  const phrase = errorPhrase(ep) || 'error';
+  const phrase = errorPhrase(ep, MAX_PHRASE_CHARS) || 'error';
   const where = ep.source === 'note' ? `a note (${ep.handle})` : `session ${ep.sessionId.slice(0, SESSION_CHARS)}… (${day(ep.at)})`;
   const like = match === 'exact' ? 'same' : 'similar';
-  if (!ep.resolved || !ep.fix) return `${like} "${phrase}" error in ${where}: not resolved there`;
-  return `${like} "${phrase}" error in ${where}: fixed by ${clip(ep.fix, MAX_FIX_CHARS)}`;
+  if (!ep.resolved || !ep.fix) return `not resolved there: ${like} "${phrase}" error in ${where}`;
+  return `fixed by ${clip(ep.fix, MAX_FIX_CHARS)} — ${like} "${phrase}" error in ${where}`;
 }
 
 /** Confidence of offering `ep` for an error; `agreeing` = other resolved episodes with the same signature. */

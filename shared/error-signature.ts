@@ -190,8 +190,16 @@ export function wordOverlap(a: readonly string[], b: readonly string[]): number 
   return inter / (sa.size + new Set(b).size - inter);
 }
 
-/** A short phrase naming the error for a reason line: its lead line, placeholders shown as … */
+/** Severity labels in front of a message say nothing a reason line needs. */
+const SEVERITY_PREFIX_RE = /^(?:fatal|error(?:\[[\w-]+\])?|err!?|npm err!|warning|exception|panic)\s*:?\s+/;
+
+/** A short phrase naming the error for a reason line: its lead line without a severity label,
+ *  placeholders shown as … */
 export function errorPhrase(sig: Pick<ErrorSignature, 'head'>, maxChars = 60): string {
-  const first = (sig.head[0] ?? '').replace(/<q>|<path>|<name>|<n>|<hash>|<id>|<url>/g, '…').replace(/(…\s*)+/g, '… ').trim();
+  const first = (sig.head[0] ?? '')
+    .replace(SEVERITY_PREFIX_RE, '')
+    .replace(/<q>|<path>|<name>|<n>|<hash>|<id>|<url>/g, '…')
+    .replace(/(…\s*)+/g, '… ')
+    .trim();
   return first.length > maxChars ? `${first.slice(0, maxChars - 1).trimEnd()}…` : first;
 }

@@ -13,9 +13,9 @@ const ep = (over: Partial<EpisodeRecord> = {}): EpisodeRecord => ({
 
 describe('Past fix offers from episodes', () => {
   it('says which error, where and when, and what fixed it', () => {
-    expect(fixReason(ep(), 'exact')).toBe('same "fatal: the current branch … has no upstream branch." error in session 258c… (2026-02-11): fixed by git push --set-upstream origin <branch>');
-    expect(fixReason(ep({ resolved: false, fix: '' }), 'exact')).toMatch(/not resolved there$/);
-    expect(fixReason(ep({ source: 'note', handle: 'notes/git.md#2' }), 'near')).toMatch(/^similar ".*" error in a note \(notes\/git.md#2\): fixed by/);
+    expect(fixReason(ep(), 'exact')).toBe('fixed by git push --set-upstream origin <branch> — same "the current branch … has no upstream branch." error in session 258c… (2026-02-11)');
+    expect(fixReason(ep({ resolved: false, fix: '' }), 'exact')).toMatch(/^not resolved there: same /);
+    expect(fixReason(ep({ source: 'note', handle: 'notes/git.md#2' }), 'near')).toMatch(/^fixed by .* — similar ".*" error in a note \(notes\/git.md#2\)$/);
   });
 
   it('is most confident for an exact signature of a resolved episode; near and unresolved stay below it', () => {

@@ -43,7 +43,7 @@ describe('daemon: tool channel (real process)', () => {
     expect(fix.sig).toBe(sig);
     expect(fix.fixes[0].sourceSession).toBe(pastId);
     expect(fix.fixes[0].offer).toMatchObject({ type: 'past-fix' });
-    expect(fix.fixes[0].offer.reason).toMatch(/^same ".*no upstream branch.*" error in session .*: fixed by git push --set-upstream origin/);
+    expect(fix.fixes[0].offer.reason).toMatch(/^fixed by git push --set-upstream origin \S+ — same ".*no upstream.*" error in session /);
     expect(fix.fixes[0].offer.confidence).toBeGreaterThanOrEqual(0.8);
 
     // A new session meets the same error (another branch) and a first-seen one.

@@ -83,7 +83,7 @@ describe('errorSignature', () => {
     const s = errorSignature(fill(TEMPLATES[0], { p: '/a/b', b: 'dev-1', n: 128, h: '1abcdef0', q: 'x' }))!;
     expect(s.words).toEqual(expect.arrayContaining(['fatal', 'current', 'branch', 'upstream']));
     expect(s.words).not.toContain('dev-1');
-    expect(errorPhrase(s)).toBe('fatal: the current branch … has no upstream branch.');
+    expect(errorPhrase(s)).toBe('the current branch … has no upstream branch.');
     const other = errorSignature('fatal: The current branch x-9 has no upstream configured')!;
     expect(wordOverlap(s.words, other.words)).toBeGreaterThan(0.3);
     expect(wordOverlap(s.words, errorSignature('ModuleNotFoundError: No module named foo')!.words)).toBe(0);

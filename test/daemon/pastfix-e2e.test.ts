@@ -1,0 +1,93 @@
+/**
+ * Issue 12's end-to-end check, every part real: a store indexed by the real CLI from a
+ * real-format past transcript in which `git push` failed for want of an upstream branch and
+ * was fixed; the real daemon precomputing the hook's fixes; the real hook process (the file
+ * `install` registers, bin/active-brain-hook.cjs) fed the PostToolUseFailure payload Claude
+ * Code sends for the recurring error in a new session.
+ *   soak (the default)   → prints nothing, logs would-fire (channel tool)
+ *   live (enable --channel tool) → prints the Past fix naming what fixed it
+ *   a first-seen error   → silent (control)
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { repoRoot } from '../helpers/model.js';
+import { errorSignature } from '../../shared/error-signature.js';
+import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
+
+const HOOK = join(repoRoot, 'bin', 'active-brain-hook.cjs');
+let e: Env;
+afterEach(() => e?.cleanup());
+
+function failurePayload(env: Env, sessionId: string, error: string, command = 'git push 2>&1') {
+  return {
+    session_id: sessionId,
+    transcript_path: join(env.project, `${sessionId}.jsonl`),
+    cwd: '/work/app',
+    permission_mode: 'default',
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash',
+    tool_input: { command, description: 'Push to remote' },
+    tool_use_id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+    error,
+    is_interrupt: false,
+  };
+}
+
+function runHook(env: Env, payload: unknown) {
+  const r = spawnSync(process.execPath, [HOOK], { input: JSON.stringify(payload), env: env.env, encoding: 'utf8', timeout: 10_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function hookRecords(env: Env): Array<Record<string, unknown>> {
+  const p = join(env.home, 'logs', 'hook.jsonl');
+  return existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+}
+
+describe('Past fix at the failure, end to end', () => {
+  it('soak logs would-fire and prints nothing; live prints the fix; a first-seen error stays silent', async () => {
+    e = tempEnv('ab-pastfix-e2e-');
+    const hist = join(e.home, '..', 'history', '-work-app');
+    mkdirSync(hist, { recursive: true });
+    const past = { ...newSession(e), path: '' };
+    past.path = join(hist, `${past.id}.jsonl`);
+    appendFixedPushSession(past, 'feature-parser');
+    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    const d = startDaemon(e);
+    await waitCanary(e, d.pid);
+    const sig = errorSignature(NO_UPSTREAM('feature-cart'))!.sig;
+    await waitFor(() => existsSync(join(e.home, 'fixes', `${sig}.json`)), 20_000, 'fixes file');
+
+    // Soak (every channel starts there): silent, logged as would-fire on the tool channel.
+    const soakSession = randomUUID();
+    const soak = runHook(e, failurePayload(e, soakSession, NO_UPSTREAM('feature-cart')));
+    expect(soak).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(hookRecords(e).at(-1)).toMatchObject({ session: soakSession, channel: 'tool', event: 'PostToolUseFailure', outcome: 'would-fire', type: 'past-fix', sig });
+
+    // Live on the tool channel, through the product's own rollout command.
+    const en = cli(e, ['enable', 'default', '--channel', 'tool', '--force']);
+    expect(en.code, en.stderr + en.stdout).toBe(0);
+    const liveSession = randomUUID();
+    const live = runHook(e, failurePayload(e, liveSession, NO_UPSTREAM('feature-cart')));
+    expect(live.code).toBe(0);
+    expect(live.stderr).toBe('');
+    const out = JSON.parse(live.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
+    const line = out.hookSpecificOutput.additionalContext;
+    expect(line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.\d\d\]/);
+    // What fixed it comes first, so a line cut to the byte cap keeps it; then which error.
+    expect(line).toContain('— fixed by git push --set-upstream origin');
+    expect(line).toContain('same "the current branch');
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(400);
+    expect(line).toContain('(recall: active-brain recall ');
+    expect(line).not.toContain('\n');
+    expect(hookRecords(e).at(-1)).toMatchObject({ session: liveSession, channel: 'tool', outcome: 'print' });
+
+    // Control: an error no past session met — silent, with its reason.
+    const first = runHook(e, failurePayload(e, randomUUID(), 'Exit code 2\nmake: *** No rule to make target \'lint\'.  Stop.', 'make lint'));
+    expect(first).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(hookRecords(e).at(-1)).toMatchObject({ channel: 'tool', outcome: 'silent', reason: 'no-fix' });
+  });
+});
