@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   config: () => import('./commands/config.js'),
   doctor: () => import('./commands/doctor.js'),
   report: () => import('./commands/report.js'),
+  backtest: () => import('./commands/backtest.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

@@ -66,6 +66,13 @@ export interface ReplayRow {
   tool_use_id: string | null;
   /** Tool channel: the step's result was an error. */
   tool_error: boolean;
+  /** Transcript byte offset just past the exchange (prompt) or the step's result (tool). */
+  offset: number;
+  /** Prompt channel: the drift and stall scores (robust z) the triggers measured, when they did. */
+  driftZ?: number | null;
+  stallZ?: number | null;
+  /** The offer's one-line reason (from the store, never from the replayed session). */
+  reason?: string | null;
   /** Tool channel: the hook's gates and the daemon's decision on the step (ms of this process). */
   latency?: { hook: number | null; decide: number };
   /** A worker / sidechain / subagent session: never observed for offers. */
@@ -115,7 +122,7 @@ export interface SessionReplayOptions {
   salt: string;
   /** The hook's fixes file for a signature, as the daemon would have written it from the
    *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
-  fixes?: (sig: string) => FixFile | undefined;
+  fixes?: (sig: string, at: number) => FixFile | undefined;
 }
 
 /** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
@@ -162,6 +169,10 @@ export class SessionReplay {
       step: null,
       tool_use_id: null,
       tool_error: false,
+      offset: d.offset,
+      driftZ: typeof d.triggerValues.drift_z === 'number' ? d.triggerValues.drift_z : null,
+      stallZ: typeof d.triggerValues.stall_z === 'number' ? d.triggerValues.stall_z : null,
+      reason: d.offer?.reason ?? null,
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
@@ -213,6 +224,8 @@ export class SessionReplay {
       step: st.step,
       tool_use_id: st.toolUseId,
       tool_error: st.isError,
+      offset: st.endOffset,
+      reason: full?.reason ?? null,
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
       seed: false,
@@ -254,7 +267,7 @@ export class SessionReplay {
     const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
     if (pre.done) return null;
     const signal = sign(payload, event);
-    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig) : undefined;
+    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig, t.at) : undefined;
     // The hook reads files: JSON round trips, as on disk.
     const d = toolGates({
       sessionId: pre.sessionId,

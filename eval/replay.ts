@@ -218,8 +218,16 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
   // The fixes files the daemon would have written from this store (the hook's Past fixes).
-  const fixFiles = opts.store ? buildFixFiles(opts.store.resolvedEpisodes(), 'replay', 0) : new Map<string, FixFile>();
-  const fixesOf = (sig: string) => fixFiles.get(sig);
+  const resolved = opts.store ? opts.store.resolvedEpisodes() : [];
+  const fixFiles = buildFixFiles(resolved, 'replay', 0);
+  // The store may hold sessions later than the one replayed: offer only what was met before.
+  const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));
+  const fixesOf = (sig: string, at: number): FixFile | undefined => {
+    const f = fixFiles.get(sig);
+    if (!f) return undefined;
+    const fixes = f.fixes.filter((x) => (metAt.get(x.offer.chunkId) ?? Infinity) <= at);
+    return fixes.length ? { ...f, fixes } : undefined;
+  };
   const rows: ReplayRow[] = [];
   const perSession: SessionSummary[] = [];
   let synthetic = 0;
@@ -245,6 +253,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       noBuilderReason: opts.noStoreReason ?? 'no-store',
       config,
       episodes: opts.store,
+      pastOnly: true,
       home: opts.home,
       now: () => clock,
       rng: seededRng(sessionSeed(opts.seed, f.rel)),
