@@ -15,7 +15,8 @@ import type { DecisionRecord } from '../daemon/logs.js';
 import { daemonStatus } from '../daemon/status.js';
 import { defaultStorePath, logsDir } from '../shared/paths.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
-import { storeFingerprint, INDEX_LOG, type IndexRunRecord } from './store-fingerprint.js';
+import { storeFingerprint } from './store-fingerprint.js';
+import { indexerRunning, readIndexLog } from './index-runs.js';
 import { ensureSoakBaseline, readSoakBaseline } from './soak-baseline.js';
 import { readLabels, labelCounts } from './labels.js';
 import { hookGate, livenessGates, seatGate, storeWriteGate, usefulnessGate, wouldFireGates, type Gate, type ModeRate } from './soak-gates.js';
@@ -83,13 +84,12 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
     ),
   ];
 
-  const runs = readJsonlFiles<IndexRunRecord>(oneLog(join(dir, INDEX_LOG)), baseline.startedAt).records.filter((r) => r.event === 'index-run' && r.store === storePath);
   const current = storeFingerprint(storePath);
   gates.push(storeWriteGate({
-    baseline: baseline.store.sha256,
-    expected: runs.length ? runs[runs.length - 1].sha256 : baseline.store.sha256,
+    baseline: { startedAt: baseline.startedAt, sha256: baseline.store.sha256 },
+    records: readIndexLog(env).filter((r) => r.store === storePath),
     current: current.sha256,
-    indexRunsSince: runs.length,
+    alive: (pid) => indexerRunning(pid, env),
   }));
 
   const all = decisions.records.filter((d) => d.type === 'decision' && !d.seed);
