@@ -88,7 +88,8 @@ const labelOf = (role: ServiceRole) => (role === 'daemon' ? LAUNCHD_LABEL : INDE
 
 /**
  * Manager calls for an install, given which files were new or changed (pure): systemd reloads,
- * enables and starts the daemon and the timer, restarting the daemon when its unit changed;
+ * enables and starts the daemon and the timer (a no-op when they run), restarting the daemon
+ * when its unit changed;
  * launchd unloads a changed agent before loading it again.
  */
 export function installCommands(platform: Platform, files: Array<PlannedFile & { changed: boolean; existed: boolean }>): ManagerCommand[] {
@@ -96,7 +97,8 @@ export function installCommands(platform: Platform, files: Array<PlannedFile & {
   if (platform === 'linux') {
     const daemon = byRole('daemon');
     const cmds: ManagerCommand[] = [];
-    if (files.some((f) => f.changed)) cmds.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
+    // Always: a unit written by an earlier install whose manager call failed is loaded now.
+    cmds.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
     cmds.push({ argv: ['systemctl', '--user', 'enable', '--now', SYSTEMD_UNIT_NAME] });
     if (daemon?.changed && daemon.existed) cmds.push({ argv: ['systemctl', '--user', 'restart', SYSTEMD_UNIT_NAME] });
     cmds.push({ argv: ['systemctl', '--user', 'enable', '--now', INDEX_TIMER_NAME] });

@@ -14,6 +14,7 @@ import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { acquireIndexLock } from '../../indexer/lock.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
 import {
   appendExchange, assistantLine, cli, newSession, readJson, sleep, startDaemon, tempEnv, userLine, waitCanary, waitFor, type Env,
 } from '../daemon/helpers.js';
@@ -163,6 +164,12 @@ describe('scheduled index vs the zero-store-writes gate (real daemon, the unit\'
     const r7 = await runScheduled(cmd, e);
     expect(r7.code, r7.stderr).toBe(0);
     expect(storeGate(e)).toMatchObject({ pass: false, figure: expect.stringContaining('store changed outside an index run') });
+
+    // every record written along the way (start, ok, busy, interrupted) has the documented shape
+    const schema = loadSchema('index-run');
+    const log = indexLog(e);
+    expect(new Set(log.map((r) => r.result ?? r.event))).toEqual(new Set(['index-start', 'ok', 'busy', 'interrupted']));
+    for (const r of log) expect(validate(schema, r)).toEqual([]);
 
     expect(cli(e, ['stop']).code).toBe(0);
     await d.exited;

@@ -8,7 +8,9 @@ import { launchdPlist, systemdUnit } from '../../ops/service-files.js';
 import { launchdIndexPlist, onCalendarFor, systemdIndexService, systemdIndexTimer } from '../../ops/index-schedule-files.js';
 import { isScheduleInterval, MINUTES_PER_DAY, SCHEDULE_HOURS, SCHEDULE_MINUTES } from '../../shared/schedule.js';
 import { ConfigSchema } from '../../config/schema.js';
+import { installCommands, uninstallCommands, type PlannedFile } from '../../ops/service.js';
 import { offlineModelPath } from '../helpers/model.js';
+import { loadSchema, validate } from '../helpers/json-schema.js';
 
 const cli = join(repoRoot, 'bin', 'active-brain.js');
 function run(env: Record<string, string>, ...args: string[]) {
@@ -152,6 +154,29 @@ describe('scheduled index files', () => {
   });
 });
 
+describe('service-manager calls (pure)', () => {
+  const f = (role: PlannedFile['role'], changed: boolean, existed: boolean) => ({ role, path: `/u/${role}`, content: '', changed, existed });
+  const argv = (cs: { argv: string[] }[]) => cs.map((c) => c.argv.slice(1).join(' '));
+
+  it('systemd: reload, enable --now both; restart the daemon only when its existing unit changed', () => {
+    const unchanged = [f('daemon', false, true), f('index-service', false, true), f('index-timer', false, true)];
+    expect(argv(installCommands('linux', unchanged))).toEqual(['--user daemon-reload', '--user enable --now active-brain.service', '--user enable --now active-brain-index.timer']);
+    const fresh = [f('daemon', true, false), f('index-service', true, false), f('index-timer', true, false)];
+    expect(argv(installCommands('linux', fresh))).not.toContain('--user restart active-brain.service');
+    const updated = [f('daemon', true, true), f('index-service', false, true), f('index-timer', true, true)];
+    expect(argv(installCommands('linux', updated))).toContain('--user restart active-brain.service');
+    const un = uninstallCommands('linux');
+    expect(argv(un.before)).toEqual(['--user disable --now active-brain-index.timer', '--user stop active-brain-index.service', '--user disable --now active-brain.service']);
+    expect(argv(un.after)).toEqual(['--user daemon-reload']);
+  });
+
+  it('launchd: a changed agent is unloaded before it is loaded again; an unchanged one is loaded (may already be)', () => {
+    const cs = installCommands('darwin', [f('daemon', true, true), f('index-agent', false, true)]);
+    expect(cs.map((c) => `${c.argv[1]}${c.mayFail ? '?' : ''}`)).toEqual(['bootout?', 'bootstrap', 'bootstrap?']);
+    expect(installCommands('darwin', [f('daemon', true, false)]).map((c) => c.argv[1])).toEqual(['bootstrap']);
+  });
+});
+
 describe('active-brain service (CLI, files only)', () => {
   const setupEnv = () => {
     const home = mkdtempSync(join(tmpdir(), 'ab-svc-home-'));
@@ -231,6 +256,8 @@ describe('active-brain service (CLI, files only)', () => {
     expect(run(env, 'index').status).toBe(1);
     const failed = JSON.parse(run(env, 'service', 'status', '--platform', 'linux', '--no-manage', '--json').stdout).last_index_run.last;
     expect(failed).toMatchObject({ result: 'error', exit: 1, message: expect.stringContaining('no sources yet') });
+    const { age_s: _age, ...record } = failed;
+    expect(validate(loadSchema('index-run'), record)).toEqual([]);
     // control: a real run is shown as ok with its counts
     const notes = mkdtempSync(join(tmpdir(), 'ab-svc-notes-'));
     writeFileSync(join(notes, 'a.md'), '# Pool\n\nRaise the idle timeout of the postgres pool to 30 s when ECONNRESET shows up.\n');
