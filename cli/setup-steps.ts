@@ -8,7 +8,7 @@
  * `dryRun` no step writes anything: each reads and says what it would do.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { hookSettingsFromConfig, writeHookSettings } from '../config/hook-settings.js';
 import { defaultStorePath, defaultTranscriptsRoot, hookSettingsPath, modelCacheDir } from '../shared/paths.js';
@@ -70,7 +70,7 @@ export function setupContext(config: Config, opts: { dryRun: boolean; manage: bo
   return {
     config, env, dryRun: opts.dryRun, manage: opts.manage, progress: opts.progress, cwd: opts.cwd ?? process.cwd(),
     storePath: config.store.path ?? defaultStorePath(env),
-    root: config.transcriptsRoot ?? defaultTranscriptsRoot(env),
+    root: resolve(config.transcriptsRoot ?? defaultTranscriptsRoot(env)),
   };
 }
 

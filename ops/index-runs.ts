@@ -196,9 +196,11 @@ export function lastIndexRun(records: IndexLogRecord[], storePath: string, now =
   const mine = records.filter((r) => r.store === storePath);
   const ended = new Set(mine.filter((r): r is IndexRunRecord => r.event === 'index-run' && !!r.run).map((r) => r.run));
   const lastEnd = [...mine].reverse().find((r): r is IndexRunRecord => r.event === 'index-run') ?? null;
+  // A busy run may end while the run that made it busy is still going: compare with runs that held the lock.
+  const lastHeld = [...mine].reverse().find((r): r is IndexRunRecord => r.event === 'index-run' && r.result !== 'busy') ?? null;
   const lastStart = [...mine].reverse().find((r): r is IndexStartRecord => r.event === 'index-start' && !ended.has(r.run)) ?? null;
   const ageS = (ts: number) => Math.max(0, Math.round((now - ts) / 100) / 10);
-  const pending = lastStart && (!lastEnd || lastStart.ts >= (lastEnd.started ?? lastEnd.ts))
+  const pending = lastStart && (!lastHeld || lastStart.ts >= (lastHeld.started ?? lastHeld.ts))
     ? { run: lastStart.run, pid: lastStart.pid, started: lastStart.ts, age_s: ageS(lastStart.ts), state: alive(lastStart.pid) ? 'running' as const : 'unfinished' as const }
     : null;
   return { last: lastEnd ? { ...lastEnd, age_s: ageS(lastEnd.ts) } : null, pending };

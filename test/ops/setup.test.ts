@@ -130,9 +130,13 @@ describe('active-brain setup', () => {
     // the settings file and the unit files were not rewritten
     const again = snapshot(h.home);
     for (const f of [settingsFile(h), ...readdirSync(unitDir(h)).map((n) => join(unitDir(h), n))]) expect(again[f]).toBe(settled[f]);
-    // a dry run now has nothing to do
+    // a dry run now has nothing to do, and writes nothing: only the store's -shm (SQLite's
+    // shared-memory index, mapped by every reader, never content) may be touched by reading
+    const beforeDry = snapshot(h.home);
     const dry = setupJson(h, '--dry-run');
     expect(dry.steps.filter((s) => s.changed).map((s) => s.name)).toEqual([]);
+    const noShm = (snap: Record<string, string>) => Object.fromEntries(Object.entries(snap).filter(([p]) => !p.endsWith('-shm')));
+    expect(noShm(snapshot(h.home))).toEqual(noShm(beforeDry));
 
     session(h, 'three');
     const third = setupJson(h);
