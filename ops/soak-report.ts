@@ -86,7 +86,7 @@ export function soakReport(config: Config, opts: { sinceMs?: number; mode?: stri
 
   const current = storeFingerprint(storePath);
   gates.push(storeWriteGate({
-    baseline: { startedAt: baseline.startedAt, sha256: baseline.store.sha256 },
+    baseline: { takenAt: baseline.takenAt ?? baseline.startedAt, sha256: baseline.store.sha256 },
     records: readIndexLog(env).filter((r) => r.store === storePath),
     current: current.sha256,
     alive: (pid) => indexerRunning(pid, env),

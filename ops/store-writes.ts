@@ -14,8 +14,8 @@
 import type { IndexLogRecord, IndexRunRecord, IndexStartRecord } from './index-runs.js';
 
 export interface StoreWriteFigures {
-  /** When the soak began and the store's fingerprint then. */
-  baseline: { startedAt: number; sha256: string | null };
+  /** The soak baseline: when the store was fingerprinted for it, and that fingerprint. */
+  baseline: { takenAt: number; sha256: string | null };
   /** The index-run log for this store, oldest first. */
   records: IndexLogRecord[];
   /** The store's fingerprint now (null: no store). */
@@ -74,7 +74,7 @@ const wroteNothing = (r: Run) => !!r.end && r.end.sha256 === undefined;
 
 export function auditStoreWrites(f: StoreWriteFigures): StoreWriteVerdict {
   if (f.current === null) return { pass: false, figure: 'no knowledge store yet (run `active-brain setup`, or `active-brain index add …`)' };
-  const since = f.baseline.startedAt;
+  const since = f.baseline.takenAt;
   const runs = runsOf(f.records).filter((r) => !wroteNothing(r) && (r.end ? r.end.ts >= since : r.start!.ts >= since || f.alive(r.start!.pid)));
   let expected = f.baseline.sha256;
   let left = 'the soak baseline';

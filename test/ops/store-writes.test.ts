@@ -39,7 +39,7 @@ function history(events: Event[], opts: { baselineAt?: number } = {}) {
       });
     }
   }
-  const figures: StoreWriteFigures = { baseline: { startedAt: opts.baselineAt ?? 0, sha256: 'h0' }, records, current: hash, alive: () => false };
+  const figures: StoreWriteFigures = { baseline: { takenAt: opts.baselineAt ?? 0, sha256: 'h0' }, records, current: hash, alive: () => false };
   return figures;
 }
 
@@ -83,23 +83,23 @@ describe('zero-store-writes: which changes are the indexer\'s', () => {
     // baseline taken at t=1015, inside the first run (1010–1015 would end at 1015): its start
     // fingerprint predates the baseline, which saw a half-written store.
     const f = history(['run', 'run'], { baselineAt: 1012 });
-    const mid = { ...f, baseline: { startedAt: 1012, sha256: 'half-written' } };
+    const mid = { ...f, baseline: { takenAt: 1012, sha256: 'half-written' } };
     expect(auditStoreWrites(mid).pass).toBe(true);
     // control: a run that started after the baseline must start from it
-    const late = { ...f, baseline: { startedAt: 1005, sha256: 'half-written' } };
+    const late = { ...f, baseline: { takenAt: 1005, sha256: 'half-written' } };
     expect(auditStoreWrites(late).pass).toBe(false);
   });
 
   it('records from before runs were paired (no start, no before) are checked by their end only', () => {
     const legacy: IndexLogRecord[] = [{ ts: 2000, event: 'index-run', pid: 1, store: STORE, sha256: 'h1', bytes: 1, indexed: 1, removed: 0 }];
-    const base = { baseline: { startedAt: 0, sha256: 'h0' }, records: legacy, alive: () => false };
+    const base = { baseline: { takenAt: 0, sha256: 'h0' }, records: legacy, alive: () => false };
     expect(auditStoreWrites({ ...base, current: 'h1' }).pass).toBe(true);
     expect(auditStoreWrites({ ...base, current: 'h2' }).pass).toBe(false);
   });
 
   it('runs before the soak began do not count; no store at all fails', () => {
     const f = history(['foreign', 'run'], { baselineAt: 5000 });
-    expect(auditStoreWrites({ ...f, baseline: { startedAt: 5000, sha256: f.current } }).pass).toBe(true);
+    expect(auditStoreWrites({ ...f, baseline: { takenAt: 5000, sha256: f.current } }).pass).toBe(true);
     expect(auditStoreWrites({ ...f, current: null })).toMatchObject({ pass: false, figure: expect.stringContaining('no knowledge store yet') });
   });
 });
