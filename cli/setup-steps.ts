@@ -130,10 +130,12 @@ export async function sourceAndIndexSteps(ctx: SetupContext): Promise<Array<Step
     const s = r.summary;
     const skipped = Object.values(s.skipped).reduce((n, c) => n + (c ?? 0), 0);
     const changed = s.indexed + s.removed > 0;
-    const detail = changed
+    const detail = s.files_seen === 0
+      ? `no session files under ${ctx.root} yet: the schedule indexes them as Claude Code writes them`
+      : changed
       ? `indexed ${s.indexed} session file(s) (${s.chunks_added} chunks), ${s.unchanged} unchanged, ${s.removed} removed${skipped ? `, ${skipped} skipped` : ''}; ${s.chunks_total} chunks in store`
       : `already up to date: ${s.unchanged} session file(s) unchanged${skipped ? `, ${skipped} skipped` : ''}; ${s.chunks_total} chunks in store`;
-    const index = r.exit === EXIT.OK ? ok('index', changed, detail) : failed('index', `${detail}; some documents could not be embedded or stored (see the messages above); run \`active-brain index\` again`, r.exit);
+    const index = r.exit === EXIT.OK ? ok('index', changed, detail) : failed('index', `${detail}; some documents could not be embedded or stored: \`active-brain index\` retries them and names each`, r.exit);
     return [source, index];
   } catch (e) {
     const exit = isAppError(e) ? e.exitCode : EXIT.FAIL;
