@@ -46,6 +46,7 @@ function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }): string
   const out = r.files.map((f) => `${f.role.padEnd(13)} ${f.installed ? (f.up_to_date ? 'installed, up to date' : 'installed, OUTDATED (run service install)') : 'not installed'}: ${f.file}`);
   for (const m of r.manager) out.push(`manager:      ${m.unit}: ${m.detail || (m.ok ? 'active' : 'inactive')}`);
   out.push(`last index:   ${describeLastRun(r.last_index_run)}`);
+  if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
   return out.join('\n') + '\n';
 }
 
