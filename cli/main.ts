@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   install: () => import('./commands/install.js'),
   uninstall: () => import('./commands/uninstall.js'),
   service: () => import('./commands/service.js'),
+  setup: () => import('./commands/setup.js'),
   kill: () => import('./commands/kill.js'),
   unkill: () => import('./commands/unkill.js'),
   soak: () => import('./commands/soak.js'),

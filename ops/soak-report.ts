@@ -16,7 +16,8 @@ import { daemonStatus } from '../daemon/status.js';
 import { defaultStorePath, logsDir } from '../shared/paths.js';
 import type { Channel, ModeState, OfferType } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
-import { storeFingerprint, INDEX_LOG, type IndexRunRecord } from './store-fingerprint.js';
+import { storeFingerprint } from './store-fingerprint.js';
+import { indexerRunning, readIndexLog } from './index-runs.js';
 import { ensureSoakBaseline, readSoakBaseline } from './soak-baseline.js';
 import { readLabels, labelCounts, type LabelRecord } from './labels.js';
 import { readHistorySummary, type HistorySummary } from './history-offers.js';
@@ -121,13 +122,12 @@ export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakRe
 
   // The shared gates, once.
   const shared: Gate[] = [];
-  const runs = readJsonlFiles<IndexRunRecord>(oneLog(join(dir, INDEX_LOG)), baseline.startedAt).records.filter((r) => r.event === 'index-run' && r.store === storePath);
   const current = storeFingerprint(storePath);
   shared.push(storeWriteGate({
-    baseline: baseline.store.sha256,
-    expected: runs.length ? runs[runs.length - 1].sha256 : baseline.store.sha256,
+    baseline: { takenAt: baseline.takenAt ?? baseline.startedAt, sha256: baseline.store.sha256 },
+    records: readIndexLog(env).filter((r) => r.store === storePath),
     current: current.sha256,
-    indexRunsSince: runs.length,
+    alive: (pid) => indexerRunning(pid, env),
   }));
   const st = daemonStatus(config, { path: storePath, present: current.exists }, env, now);
   shared.push(...livenessGates({
