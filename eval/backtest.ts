@@ -102,7 +102,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   };
 }
 
-function markOf(r: ReplayRow): ReportMark {
+function markOf(r: ReplayRow, reason: string | null): ReportMark {
   return {
     channel: r.channel,
     seq: r.channel === 'tool' ? r.step ?? 0 : r.turn,
@@ -113,7 +113,7 @@ function markOf(r: ReplayRow): ReportMark {
     trigger: r.trigger,
     outcome: r.offer ? (r.hook === 'printed' ? 'printed' : r.hook === 'would-fire' ? 'would-fire' : 'held') : 'silent',
     reason: r.offer ? (hookShows(r.hook) ? null : r.hook) : r.silence,
-    offer: r.offer ? { type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason: r.reason ?? null } : null,
+    offer: r.offer ? { type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason } : null,
   };
 }
 
@@ -125,7 +125,7 @@ export function backtestReportModel(b: BacktestResult, config: Config, now: numb
     // Tool steps that neither erred nor offered are the agent working: not drawn.
     if (r.channel === 'tool' && !r.tool_error && !r.offer) continue;
     const s = bySession.get(r.session) ?? { label: `session ${r.session} (${r.file})`, marks: [] };
-    s.marks.push(markOf(r));
+    s.marks.push(markOf(r, b.reasons.get(r) ?? null));
     bySession.set(r.session, s);
   }
   const all: ReportSession[] = [...bySession].map(([id, s]) => ({ id, label: s.label, marks: s.marks }));

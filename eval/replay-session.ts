@@ -71,10 +71,8 @@ export interface ReplayRow {
   /** Prompt channel: the drift and stall scores (robust z) the triggers measured, when they did. */
   driftZ?: number | null;
   stallZ?: number | null;
-  /** The offer's one-line reason (from the store, never from the replayed session). */
-  reason?: string | null;
-  /** Tool channel: the hook's gates and the daemon's decision on the step (ms of this process). */
-  latency?: { hook: number | null; decide: number };
+
+
   /** A worker / sidechain / subagent session: never observed for offers. */
   sidechain: boolean;
   worker: string | null;
@@ -139,6 +137,12 @@ export class SessionReplay {
   /** Exchange index the next tool steps belong to (the open exchange). */
   private turn = 0;
   readonly rows: ReplayRow[] = [];
+  /** Per tool step: the hook's gates and the daemon's decision (ms of this process). Kept
+   *  out of the rows so that the same input replays to the same bytes. */
+  readonly toolTimings: Array<{ hook: number | null; decide: number }> = [];
+  /** Offers' one-line reasons (from the store, never the replayed session's text), by row:
+   *  for the report page, not for the JSON. */
+  readonly reasons = new Map<ReplayRow, string>();
 
   constructor(private readonly o: SessionReplayOptions) {}
 
@@ -161,6 +165,7 @@ export class SessionReplay {
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
     const cache = publishDecision(this.book, d, { provisional, path: this.o.path, now: t.settledAt, ttlSeconds: this.o.config.daemon.cacheTtlSeconds });
     this.turn = d.turn + (provisional ? 0 : 1);
+    const promptReason = d.offer?.reason ?? null;
     const row: ReplayRow = {
       session: d.sessionId,
       file: this.o.file,
@@ -172,7 +177,7 @@ export class SessionReplay {
       offset: d.offset,
       driftZ: typeof d.triggerValues.drift_z === 'number' ? d.triggerValues.drift_z : null,
       stallZ: typeof d.triggerValues.stall_z === 'number' ? d.triggerValues.stall_z : null,
-      reason: d.offer?.reason ?? null,
+
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
@@ -190,6 +195,7 @@ export class SessionReplay {
       this.cache = cache;
       this.pending = d.offer ? row : null;
     }
+    if (promptReason) this.reasons.set(row, promptReason);
     this.rows.push(row);
     return row;
   }
@@ -225,20 +231,21 @@ export class SessionReplay {
       tool_use_id: st.toolUseId,
       tool_error: st.isError,
       offset: st.endOffset,
-      reason: full?.reason ?? null,
+
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
       seed: false,
       provisional: false,
       trigger: d.trigger,
-      silence: offer ? null : hook && hook.reason !== 'no-error' ? hook.reason : d.silence,
+      silence: offer ? null : d.silence,
       offer: offer
         ? { type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false }
         : null,
       hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
       sufficiency: null,
-      latency: { hook: hook ? Math.round((t1 - t0) * 1000) / 1000 : null, decide: Math.round((t2 - t1) * 1000) / 1000 },
     };
+    this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
+    if (full?.reason) this.reasons.set(row, full.reason);
     this.rows.push(row);
     return row;
   }

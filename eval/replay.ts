@@ -178,6 +178,8 @@ export function offersOf(rows: readonly ReplayRow[]): ReplayOffer[] {
 export interface ReplayResult {
   summary: ReplaySummary;
   rows: ReplayRow[];
+  /** Offers' reason lines by row (the report page shows them; the JSON does not). */
+  reasons: Map<ReplayRow, string>;
 }
 
 const bump = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
@@ -229,6 +231,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     return fixes.length ? { ...f, fixes } : undefined;
   };
   const rows: ReplayRow[] = [];
+  const reasons = new Map<ReplayRow, string>();
   const perSession: SessionSummary[] = [];
   let synthetic = 0;
   let skipped = 0;
@@ -261,6 +264,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf });
     await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
+    for (const [row, reason] of session.reasons) reasons.set(row, reason);
     for (const row of fileRows) opts.onRow?.(row);
     rows.push(...fileRows);
     perSession.push({
@@ -273,7 +277,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     });
     opts.onFile?.(++done);
   }
-  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows };
+  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows, reasons };
 }
 
 /** The summary of replayed rows (pure). */
