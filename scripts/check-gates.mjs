@@ -69,7 +69,8 @@ writeFileSync(
 function runTests(tests) {
   const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.config.mjs', ...tests],
     { cwd: work, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  const failed = /(\d+) failed/.exec(r.stdout + r.stderr);
+  // The tests line ("Tests  3 failed | 60 passed"), not the test files line above it.
+  const failed = /Tests\s+(\d+) failed/.exec((r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, ''));
   return { ok: r.status === 0, failed: failed ? Number(failed[1]) : 0, out: r.stdout + r.stderr };
 }
 
