@@ -121,8 +121,10 @@ export function normalizeErrorLine(raw: string): string {
   return s;
 }
 
-/** Informative lines read at most (errorSignature looks for the lead among these). */
-export const MAX_INFORMATIVE_LINES = HEAD_LINES + WORD_CONTEXT_LINES + 64;
+/** Informative lines read at most (errorSignature looks for the lead among these). Large
+ *  enough that a failure line after pages of passing-test output is still found (the scan is
+ *  bounded by MAX_SCAN_CHARS anyway; errorSig stops as soon as the head is complete). */
+export const MAX_INFORMATIVE_LINES = 2000;
 
 /** The informative lines of an error, in order: normalized, boilerplate removed. `done`, when
  *  given, is asked after each line kept and ends the reading early when it says so. */
