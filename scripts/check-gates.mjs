@@ -15,7 +15,8 @@
 //   node scripts/check-gates.mjs                 # in-process gate tests, ~10–15 min on a shared 2-core machine
 //   node scripts/check-gates.mjs --contract      # also the spawned-process contract tests (slower)
 //   node scripts/check-gates.mjs --only kill,budget
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,41 +59,59 @@ if (dup.length) {
   process.exit(2);
 }
 
-const work = mkdtempSync(join(tmpdir(), 'ab-check-gates-'));
-for (const p of COPY) if (existsSync(join(root, p))) cpSync(join(root, p), join(work, p), { recursive: true });
-symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
-writeFileSync(
-  join(work, 'vitest.config.mjs'),
-  "export default { test: { include: ['test/**/*.test.ts'], testTimeout: 60000, pool: 'forks', maxWorkers: 1 } };\n",
-);
+// One copy of the sources per worker: mutations run side by side, one per core (at most
+// WORKERS), each in its own copy, so no run sees another's mutated line.
+const WORKERS = Math.max(1, Math.min(cpus().length, Number(process.env.CHECK_GATES_WORKERS) || 2));
+function makeWork() {
+  const work = mkdtempSync(join(tmpdir(), 'ab-check-gates-'));
+  for (const p of COPY) if (existsSync(join(root, p))) cpSync(join(root, p), join(work, p), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
+  writeFileSync(
+    join(work, 'vitest.config.mjs'),
+    "export default { test: { include: ['test/**/*.test.ts'], testTimeout: 60000, pool: 'forks', maxWorkers: 1 } };\n",
+  );
+  return work;
+}
+const works = Array.from({ length: WORKERS }, makeWork);
 
-function runTests(tests) {
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.config.mjs', ...tests],
-    { cwd: work, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  // The tests line ("Tests  3 failed | 60 passed"), not the test files line above it.
-  const failed = /Tests\s+(\d+) failed/.exec((r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, ''));
-  return { ok: r.status === 0, failed: failed ? Number(failed[1]) : 0, out: r.stdout + r.stderr };
+function runTests(work, tests) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.config.mjs', ...tests],
+      { cwd: work, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b) => (out += b));
+    child.stderr.on('data', (b) => (out += b));
+    child.on('close', (code) => {
+      // The tests line ("Tests  3 failed | 60 passed"), not the test files line above it.
+      const failed = /Tests\s+(\d+) failed/.exec(out.replace(/\x1b\[[0-9;]*m/g, ''));
+      done({ ok: code === 0, failed: failed ? Number(failed[1]) : 0, out });
+    });
+  });
 }
 
 const t0 = Date.now();
-const base = runTests(ALL_TESTS);
+const base = await runTests(works[0], ALL_TESTS);
 if (!base.ok) {
   console.error('check-gates: the tests fail on the unmutated sources; fix them first.\n' + base.out.slice(-3000));
-  rmSync(work, { recursive: true, force: true });
+  for (const w of works) rmSync(w, { recursive: true, force: true });
   process.exit(2);
 }
-console.log(`check-gates: ${gates.length} gates in ${GATE_FILES.map((f) => f.file).join(', ')}; tests: ${ALL_TESTS.join(' ')}`);
+console.log(`check-gates: ${gates.length} gates in ${GATE_FILES.map((f) => f.file).join(', ')}; tests: ${ALL_TESTS.join(' ')}; ${WORKERS} at a time`);
 const survivors = [];
-for (const g of gates) {
-  const mutated = [...g.lines];
-  mutated[g.line] = `${g.m[1]}if (false && (${g.m[2]})) return ${g.m[3]}`;
-  writeFileSync(join(work, g.file), mutated.join('\n'));
-  const r = runTests(g.tests);
-  writeFileSync(join(work, g.file), g.source);
-  console.log(`  ${r.ok ? 'SURVIVED' : 'killed  '}  gate:${g.name}${r.ok ? '' : `  (${r.failed} test(s) failed)`}`);
-  if (r.ok) survivors.push(g.name);
-}
-rmSync(work, { recursive: true, force: true });
+let next = 0;
+await Promise.all(works.map(async (work) => {
+  while (next < gates.length) {
+    const g = gates[next++];
+    const mutated = [...g.lines];
+    mutated[g.line] = `${g.m[1]}if (false && (${g.m[2]})) return ${g.m[3]}`;
+    writeFileSync(join(work, g.file), mutated.join('\n'));
+    const r = await runTests(work, g.tests);
+    writeFileSync(join(work, g.file), g.source);
+    console.log(`  ${r.ok ? 'SURVIVED' : 'killed  '}  gate:${g.name}${r.ok ? '' : `  (${r.failed} test(s) failed)`}`);
+    if (r.ok) survivors.push(g.name);
+  }
+}));
+for (const w of works) rmSync(w, { recursive: true, force: true });
 console.log(`check-gates: ${gates.length - survivors.length}/${gates.length} gates caught by tests in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 if (survivors.length) {
   console.error(`check-gates: no test notices removing: ${survivors.join(', ')}`);
