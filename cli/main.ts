@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   config: () => import('./commands/config.js'),
   doctor: () => import('./commands/doctor.js'),
   report: () => import('./commands/report.js'),
+  store: () => import('./commands/store.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

@@ -125,6 +125,10 @@ export class PgStoreWriter implements StoreWriter {
     return this.db.query<SourceRecord & { audience?: string }>(`${SOURCE_SELECT} ORDER BY r.name, s.path`).map(({ audience: _a, ...s }) => s);
   }
 
+  regions(): Region[] {
+    return this.db.query<Region>(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`);
+  }
+
   removeSource(path: string): number {
     const abs = resolve(path);
     return this.transaction(() => {

@@ -222,6 +222,8 @@ export interface StoreWriter {
    *  readers see it; the embedded SQLite store is one user's and accepts only `team`. */
   addSource(region: string, path: string, kind: SourceKind, audience?: string): SourceRecord;
   listSources(): SourceRecord[];
+  /** The regions (with chunk counts), as a reader lists them. */
+  regions(): Region[];
   /** Forget a source and everything indexed from it; returns documents removed. */
   removeSource(path: string): number;
   getDocument(path: string): DocumentStat | null;

@@ -154,6 +154,10 @@ export class SqliteStoreWriter implements StoreWriter {
     return this.stmts.sources.all() as SourceRecord[];
   }
 
+  regions(): Region[] {
+    return new SqliteStoreReader(this.path, this.db).regions();
+  }
+
   removeSource(path: string): number {
     const abs = resolve(path);
     return this.transaction(() => {
