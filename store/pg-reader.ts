@@ -305,7 +305,7 @@ export function openPgStoreReader(url: string, opts: { scanMethod?: ScanMethod }
     if (rights.problems.length) {
       throw new StoreError(
         'ROLE_CAN_WRITE',
-        `refusing the team store at ${redactUrl(url)}: role ${rights.role} ${rights.problems.join(', ')}; readers must be read-only — set store.url (or ACTIVE_BRAIN_STORE_URL) to the readerUrl \`active-brain store init\` printed, never the writer or administrator URL`,
+        `refusing the team store at ${redactUrl(url)}: readers must be read-only — set store.url (or ACTIVE_BRAIN_STORE_URL) to the readerUrl \`active-brain store init\` printed, never the writer or administrator URL (role ${rights.role} ${rights.problems.join(', ')})`,
       );
     }
     return new PgStoreReader(url, db, opts.scanMethod);

@@ -80,7 +80,7 @@ describe('team store CLI: store init, index add --audience, search per reader', 
   it('a reader given a URL that can write is refused, naming the fix; status says which backend', () => {
     const r = run(['search', 'pool', '--json'], init.writerUrl);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/refusing the team store .*role active_brain_writer .*may write .*readerUrl/);
+    expect(r.err).toMatch(/refusing the team store .*readerUrl .*role active_brain_writer .*may write/);
     expect(r.err).not.toContain(new URL(init.writerUrl).password);
     const st = run(['status', '--json'], init.users.alice);
     const s = JSON.parse(st.out) as { store: { backend: string; path: string; chunks: number } };
