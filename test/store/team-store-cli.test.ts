@@ -77,7 +77,7 @@ describe('team store CLI: store init, index add --audience, search per reader', 
     expect(run(['recall', 'alice/alice-pool.md#0'], init.users.alice).out).toContain('sidecar');
   });
 
-  it('a reader given a URL that can write is refused, naming the fix; status says which backend', () => {
+  it('a reader given a URL that can write is refused, naming the fix; status and doctor say which backend', () => {
     const r = run(['search', 'pool', '--json'], init.writerUrl);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/refusing the team store .*readerUrl .*role active_brain_writer .*may write/);
@@ -86,6 +86,10 @@ describe('team store CLI: store init, index add --audience, search per reader', 
     const s = JSON.parse(st.out) as { store: { backend: string; path: string; chunks: number } };
     expect(s.store).toMatchObject({ backend: 'postgres', chunks: 2 });
     expect(s.store.path).not.toContain(new URL(init.users.alice).password);
+    const doc = run(['doctor', '--json'], init.users.alice);
+    const storeCheck = (JSON.parse(doc.out) as { checks: Array<{ name: string; ok: boolean; message?: string; detail?: string }> }).checks.find((c) => c.name === 'store');
+    expect(JSON.stringify(storeCheck)).toMatch(/team store \(PostgreSQL\) postgres:\/\/active_brain_reader_alice:\*\*\*@.*2 chunk/);
+    expect(doc.out).not.toContain(new URL(init.users.alice).password);
   });
 
   it('bad input: --audience on the local SQLite store and a malformed audience are usage errors, nothing registered', () => {
