@@ -22,9 +22,19 @@ export interface PgErrorInfo {
   code: string | null;
 }
 
+/** Server-side codes and client conditions that mean the connection itself is gone. */
+const CONNECTION_CODES = new Set(['CONNECTION_LOST', 'TIMEOUT', 'NOT_CONNECTED', 'CLOSED', 'BRIDGE', '57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+const CONNECTION_MESSAGE = /connection terminated|connection lost|ECONNRESET|socket hang up/i;
+
 export class PgError extends Error {
+  /** 3 (environment problem) for the CLI: every database failure is one. */
+  readonly exitCode = 3;
   constructor(readonly info: PgErrorInfo) {
-    super(info.message);
+    super(
+      isConnectionLoss(info)
+        ? `lost the connection to the team store (${info.message}): check that the server runs, then run the command again — what was committed stays readable and the next run continues`
+        : info.message,
+    );
     this.name = 'PgError';
   }
   get code(): string | null {
@@ -111,6 +121,10 @@ export class PgSyncConnection {
     }
     this.terminate();
   }
+}
+
+export function isConnectionLoss(info: PgErrorInfo): boolean {
+  return (info.code !== null && CONNECTION_CODES.has(info.code)) || CONNECTION_MESSAGE.test(info.message);
 }
 
 /** True for a `postgres://` / `postgresql://` store location. */
