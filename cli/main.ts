@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   doctor: () => import('./commands/doctor.js'),
   report: () => import('./commands/report.js'),
   backtest: () => import('./commands/backtest.js'),
+  store: () => import('./commands/store.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

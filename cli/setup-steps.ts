@@ -120,7 +120,7 @@ export async function sourceAndIndexSteps(ctx: SetupContext): Promise<Array<Step
   }
   try {
     const r = await runIndexJob(
-      { config: ctx.config, rebuild: false, add: { path: ctx.root, region: existing?.region ?? SESSIONS_REGION, kind: existing?.kind ?? 'transcripts', scope: null } },
+      { config: ctx.config, rebuild: false, add: { path: ctx.root, region: existing?.region ?? SESSIONS_REGION, kind: existing?.kind ?? 'transcripts', scope: null, audience: 'team' } },
       {
         embedder: ctx.embedder,
         progress: ctx.progress ? createProgress() : undefined,

@@ -48,6 +48,7 @@ export const ENV_KEYS: Record<string, string> = {
   ACTIVE_BRAIN_MODEL: 'embedding.model',
   ACTIVE_BRAIN_EMBEDDING_URL: 'embedding.url',
   ACTIVE_BRAIN_STORE: 'store.path',
+  ACTIVE_BRAIN_STORE_URL: 'store.url',
 };
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -146,6 +146,12 @@ export const ConfigSchema = z
       .object({
         /** Knowledge store file. Default: <home>/store.sqlite. */
         path: z.string().min(1).optional(),
+        /** Team store: a `postgres://` reader URL (`active-brain store init` prints it) selects the
+         *  PostgreSQL store for the daemon, search, recall, MCP and status instead of the file.
+         *  Env ACTIVE_BRAIN_STORE_URL. Unset (default): the embedded SQLite file. */
+        url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+        /** Team store: the writer URL the indexer uses (default: store.url, which must then be a writer). */
+        writerUrl: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
       })
       .strict()
       .default({}),

@@ -23,6 +23,7 @@ import { createOfferBuilder } from '../retrieval/builder.js';
 import { createReasoner } from '../retrieval/reasoner.js';
 import type { OfferBuilder } from '../retrieval/types.js';
 import { openStoreReader } from '../store/reader.js';
+import { storeLocation, storePresent } from '../store/location.js';
 import type { StoreReader } from '../store/types.js';
 import { ensureDir } from '../shared/atomic.js';
 import {
@@ -30,7 +31,6 @@ import {
   canaryPath,
   fixesDir,
   configPath,
-  defaultStorePath,
   defaultTranscriptsRoot,
   homeDir,
   killPath,
@@ -119,7 +119,7 @@ function looksMalformed(line: string): boolean {
 
 /** Open the store read-only and check it was built with this embedder's model. */
 function openStore(path: string, embedder: Embedder): { store: StoreReader | null; silence: string | null; problem: string | null } {
-  if (!existsSync(path)) return { store: null, silence: 'no-store', problem: null };
+  if (!storePresent(path)) return { store: null, silence: 'no-store', problem: null };
   let store: StoreReader;
   try {
     store = openStoreReader(path);
@@ -190,7 +190,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   process.once('SIGINT', earlyStop);
   let embedder: Embedder;
   try {
-    embedder = await createDaemonEmbedder(config.embedding, env, { storePath: config.store.path ?? defaultStorePath(env) });
+    embedder = await createDaemonEmbedder(config.embedding, env, { storePath: storeLocation(config, env) });
   } catch (e) {
     process.off('SIGTERM', earlyStop);
     process.off('SIGINT', earlyStop);
@@ -212,7 +212,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   }
 
   // ---- store and offer builder (optional: without a store the daemon still watches) ----
-  const storePath = config.store.path ?? defaultStorePath(env);
+  const storePath = storeLocation(config, env);
   // The soak begins with the daemon's first start: remember when, and the store as it was
   // (ops/soak-baseline.ts; `soak report` proves the daemon never wrote it).
   try {

@@ -23,6 +23,8 @@ export interface StoreSummary {
   model?: string | null;
   dim?: number | null;
   error?: string;
+  /** `sqlite` (the embedded file) or `postgres` (the team store; path is its URL without the password). */
+  backend?: 'sqlite' | 'postgres';
 }
 
 export interface DaemonStatus {

@@ -12,7 +12,6 @@
  * `sidechain_offers` counts any offer that escaped them (target: 0).
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { buildFixFiles } from '../core/fixes.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
@@ -20,6 +19,7 @@ import type { Embedder } from '../embed/types.js';
 import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { openStoreReader } from '../store/sqlite-store.js';
+import { storePresent } from '../store/location.js';
 import type { StoreReader } from '../store/types.js';
 import type { FixFile, OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
@@ -58,7 +58,7 @@ export interface OpenedStore {
 /** Open a store read-only the way the daemon does: absent, unreadable or another model's
  *  store → no store, with the daemon's silence code. Never throws. */
 export function openReplayStore(path: string, embedder: Pick<Embedder, 'modelId' | 'dim'>): OpenedStore {
-  if (!existsSync(path)) return { store: null, status: 'no-store', problem: null };
+  if (!storePresent(path)) return { store: null, status: 'no-store', problem: null };
   let store: StoreReader;
   try {
     store = openStoreReader(path);

@@ -9,10 +9,11 @@
 import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { defaultStorePath, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
+import { defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
 import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
+import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
 import { hookRegistrations } from './hook-registrations.js';
 
 export interface DoctorCheck {
@@ -114,12 +115,17 @@ export function checkStateDir(env: NodeJS.ProcessEnv): DoctorCheck {
 }
 
 export async function checkStore(config: Config, env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; model: string | null; dim: number | null }> {
-  const path = config.store.path ?? defaultStorePath(env);
+  const location = storeLocation(config, env);
+  const team = storeBackend(location) === 'postgres';
+  const path = team ? `team store (PostgreSQL) ${displayLocation(location)}` : location;
   const name = 'store';
   const fix = 'index your notes and past sessions: "active-brain setup", or "active-brain index add <path> --region <name>"';
-  if (!existsSync(path)) return { check: bad(name, `no knowledge store at ${path}`, fix), model: null, dim: null };
-  const s = await summarizeStore(path);
-  if (s.error) return { check: bad(name, `${path} cannot be read: ${s.error}`, 'run "active-brain index" once (it migrates or rebuilds what it can), or move the file away and re-index'), model: null, dim: null };
+  if (!storePresent(location)) return { check: bad(name, `no knowledge store at ${path}`, fix), model: null, dim: null };
+  const s = await summarizeStore(location);
+  if (s.error) {
+    const repair = team ? 'fix store.url (or ACTIVE_BRAIN_STORE_URL) as the message says' : 'run "active-brain index" once (it migrates or rebuilds what it can), or move the file away and re-index';
+    return { check: bad(name, `${path} cannot be read: ${s.error}`, repair), model: null, dim: null };
+  }
   if (!s.chunks) return { check: bad(name, `${path} holds no chunks`, fix), model: null, dim: null };
   return { check: ok(name, `${path}: ${s.chunks} chunk(s) in ${s.regions} region(s), ${s.documents} document(s)`), model: s.model ?? null, dim: s.dim ?? null };
 }
@@ -159,7 +165,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   checks.push(checkTranscriptsRoot(config, env));
   checks.push(...checkHooks(env, cwd));
   const storeCheck = await checkStore(config, env);
-  checks.push(checkDaemon(daemonStatus(config, { path: config.store.path ?? defaultStorePath(env), present: existsSync(config.store.path ?? defaultStorePath(env)) }, env)));
+  checks.push(checkDaemon(daemonStatus(config, { path: displayLocation(storeLocation(config, env)), present: storePresent(storeLocation(config, env)) }, env)));
   checks.push(storeCheck.check);
   checks.push(await checkModel(config, env, storeCheck));
   checks.push(checkStateDir(env));

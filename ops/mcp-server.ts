@@ -11,15 +11,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { StoreReader } from '../store/types.js';
 import type { Embedder } from '../embed/types.js';
 import { openStoreReader, missingStoreMessage } from '../store/sqlite-store.js';
+import { storeLocation, storePresent } from '../store/location.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { search } from '../search/search.js';
 import { logRecall } from '../shared/recall-log.js';
-import { defaultStorePath } from '../shared/paths.js';
 
 /** Largest k a client may ask for. */
 export const MCP_MAX_K = 50;
@@ -40,12 +40,12 @@ export interface McpDeps {
 }
 
 export function createMcpServer({ config, env = process.env }: McpDeps): McpServer {
-  const storePath = config.store.path ?? defaultStorePath(env);
+  const storePath = storeLocation(config, env);
   let store: StoreReader | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   const openStore = (): StoreReader => {
     if (store) return store;
-    if (!existsSync(storePath)) throw new Error(missingStoreMessage(storePath));
+    if (!storePresent(storePath)) throw new Error(missingStoreMessage(storePath));
     store = openStoreReader(storePath);
     return store;
   };

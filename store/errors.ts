@@ -11,14 +11,16 @@ export type StoreErrorCode =
   | 'MODEL_MISMATCH'
   | 'NO_MODEL'
   | 'BAD_INPUT'
-  | 'SOURCE_CONFLICT';
+  | 'SOURCE_CONFLICT'
+  /** A team-store reader URL whose role could write (the daemon refuses it). */
+  | 'ROLE_CAN_WRITE';
 
 export class StoreError extends Error {
   readonly exitCode: number;
   constructor(readonly code: StoreErrorCode, message: string) {
     super(message);
     this.name = 'StoreError';
-    this.exitCode = code === 'BAD_INPUT' || code === 'SOURCE_CONFLICT' ? 2 : 3;
+    this.exitCode = code === 'BAD_INPUT' || code === 'SOURCE_CONFLICT' || code === 'ROLE_CAN_WRITE' ? 2 : 3;
   }
 }
 

@@ -18,6 +18,8 @@ import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from 
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
+import { isPostgresUrl } from './pg-sync.js';
+import { openPgStoreReader } from './pg-reader.js';
 
 /** BM25 column weights: a hit in the document title or heading trail counts more than in the body. */
 export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
@@ -134,7 +136,7 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
 }
 
 /** Resolved first, then newest, then by chunk id (deterministic). */
-function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
+export function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
   return Number(b.resolved) - Number(a.resolved) || b.at - a.at || b.chunkId - a.chunkId;
 }
 
@@ -144,6 +146,20 @@ type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'reso
 export interface RegionSelection {
   ids: number[];
   mask: Uint8Array;
+}
+
+/** The regions a filter allows among `regions()`; null when it allows every region (shared by
+ *  the SQLite and PostgreSQL readers). */
+export function regionSelection(filter: SearchFilter | undefined, regions: () => Region[]): RegionSelection | null {
+  if (!filter || (filter.regions === undefined && filter.cwd === undefined)) return null;
+  const names = filter.regions ? new Set(filter.regions) : null;
+  const all = regions();
+  const ok = all.filter((r) => (!names || names.has(r.name)) && (filter.cwd === undefined || scopeAllows(r.scope, filter.cwd)));
+  if (ok.length === all.length) return null;
+  const max = all.reduce((m, r) => Math.max(m, r.id), 0);
+  const mask = new Uint8Array(max + 1);
+  for (const r of ok) mask[r.id] = 1;
+  return { ids: ok.map((r) => r.id), mask };
 }
 
 export class SqliteStoreReader implements StoreReader {
@@ -250,15 +266,7 @@ export class SqliteStoreReader implements StoreReader {
 
   /** The regions a filter allows; null when it allows every region. */
   selectRegions(filter: SearchFilter | undefined): RegionSelection | null {
-    if (!filter || (filter.regions === undefined && filter.cwd === undefined)) return null;
-    const names = filter.regions ? new Set(filter.regions) : null;
-    const all = this.regions();
-    const ok = all.filter((r) => (!names || names.has(r.name)) && (filter.cwd === undefined || scopeAllows(r.scope, filter.cwd)));
-    if (ok.length === all.length) return null;
-    const max = all.reduce((m, r) => Math.max(m, r.id), 0);
-    const mask = new Uint8Array(max + 1);
-    for (const r of ok) mask[r.id] = 1;
-    return { ids: ok.map((r) => r.id), mask };
+    return regionSelection(filter, () => this.regions());
   }
 
   /** chunk id → region id for every chunk (cached until the store changes). */
@@ -452,9 +460,11 @@ export class SqliteStoreReader implements StoreReader {
   }
 }
 
-/** Open the store read-only. Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
+/** Open the store read-only (a `postgres://` URL opens the team store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
  *  SCHEMA_OLD / SCHEMA_TOO_NEW; each message says what to run. */
 export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
+  // A postgres:// location is the team store (store/pg-reader.ts: read-only role, audience by the database).
+  if (isPostgresUrl(path)) return openPgStoreReader(path, opts);
   const file = resolve(path);
   const db = openReadonlyDb(file);
   try {

@@ -217,9 +217,13 @@ export interface StoreWriter {
   readonly path: string;
   /** Create the region or update its scope; returns it. */
   ensureRegion(name: string, scope: string): Region;
-  /** Register a folder/file under a region (idempotent; a path already in another region throws). */
-  addSource(region: string, path: string, kind: SourceKind): SourceRecord;
+  /** Register a folder/file under a region (idempotent; a path already in another region throws).
+   *  `audience` (team store only: `team` default, `user:<name>`, `project:<glob>`) decides which
+   *  readers see it; the embedded SQLite store is one user's and accepts only `team`. */
+  addSource(region: string, path: string, kind: SourceKind, audience?: string): SourceRecord;
   listSources(): SourceRecord[];
+  /** The regions (with chunk counts), as a reader lists them. */
+  regions(): Region[];
   /** Forget a source and everything indexed from it; returns documents removed. */
   removeSource(path: string): number;
   getDocument(path: string): DocumentStat | null;

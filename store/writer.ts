@@ -36,6 +36,8 @@ import { StoreError, StoreModelMismatchError } from './errors.js';
 import { SqliteStoreReader } from './reader.js';
 import { embedKey, rowKey } from './chunk-key.js';
 import { openWritableDb, unreadableStore } from './open.js';
+import { isPostgresUrl } from './pg-sync.js';
+import { openPgStoreWriter } from './pg-writer.js';
 
 const SCOPE = /^(global|project:.+)$/;
 
@@ -127,8 +129,11 @@ export class SqliteStoreWriter implements StoreWriter {
     return { id, name, scope };
   }
 
-  addSource(region: string, path: string, kind: SourceKind): SourceRecord {
+  addSource(region: string, path: string, kind: SourceKind, audience = 'team'): SourceRecord {
     const abs = resolve(path);
+    if (audience !== 'team') {
+      throw new StoreError('BAD_INPUT', `audience "${audience}" needs the team store: the local SQLite store is one user's; set store.url to a team store (\`active-brain store init\`) or drop --audience`);
+    }
     if (kind !== 'notes' && kind !== 'transcripts') throw new StoreError('BAD_INPUT', `source kind "${kind}" is not allowed: use notes or transcripts`);
     return this.transaction(() => {
       const existing = this.stmts.sourceByPath.get(abs) as SourceRecord | undefined;
@@ -147,6 +152,10 @@ export class SqliteStoreWriter implements StoreWriter {
 
   listSources(): SourceRecord[] {
     return this.stmts.sources.all() as SourceRecord[];
+  }
+
+  regions(): Region[] {
+    return new SqliteStoreReader(this.path, this.db).regions();
   }
 
   removeSource(path: string): number {
@@ -340,6 +349,8 @@ export class SqliteStoreWriter implements StoreWriter {
 
 /** Open (creating if needed: dir 0700, file 0600) the store for writing; migrates the schema. */
 export function openStoreWriter(path: string): StoreWriter {
+  // A postgres:// location is the team store, written through the writer role (store/pg-writer.ts).
+  if (isPostgresUrl(path)) return openPgStoreWriter(path);
   const file = resolve(path);
   let db: Database.Database;
   try {

@@ -14,7 +14,9 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { defaultStorePath } from '../../shared/paths.js';
-import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
+import { openStoreWriter } from '../../store/sqlite-store.js';
+import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
+import { writerStoreLocation } from '../../store/location.js';
 import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
 import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -29,7 +31,7 @@ const REGION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const KINDS: readonly SourceKind[] = ['notes', 'transcripts'];
 
 const HELP = `usage: active-brain index add <path> --region <name> [--kind notes|transcripts]
-                         [--scope global|project:<glob>] [--json]
+                         [--scope global|project:<glob>] [--audience team|user:<name>|project:<glob>] [--json]
        active-brain index [--rebuild] [--json]
 
 index add   registers <path> under region <name> and indexes it.
@@ -41,6 +43,9 @@ index add   registers <path> under region <name> and indexes it.
             --scope global (default for a new region) or project:<glob>: the region is
             only searched for sessions whose cwd matches <glob> (e.g. project:~/work/api/**).
             An existing region keeps its scope unless --scope is given.
+            --audience (team store only, store.url / store.writerUrl = postgres://): who may
+            read the source — team (default), user:<name> (that user's reader only) or
+            project:<glob>; the database enforces it (row-level security, docs/STORE.md).
 index       re-indexes every registered source: unchanged files are skipped (size+mtime,
             then content hash), changed ones re-indexed, deleted ones removed.
             --rebuild drops all chunks and vectors and re-embeds everything: the fix when
@@ -106,7 +111,7 @@ function summaryLine(s: IndexSummary): string {
 export interface IndexJob {
   config: Config;
   /** Register this source first, then index only it. */
-  add?: { path: string; region: string; kind: SourceKind; scope: string | null };
+  add?: { path: string; region: string; kind: SourceKind; scope: string | null; audience: string };
   rebuild: boolean;
 }
 
@@ -138,7 +143,7 @@ export async function runIndexJob(
   io: { progress?: ProgressSink; onProblem?: (p: Problem) => void; embedder?: Embedder } = {},
 ): Promise<IndexJobResult> {
   const { config } = job;
-  const storePath = config.store.path ?? defaultStorePath();
+  const storePath = writerStoreLocation(config);
   let lock;
   try {
     lock = await acquireIndexLock(config.indexer.lockWaitMs);
@@ -156,9 +161,9 @@ export async function runIndexJob(
     let scope: string | null = null;
     if (job.add) {
       const { region, kind } = job.add;
-      scope = job.add.scope ?? existingScope(storePath, region) ?? 'global';
+      scope = job.add.scope ?? store.regions().find((r) => r.name === region)?.scope ?? 'global';
       store.ensureRegion(region, scope);
-      added = store.addSource(region, job.add.path, kind);
+      added = store.addSource(region, job.add.path, kind, job.add.audience);
       sources = [added];
     } else if (store.listSources().length === 0) {
       throw new UserError('no sources yet: add one with "active-brain index add <path> --region <name>" (e.g. active-brain index add ~/notes --region notes)', EXIT.FAIL);
@@ -195,7 +200,7 @@ async function execute(job: IndexJob & { json: boolean }): Promise<number> {
     onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
   });
   const { summary, added, scope } = r;
-  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, ...summary } : summary);
+  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, audience: job.add!.audience, ...summary } : summary);
   else {
     if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
     process.stdout.write(summaryLine(summary) + '\n');
@@ -210,21 +215,7 @@ async function execute(job: IndexJob & { json: boolean }): Promise<number> {
   return r.exit;
 }
 
-/** The scope an existing region already has (so `index add` without --scope keeps it). */
-function existingScope(storePath: string, region: string): string | null {
-  try {
-    const reader = openStoreReader(storePath);
-    try {
-      return reader.regions().find((r) => r.name === region)?.scope ?? null;
-    } finally {
-      reader.close();
-    }
-  } catch {
-    return null; // an empty store has no regions yet
-  }
-}
-
-function parseAdd(positionals: string[], values: { region?: string; kind?: string; scope?: string }): NonNullable<IndexJob['add']> {
+function parseAdd(positionals: string[], values: { region?: string; kind?: string; scope?: string; audience?: string }): NonNullable<IndexJob['add']> {
   if (positionals.length === 0) {
     throw new UserError('index add needs a path: active-brain index add <path> --region <name> (e.g. active-brain index add ~/notes --region notes)', EXIT.USAGE);
   }
@@ -244,6 +235,9 @@ function parseAdd(positionals: string[], values: { region?: string; kind?: strin
     const p = scopeProblem(values.scope);
     if (p) throw new UserError(p, EXIT.USAGE);
   }
+  if (values.audience !== undefined && !AUDIENCE_PATTERN.test(values.audience)) {
+    throw new UserError(`--audience "${values.audience}" is not valid: use team, user:<name> (lower-case, e.g. user:alice) or project:<glob>`, EXIT.USAGE);
+  }
   const path = resolve(positionals[0]);
   if (!existsSync(path)) {
     throw new UserError(`${path} does not exist: check the path (nothing was registered)`, EXIT.USAGE);
@@ -253,7 +247,7 @@ function parseAdd(positionals: string[], values: { region?: string; kind?: strin
     const unsupported = listSourceFiles(path, kind).problems.find((p) => p.reason === 'unsupported');
     if (unsupported) throw new UserError(`${unsupported.message.replace(/: skipped$/, '')}: give a folder, or a file of that kind (nothing was registered)`, EXIT.USAGE);
   }
-  return { path, region: values.region, kind, scope: values.scope ?? null };
+  return { path, region: values.region, kind, scope: values.scope ?? null, audience: values.audience ?? 'team' };
 }
 
 export const command: Command = {
@@ -265,6 +259,7 @@ export const command: Command = {
       region: { type: 'string' },
       kind: { type: 'string' },
       scope: { type: 'string' },
+      audience: { type: 'string' },
       rebuild: { type: 'boolean' },
     });
     const [sub, ...rest] = positionals;

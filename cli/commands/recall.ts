@@ -7,9 +7,9 @@
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { defaultStorePath } from '../../shared/paths.js';
 import { logRecall } from '../../shared/recall-log.js';
 import { openStoreReader, StoreError } from '../../store/sqlite-store.js';
+import { storeLocation } from '../../store/location.js';
 import type { ChunkRecord, StoreReader } from '../../store/types.js';
 
 function isoDate(ms: number): string {
@@ -56,7 +56,7 @@ holds no chunks yet (build one with "active-brain index add <path> --region <nam
     }
     const handle = positionals[0].trim();
     const { config } = loadConfig({ flags: values.set });
-    const storePath = config.store.path ?? defaultStorePath();
+    const storePath = storeLocation(config);
     let reader: StoreReader;
     try {
       reader = openStoreReader(storePath);

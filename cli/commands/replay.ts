@@ -8,7 +8,9 @@ import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { createEmbedder } from '../../embed/embedder.js';
-import { defaultStorePath, homeDir } from '../../shared/paths.js';
+import { homeDir } from '../../shared/paths.js';
+import { displayLocation, storeLocation } from '../../store/location.js';
+import { isPostgresUrl } from '../../store/pg-sync.js';
 import { sanitizeLine } from '../../shared/escape.js';
 import { findTranscripts } from '../../eval/replay-read.js';
 import { offersOf, openReplayStore, replayTranscripts, type ReplaySummary } from '../../eval/replay.js';
@@ -145,15 +147,17 @@ export const command: Command = {
 
     const { config } = loadConfig({ flags: values.set });
     const embedding = values.model ? { ...config.embedding, url: undefined, localModelPath: resolve(values.model) } : config.embedding;
-    const storePath = resolve(values.store ?? config.store.path ?? defaultStorePath());
+    const location = values.store ?? storeLocation(config);
+    const storePath = isPostgresUrl(location) ? location : resolve(location);
+    const shownStore = displayLocation(storePath);
     const embedder = await createEmbedder(embedding);
     const opened = openReplayStore(storePath, embedder);
     try {
       let storeNote: string;
-      if (opened.store) storeNote = `store ${storePath} (${opened.store.info().chunks} chunks)`;
+      if (opened.store) storeNote = `store ${shownStore} (${opened.store.info().chunks} chunks)`;
       else {
         storeNote = `NO STORE (${opened.status}): every trigger ends in silence`;
-        const why = opened.problem ?? `no knowledge store at ${storePath}`;
+        const why = opened.problem ?? `no knowledge store at ${shownStore}`;
         process.stderr.write(`active-brain: ${why} — replaying without retrieval (${opened.status}). Pass --store PATH or build one with \`active-brain index add <path> --region <name>\`.\n`);
       }
       const progress = createProgress('transcripts', files.length);
@@ -172,7 +176,7 @@ export const command: Command = {
         printJson({
           ...result.summary,
           offers: offersOf(result.rows),
-          store: { path: storePath, status: opened.status, chunks: opened.store?.info().chunks ?? 0 },
+          store: { path: shownStore, status: opened.status, chunks: opened.store?.info().chunks ?? 0 },
           model: embedder.modelId,
           settle_ms: values['final-only'] ? null : config.daemon.settleMs,
           decisions: result.rows,

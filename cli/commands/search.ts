@@ -6,9 +6,9 @@
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { defaultStorePath } from '../../shared/paths.js';
 import { isAppError } from '../../shared/errors.js';
 import { openStoreReader } from '../../store/sqlite-store.js';
+import { storeLocation } from '../../store/location.js';
 import type { StoreReader } from '../../store/types.js';
 import { createEmbedder } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -92,7 +92,7 @@ export const command: Command = {
     const k = parseK(values.k);
     const arm = parseArm(values.arm);
     const { config } = loadConfig({ flags: values.set });
-    const storePath = config.store.path ?? defaultStorePath();
+    const storePath = storeLocation(config);
 
     let store: StoreReader | null = null;
     let embedder: Embedder | null = null;

@@ -4,12 +4,12 @@
  * their rollout state per channel (ops/channel-state.ts: the same config `soak report` and
  * `enable` read), the knowledge store (opened read-only) and the model.
  */
-import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { defaultStorePath, homeDir } from '../../shared/paths.js';
+import { homeDir } from '../../shared/paths.js';
 import { daemonStatus, type DaemonStatus, type StoreSummary } from '../../daemon/status.js';
 import { summarizeStore } from '../../daemon/store-summary.js';
+import { displayLocation, storeBackend, storeLocation, storePresent } from '../../store/location.js';
 import { commonState, formatStates, rolloutStates } from '../../ops/channel-state.js';
 import type { Channel, ModeState } from '../../shared/vocabulary.js';
 
@@ -41,7 +41,7 @@ function human(s: Status): string {
   const st = s.store;
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
-  else lines.push(`store:    ${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
+  else lines.push(`store:    ${st.backend === 'postgres' ? 'team store (PostgreSQL) ' : ''}${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
   lines.push(`model:    ${s.model.configured}${s.model.store && s.model.store !== s.model.configured ? ` (store built with ${s.model.store})` : ''}`);
   const e = s.embedder;
   if (e) {
@@ -67,15 +67,18 @@ knowledge store and the model, and the last error. With an embedding server (emb
 whether the daemon reaches it ("embedder": state ok or unavailable, since, message,
 nextRetryAt); while unavailable the daemon decides nothing.
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
-"store":{…},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
+"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
 Exit 0 when the daemon is running, 1 when it is not.`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
     const { config } = loadConfig({ flags: values.set });
-    const storePath = config.store.path ?? defaultStorePath();
-    const store: StoreSummary = existsSync(storePath) ? await summarizeStore(storePath) : { path: storePath, present: false };
+    const storePath = storeLocation(config);
+    const shown = displayLocation(storePath);
+    const store: StoreSummary = storePresent(storePath)
+      ? { ...(await summarizeStore(storePath)), path: shown, backend: storeBackend(storePath) }
+      : { path: shown, present: false, backend: storeBackend(storePath) };
     const s = withChannels(daemonStatus(config, store), rolloutStates(config));
     if (values.json) printJson({ home: homeDir(), ...s });
     else process.stdout.write(human(s) + '\n');

@@ -1,0 +1,90 @@
+/**
+ * `active-brain store init --url URL [--schema NAME] [--user NAME ...] [--json]`: create or
+ * migrate the team store on PostgreSQL (store/pg-schema.ts) through an administrator's URL,
+ * create its writer role and reader roles (the team's, and one per --user) with fresh
+ * passwords, and print their URLs. The administrator URL is used once and never stored.
+ */
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { StoreError } from '../../store/errors.js';
+import { PgSyncConnection, isPostgresUrl, redactUrl } from '../../store/pg-sync.js';
+import { DEFAULT_PG_SCHEMA, initPgStore, urlWithRole } from '../../store/pg-schema.js';
+import { pgConnectError } from '../../store/pg-common.js';
+
+const HELP = `usage: active-brain store init --url postgres://ADMIN@HOST:PORT/DB [--schema NAME]
+                              [--user NAME ...] [--json]
+
+Creates (or migrates) the team store in schema NAME (default ${DEFAULT_PG_SCHEMA}) of the
+database: regions, sources, documents, chunks (full text: tsvector + GIN; vectors stored
+in the database, searched in the reader's memory), episodes, aliases, meta, with row-level
+security by audience. Creates the roles NAME_writer (the indexer) and NAME_reader (the
+team: sees audience team) and, per --user alice, NAME_reader_alice (team + user:alice).
+Readers have SELECT only and default_transaction_read_only. Re-running is safe: it
+migrates, and issues new passwords (old URLs stop working).
+The URL must be a role that may create roles and schemas (e.g. the database owner with
+CREATEROLE); it is not stored anywhere.
+
+Then: the indexer sets store.writerUrl (or store.url) to writerUrl and runs
+\`active-brain index add <path> --region <name> --audience team|user:<name>\`; each user's
+daemon, search and recall set store.url (or ACTIVE_BRAIN_STORE_URL) to their reader URL.
+
+--json prints one object: {"url","readerUrl","writerUrl","schema","vectors":"in-memory",
+"users":{"<name>":"<reader URL>"}} (url without its password; the others carry theirs).
+Exit 0 done · 2 usage · 3 server unreachable, login refused or too few rights.`;
+
+export const command: Command = {
+  name: 'store',
+  summary: 'create the team store on PostgreSQL (store init) and its roles',
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseFlags(argv, {
+      url: { type: 'string' },
+      schema: { type: 'string' },
+      user: { type: 'string', multiple: true },
+    });
+    const [sub, ...rest] = positionals;
+    if (sub !== 'init') throw new UserError(`${sub ? `unknown store command "${sub}"` : 'store needs a command'}: use \`active-brain store init --url postgres://…\` (see --help)`, EXIT.USAGE);
+    if (rest.length) throw new UserError(`store init takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
+    const url = values.url;
+    if (!url || !isPostgresUrl(url)) throw new UserError('store init needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)', EXIT.USAGE);
+    const schema = values.schema ?? DEFAULT_PG_SCHEMA;
+    const users = [...new Set(values.user ?? [])];
+    let db: PgSyncConnection;
+    try {
+      db = PgSyncConnection.connect(url);
+    } catch (e) {
+      throw asUserError(pgConnectError(url, e));
+    }
+    try {
+      const r = initPgStore(db, schema, users);
+      const [team, ...perUser] = r.roles.readers;
+      const out = {
+        url: redactUrl(url),
+        readerUrl: urlWithRole(url, team.name, team.password),
+        writerUrl: urlWithRole(url, r.roles.writer.name, r.roles.writer.password),
+        schema: r.schema,
+        vectors: 'in-memory' as const,
+        users: Object.fromEntries(perUser.map((x) => [x.user!, urlWithRole(url, x.name, x.password)])),
+      };
+      if (values.json) printJson(out);
+      else {
+        const lines = [`team store ready in schema ${out.schema} of ${out.url} (vectors: in-memory)`, `writer (indexer):  ${out.writerUrl}`, `reader (team):     ${out.readerUrl}`];
+        for (const [u, v] of Object.entries(out.users)) lines.push(`reader (${u}):${' '.repeat(Math.max(1, 10 - u.length))}${v}`);
+        process.stdout.write(lines.join('\n') + '\n');
+      }
+      return EXIT.OK;
+    } catch (e) {
+      if (e instanceof StoreError) throw asUserError(e);
+      const code = (e as { code?: string }).code;
+      if (code === '42501') {
+        throw new UserError(`store init: ${redactUrl(url)} may not create roles or schemas (${(e as Error).message}): use the database owner with CREATEROLE, or a superuser`, EXIT.ENV);
+      }
+      throw asUserError(pgConnectError(url, e));
+    } finally {
+      db.close();
+    }
+  },
+};
+
+function asUserError(e: StoreError): UserError {
+  return new UserError(e.message, e.exitCode);
+}

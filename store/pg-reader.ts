@@ -1,0 +1,316 @@
+/**
+ * The read side of the team store on PostgreSQL (StoreReader), connected through a reader
+ * role: SELECT only, default_transaction_read_only, row-level security limiting every row to
+ * the role's audiences (store/pg-schema.ts). Opening refuses a role that could write.
+ *
+ * Keyword search runs on the server (tsvector + GIN, ts_rank with title/heading weights);
+ * name lookups, chunk fetches and episodes are plain queries. Vector search scans an
+ * in-memory matrix (store/vector-matrix.ts, as the SQLite store does) filled from the rows
+ * this role may see; when meta.generation moves (the writer bumps it on every commit) the
+ * matrix is refreshed incrementally: the visible ids are listed, rows gone are dropped and
+ * only new rows' vectors are fetched. Calls are synchronous over store/pg-sync.ts.
+ */
+import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
+import { queryTokens } from './fts-query.js';
+import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { StoreError, StoreModelMismatchError } from './errors.js';
+import { BM25_WEIGHTS, MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
+import { PgSyncConnection, redactUrl } from './pg-sync.js';
+import { PG_TS_CONFIG } from './pg-schema.js';
+import { checkPgSchema, pgConnectError, pgInfo, roleRights } from './pg-common.js';
+
+/** The reader asks the server whether the store changed at most this often (ms): the bound on how
+ *  stale a search may be, against one round trip per call (a hybrid search makes three). */
+export const GENERATION_CHECK_MS = 250;
+/** Vectors fetched per query while filling the matrix. */
+export const VECTOR_PAGE = 5_000;
+
+/** ts_rank weights {D, C, B, A} (a function: reader.ts and this module import each other): body text, -, heading (B), title (A), scaled from BM25_WEIGHTS. */
+const tsWeights = () => `{${BM25_WEIGHTS.text / BM25_WEIGHTS.title},${BM25_WEIGHTS.text / BM25_WEIGHTS.title},${BM25_WEIGHTS.heading / BM25_WEIGHTS.title},1}`;
+/** ts_rank normalization 1: divide by 1 + log(document length) (long chunks do not win by size). */
+const TS_NORMALIZATION = 1;
+
+type NameMatch = 'alias' | 'title' | 'suffix';
+const MATCH_SCORE: Record<NameMatch, number> = { alias: 3, title: 2, suffix: 1 };
+
+const CHUNK_SELECT = `
+  SELECT c.id, c.handle, r.name AS region, r.scope, s.kind, d.path, d.title, c.heading, c.text,
+         c.ordinal, c.created_at, c.has_error, c.resolved, c.aliases, c.chunk_kind
+  FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id JOIN regions r ON r.id = c.region_id`;
+
+interface ChunkRow {
+  id: number; handle: string; region: string; scope: string; kind: SourceKind; path: string; title: string; heading: string;
+  text: string; ordinal: number; created_at: number; has_error: boolean; resolved: boolean; aliases: string; chunk_kind: ChunkKind;
+}
+
+function toRecord(r: ChunkRow): ChunkRecord {
+  return {
+    id: r.id, handle: r.handle, region: r.region, regionScope: r.scope, kind: r.kind, path: r.path, title: r.title, heading: r.heading,
+    text: r.text, ordinal: r.ordinal, createdAt: r.created_at, hasError: r.has_error, resolved: r.resolved,
+    aliases: r.aliases ? r.aliases.split('\n') : [], chunkKind: r.chunk_kind,
+  };
+}
+
+const EPISODE_SELECT = `
+  SELECT e.chunk_id AS "chunkId", c.handle, r.name AS region, r.scope, c.region_id AS "regionId", e.sig, e.head, e.words,
+         e.session_id AS "sessionId", e.tool, e.action, e.fix, e.resolved, e.outcome, e.attempts, e.note, e.at, 'episode' AS source
+  FROM episodes e JOIN chunks c ON c.id = e.chunk_id JOIN regions r ON r.id = c.region_id`;
+const NOTE_SIGNATURE_SELECT = `
+  SELECT s.chunk_id, c.handle, r.name, r.scope, c.region_id, s.sig, s.head, s.words,
+         '', '', '', s.fix, true, 'succeeded', 1, '', c.created_at, 'note'
+  FROM signatures s JOIN chunks c ON c.id = s.chunk_id JOIN regions r ON r.id = c.region_id`;
+
+interface EpisodeRow {
+  chunkId: number; handle: string; region: string; scope: string; regionId: number; sig: string; head: string; words: string;
+  sessionId: string; tool: string; action: string; fix: string; resolved: boolean; outcome: EpisodeOutcome; attempts: number;
+  note: string; at: number; source: 'episode' | 'note';
+}
+
+function toEpisode(r: EpisodeRow): EpisodeRecord {
+  return {
+    chunkId: r.chunkId, handle: r.handle, region: r.region, regionScope: r.scope, sig: r.sig,
+    head: r.head ? r.head.split('\n') : [], words: r.words ? r.words.split(' ') : [], sessionId: r.sessionId, tool: r.tool,
+    action: r.action, fix: r.fix, resolved: r.resolved, outcome: r.outcome, attempts: r.attempts, note: r.note, at: r.at, source: r.source,
+  };
+}
+
+type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
+
+/** tsquery text OR-ing the query's content words (letters, digits and marks only: no tsquery operator can appear). */
+export function tsQueryText(query: string): string | null {
+  const tokens = queryTokens(query);
+  return tokens.length ? tokens.map((t) => `'${t}'`).join(' | ') : null;
+}
+
+export class PgStoreReader implements StoreReader {
+  private generation: string | null = null;
+  private checkedAt = 0;
+  private regionCache: Region[] | null = null;
+  private matrix: VectorMatrix | null = null;
+  private matrixGeneration: string | null = null;
+  private episodeIndexCache: EpisodeIndexEntry[] | null = null;
+
+  constructor(readonly url: string, private readonly db: PgSyncConnection, private readonly scanMethod?: ScanMethod) {
+    checkPgSchema(db, redactUrl(url));
+  }
+
+  /** Drop caches when the writer committed since we last looked (checked at most every GENERATION_CHECK_MS). */
+  private refresh(): void {
+    const now = Date.now();
+    if (this.generation !== null && now - this.checkedAt < GENERATION_CHECK_MS) return;
+    this.checkedAt = now;
+    const g = this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'generation'`)?.value ?? '0';
+    if (g !== this.generation) {
+      this.generation = g;
+      this.regionCache = null;
+      this.episodeIndexCache = null;
+    }
+  }
+
+  info(): StoreInfo {
+    return pgInfo(this.db, this.url);
+  }
+
+  regions(): Region[] {
+    this.refresh();
+    this.regionCache ??= this.db.query<Region>(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`);
+    return this.regionCache;
+  }
+
+  sources(): SourceRecord[] {
+    return this.db.query<SourceRecord>(`SELECT s.id, s.region_id AS "regionId", r.name AS region, s.path, s.kind FROM sources s JOIN regions r ON r.id = s.region_id ORDER BY r.name, s.path`);
+  }
+
+  private select(filter: SearchFilter | undefined): RegionSelection | null {
+    return regionSelection(filter, () => this.regions());
+  }
+
+  keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
+    if (k <= 0) return [];
+    const q = tsQueryText(query);
+    if (!q) return [];
+    const sel = this.select(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = filter?.excludeChunkIds ?? [];
+    const rows = this.db.query<{ id: number; s: number }>(
+      `SELECT c.id, ts_rank($1::float4[], c.fts, q, ${TS_NORMALIZATION}) AS s
+       FROM chunks c, to_tsquery('${PG_TS_CONFIG}', $2) q
+       WHERE c.fts @@ q AND ($3::int[] IS NULL OR c.region_id = ANY($3::int[])) AND NOT (c.id = ANY($4::int[]))
+       ORDER BY s DESC, c.id LIMIT $5`,
+      [tsWeights(), q, sel ? sel.ids : null, exclude, k],
+    );
+    return rows.map((r, i) => ({ chunkId: r.id, score: r.s, rank: i + 1 }));
+  }
+
+  /** The matrix of visible vectors, refreshed incrementally when the generation moved. */
+  private loadMatrix(): VectorMatrix | null {
+    this.refresh();
+    if (this.matrix && this.matrixGeneration === this.generation) return this.matrix;
+    const dimRow = this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'dim'`);
+    if (!dimRow) return null;
+    const dim = Number(dimRow.value);
+    const generation = this.generation;
+    // One repeatable-read snapshot: the id list and the rows fetched agree.
+    this.db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      const visible = this.db.query<{ id: number; region_id: number }>(`SELECT id, region_id FROM chunks ORDER BY id`);
+      const old = this.matrix && this.matrix.dim === dim ? this.matrix : null;
+      const oldRow = new Map<number, number>();
+      if (old) for (let r = 0; r < old.n; r++) oldRow.set(old.ids[r], r);
+      const missing = visible.filter((v) => !oldRow.has(v.id)).map((v) => v.id);
+      const fetched = new Map<number, Uint8Array>();
+      for (let i = 0; i < missing.length; i += VECTOR_PAGE) {
+        const page = missing.slice(i, i + VECTOR_PAGE);
+        for (const r of this.db.query<{ id: number; vec: Uint8Array }>(`SELECT id, vec FROM chunks WHERE id = ANY($1::int[])`, [page])) fetched.set(r.id, r.vec);
+      }
+      const m = new VectorMatrix(dim, visible.length, { method: this.scanMethod });
+      for (const v of visible) {
+        const r = oldRow.get(v.id);
+        if (r !== undefined && old) m.addRow(v.id, v.region_id, old.data.subarray(r * old.stride, r * old.stride + dim));
+        else {
+          const blob = fetched.get(v.id);
+          if (!blob || blob.byteLength !== dim * 4) continue; // gone meanwhile or foreign dimension: never mix in
+          m.addRow(v.id, v.region_id, blobToFloat32(blob));
+        }
+      }
+      this.db.query('COMMIT');
+      this.matrix = m;
+      this.matrixGeneration = generation;
+      return m;
+    } catch (e) {
+      try {
+        this.db.query('ROLLBACK');
+      } catch {
+        /* connection gone */
+      }
+      throw e;
+    }
+  }
+
+  vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
+    const m = this.loadMatrix();
+    if (!m || k <= 0) return queries.map(() => []);
+    const sel = this.select(filter);
+    if (sel && sel.ids.length === 0) return queries.map(() => []);
+    const f: MatrixFilter = { allowedRegions: sel ? sel.mask : null, exclude: filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null };
+    return m.search(queries, k, f);
+  }
+
+  nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: NameMatch }> {
+    const t = term.trim();
+    if (!t || k <= 0) return [];
+    const sel = this.select(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = new Set(filter?.excludeChunkIds ?? []);
+    type Row = { id: number; regionId: number; t: number };
+    const best = new Map<number, { match: NameMatch; t: number }>();
+    const add = (rows: Row[], match: NameMatch) => {
+      for (const r of rows) {
+        if (exclude.has(r.id) || (sel && !sel.mask[r.regionId])) continue;
+        const prev = best.get(r.id);
+        if (!prev || MATCH_SCORE[match] > MATCH_SCORE[prev.match]) best.set(r.id, { match, t: r.t });
+      }
+    };
+    const first = `SELECT c.id, c.region_id AS "regionId", c.created_at AS t FROM documents d JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0`;
+    add(this.db.query<Row>(`SELECT a.chunk_id AS id, c.region_id AS "regionId", c.created_at AS t FROM aliases a JOIN chunks c ON c.id = a.chunk_id WHERE lower(a.alias) = lower($1)`, [t]), 'alias');
+    add(this.db.query<Row>(`${first} WHERE lower(d.title) = lower($1)`, [t]), 'title');
+    if (t.includes('/')) {
+      const like = '%/' + t.replace(/^\/+/, '').replace(/[\\%_]/g, (c) => '\\' + c);
+      const base = t.slice(t.lastIndexOf('/') + 1);
+      if (base) add(this.db.query<Row>(`${first} WHERE lower(d.name) = lower($1) AND (d.path = $2 OR d.path LIKE $3)`, [base, t, like]), 'suffix');
+    } else {
+      add(this.db.query<Row>(`${first} WHERE lower(d.name) = lower($1) OR lower(d.stem) = lower($1)`, [t]), 'suffix');
+    }
+    return [...best.entries()]
+      .sort((a, b) => MATCH_SCORE[b[1].match] - MATCH_SCORE[a[1].match] || b[1].t - a[1].t || a[0] - b[0])
+      .slice(0, k)
+      .map(([id, v], i) => ({ chunkId: id, score: MATCH_SCORE[v.match], rank: i + 1, match: v.match }));
+  }
+
+  getChunks(ids: number[]): ChunkRecord[] {
+    if (ids.length === 0) return [];
+    const byId = new Map(this.db.query<ChunkRow>(`${CHUNK_SELECT} WHERE c.id = ANY($1::int[])`, [ids]).map((r) => [r.id, toRecord(r)]));
+    return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  chunkByHandle(handle: string): ChunkRecord | null {
+    const row = this.db.one<ChunkRow>(`${CHUNK_SELECT} WHERE c.handle = $1`, [handle]);
+    return row ? toRecord(row) : null;
+  }
+
+  chunkVector(id: number): Float32Array | null {
+    const row = this.db.one<{ vec: Uint8Array }>(`SELECT vec FROM chunks WHERE id = $1`, [id]);
+    return row ? blobToFloat32(row.vec) : null;
+  }
+
+  checkModel(modelId: string, dim: number): void {
+    const m = new Map(this.db.query<{ key: string; value: string }>(`SELECT key, value FROM meta WHERE key IN ('model', 'dim')`).map((r) => [r.key, r.value]));
+    if (!m.has('model') || !m.has('dim')) return;
+    if (m.get('model') !== modelId || Number(m.get('dim')) !== dim) {
+      throw new StoreModelMismatchError({ model: m.get('model')!, dim: Number(m.get('dim')) }, { model: modelId, dim });
+    }
+  }
+
+  episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
+    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
+    if (wanted.length === 0) return [];
+    const sel = this.select(filter);
+    if (sel && sel.ids.length === 0) return [];
+    const exclude = new Set(filter?.excludeChunkIds ?? []);
+    const rows = this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.sig = ANY($1::text[]) UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig = ANY($1::text[])`, [wanted]);
+    return rows
+      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
+      .map(toEpisode)
+      .sort(episodeOrder)
+      .slice(0, MAX_EPISODES_BY_SIGNATURE);
+  }
+
+  episodeIndex(): EpisodeIndexEntry[] {
+    this.refresh();
+    this.episodeIndexCache ??= this.db
+      .query<{ chunkId: number; sig: string; words: string; resolved: boolean; sessionId: string; source: 'episode' | 'note' }>(
+        `SELECT chunk_id AS "chunkId", sig, words, resolved, session_id AS "sessionId", 'episode' AS source FROM episodes
+         UNION ALL SELECT chunk_id, sig, words, true, '', 'note' FROM signatures`,
+      )
+      .map((r) => ({ chunkId: r.chunkId, sig: r.sig, words: r.words ? r.words.split(' ') : [], resolved: r.resolved, sessionId: r.sessionId, source: r.source }));
+    return this.episodeIndexCache;
+  }
+
+  resolvedEpisodes(): EpisodeRecord[] {
+    return this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.resolved UNION ALL ${NOTE_SIGNATURE_SELECT}`).map(toEpisode).sort(episodeOrder);
+  }
+
+  /** @internal The connection, for the store's own tests (proving the role cannot write). */
+  connectionForTests(): PgSyncConnection {
+    return this.db;
+  }
+
+  close(): void {
+    this.matrix = null;
+    this.db.close();
+  }
+}
+
+/** Open the team store read-only through a reader role's URL. Refuses (ROLE_CAN_WRITE) a role
+ *  that could write: the daemon, search, recall and MCP never hold write rights. */
+export function openPgStoreReader(url: string, opts: { scanMethod?: ScanMethod } = {}): PgStoreReader {
+  let db: PgSyncConnection;
+  try {
+    db = PgSyncConnection.connect(url);
+  } catch (e) {
+    throw pgConnectError(url, e);
+  }
+  try {
+    const rights = roleRights(db);
+    if (rights.problems.length) {
+      throw new StoreError(
+        'ROLE_CAN_WRITE',
+        `refusing the team store at ${redactUrl(url)}: readers must be read-only — set store.url (or ACTIVE_BRAIN_STORE_URL) to the readerUrl \`active-brain store init\` printed, never the writer or administrator URL (role ${rights.role} ${rights.problems.join(', ')})`,
+      );
+    }
+    return new PgStoreReader(url, db, opts.scanMethod);
+  } catch (e) {
+    db.close();
+    throw e instanceof StoreError ? e : pgConnectError(url, e);
+  }
+}

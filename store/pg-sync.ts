@@ -1,0 +1,144 @@
+/**
+ * A synchronous PostgreSQL connection for the store's synchronous reader/writer interface
+ * (store/types.ts): node-postgres runs in a worker thread (store/pg-worker.ts); query()
+ * posts the request and blocks on Atomics.wait until the worker answers, then takes the
+ * reply with receiveMessageOnPort. Every call has a deadline, so a server that goes away
+ * yields a PgError, never a hang. Why this and not an async interface: docs/STORE.md.
+ */
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join, dirname } from 'node:path';
+
+/** A connection attempt gives up after this long (ms): a wrong host fails fast. */
+export const PG_CONNECT_TIMEOUT_MS = 5_000;
+/** The server cancels one statement after this long (ms); the bridge waits a little longer. */
+export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+const BRIDGE_SLACK_MS = 5_000;
+
+export interface PgErrorInfo {
+  message: string;
+  /** SQLSTATE (e.g. 42501 insufficient_privilege, 25006 read_only_sql_transaction) or a node error code. */
+  code: string | null;
+}
+
+/** Server-side codes and client conditions that mean the connection itself is gone. */
+const CONNECTION_CODES = new Set(['CONNECTION_LOST', 'TIMEOUT', 'NOT_CONNECTED', 'CLOSED', 'BRIDGE', '57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+const CONNECTION_MESSAGE = /connection terminated|connection lost|ECONNRESET|socket hang up/i;
+
+export class PgError extends Error {
+  /** 3 (environment problem) for the CLI: every database failure is one. */
+  readonly exitCode = 3;
+  constructor(readonly info: PgErrorInfo) {
+    super(
+      isConnectionLoss(info)
+        ? `lost the connection to the team store (${info.message}): check that the server runs, then run the command again — what was committed stays readable and the next run continues`
+        : info.message,
+    );
+    this.name = 'PgError';
+  }
+  get code(): string | null {
+    return this.info.code;
+  }
+}
+
+/** The compiled worker: next to this module in dist/, or dist/store/ when this runs from source (tests). */
+function workerFile(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const local = join(here, 'pg-worker.js');
+  if (existsSync(local)) return local;
+  const dist = join(here, '..', 'dist', 'store', 'pg-worker.js');
+  if (existsSync(dist)) return dist;
+  throw new Error(`pg-worker.js not found next to ${here}: run \`npm run build\``);
+}
+
+export class PgSyncConnection {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flag: Int32Array;
+  private closed = false;
+
+  private constructor() {
+    const sab = new SharedArrayBuffer(4);
+    this.flag = new Int32Array(sab);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(workerFile(), { workerData: { flag: sab, port: port2 }, transferList: [port2] });
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  /** Connect to `url` (throws PgError: refused, bad password, unknown database…). */
+  static connect(url: string): PgSyncConnection {
+    const c = new PgSyncConnection();
+    try {
+      c.call({ op: 'connect', url, statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, connectTimeoutMs: PG_CONNECT_TIMEOUT_MS }, PG_CONNECT_TIMEOUT_MS + BRIDGE_SLACK_MS);
+    } catch (e) {
+      c.terminate();
+      throw e;
+    }
+    return c;
+  }
+
+  private call(req: object, timeoutMs: number): unknown {
+    if (this.closed) throw new PgError({ message: 'connection is closed', code: 'CLOSED' });
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage(req);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.terminate();
+        throw new PgError({ message: `no answer from the server within ${timeoutMs} ms`, code: 'TIMEOUT' });
+      }
+      if (Atomics.wait(this.flag, 0, 0, left) !== 'timed-out') break;
+    }
+    const msg = receiveMessageOnPort(this.port)?.message as { result?: unknown; error?: PgErrorInfo } | undefined;
+    if (!msg) throw new PgError({ message: 'the database worker sent no reply', code: 'BRIDGE' });
+    if (msg.error) throw new PgError(msg.error);
+    return msg.result;
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): T[] {
+    return (this.call({ op: 'query', sql, params }, PG_STATEMENT_TIMEOUT_MS + BRIDGE_SLACK_MS) as { rows: T[] }).rows;
+  }
+
+  one<T = Record<string, unknown>>(sql: string, params: unknown[] = []): T | undefined {
+    return this.query<T>(sql, params)[0];
+  }
+
+  private terminate(): void {
+    this.closed = true;
+    void this.worker.terminate();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.call({ op: 'close' }, PG_CONNECT_TIMEOUT_MS);
+    } catch {
+      /* closing a broken connection: nothing to keep */
+    }
+    this.terminate();
+  }
+}
+
+export function isConnectionLoss(info: PgErrorInfo): boolean {
+  return (info.code !== null && CONNECTION_CODES.has(info.code)) || CONNECTION_MESSAGE.test(info.message);
+}
+
+/** True for a `postgres://` / `postgresql://` store location. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The URL without its password (for messages and status). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
