@@ -7,6 +7,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { validate } from '../helpers/json-schema.js';
 import { repoRoot } from '../helpers/model.js';
@@ -93,5 +94,12 @@ describe('plugin manifests: names, version, paths', () => {
       expect(p.startsWith('dist/'), p).toBe(false); // dist/ may be absent: the launchers cope
     }
     expect(PLUGIN_ROOT_VAR).toBe('${CLAUDE_PLUGIN_ROOT}');
+  });
+
+  it('bin/ (on the Bash tool\'s PATH while the plugin is enabled) holds an executable `active-brain`, so an offer\'s recall hint runs there', () => {
+    for (const f of ['active-brain', 'active-brain.js', 'active-brain-hook.cjs']) expect(statSync(join(repoRoot, 'bin', f)).mode & 0o111, f).not.toBe(0);
+    const r = spawnSync('active-brain', ['--version'], { env: { PATH: `${join(repoRoot, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
   });
 });
