@@ -13,7 +13,7 @@
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { canMount, sh, trySh } from '../helpers/faults.js';
@@ -147,6 +147,5 @@ describe.skipIf(!canMount)('plugin on a read-only state dir (read-only bind moun
     expect(start.stderr).toContain(ctx.home);
     sh('umount', [ctx.home]);
     mounts.pop();
-    mkdirSync(join(ctx.home, 'logs'), { recursive: true });
   });
 });

@@ -9,7 +9,8 @@
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import fc from 'fast-check';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { tempEnv, waitFor, readJson, sleep, type Env } from '../daemon/helpers.js';
@@ -63,6 +64,12 @@ describe('plugin SessionStart: the daemon, detached', () => {
     expect(Number(readFileSync(join(e.home, 'daemon.pid'), 'utf8'))).toBe(canary.pid);
     expect(pidAlive(canary.pid)).toBe(true);
     console.log(`[plugin] SessionStart with the daemon running returned in ${again.ms.toFixed(0)} ms`);
+    // Control: a second start, spawned as the hook would, does leave that line in daemon.out.
+    const fd = openSync(join(e.home, 'logs', 'daemon.out'), 'a');
+    const second = spawnSync(process.execPath, [join(repoRoot, 'bin', 'active-brain.js'), 'start'], { env: e.env, stdio: ['ignore', fd, fd], timeout: 30_000 });
+    closeSync(fd);
+    expect(second.status).toBe(1);
+    expect(out(e)).toMatch(/already running/);
   });
 
   it('a broken model path: returns as fast and silent; the daemon it started fails on its own, saying why in logs/daemon.out', async () => {
