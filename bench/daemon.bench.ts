@@ -59,7 +59,7 @@ function sentence(rand: () => number, n: number, topic: number): string {
   return out.join(' ');
 }
 
-async function buildStore(path: string, modelPath: string, chunks: number): Promise<number> {
+export async function buildStore(path: string, modelPath: string, chunks: number): Promise<number> {
   const t0 = Date.now();
   const config = ConfigSchema.parse({ embedding: { localModelPath: modelPath } });
   const embedder = await createEmbedder(config.embedding);

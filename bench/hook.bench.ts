@@ -1,21 +1,26 @@
 /**
- * Hook benchmark (issue 5 targets): the real hook process, side by side in one run with bare
- * `node -e 0`, interleaved so machine load hits all three alike:
- *   - bare:     node -e 0
- *   - no-cache: bin/active-brain-hook.cjs (as installed) for a session without a cache → silent
- *   - printed:  the same for a session with an eligible cached offer (live mode) → one line
+ * Hook benchmark (issue 5 targets; issue 12 for the tool channel): the real hook process,
+ * side by side in one run with bare `node -e 0`, interleaved so machine load hits every case
+ * alike:
+ *   - bare:         node -e 0
+ *   - no-cache:     bin/active-brain-hook.cjs (as installed) at a prompt of a session without a cache → silent
+ *   - printed:      the same for a session with an eligible cached offer (live mode) → one line
+ *   - tool-printed: a PostToolUseFailure with a 10,000-char error (Claude Code cuts longer
+ *                   ones to about that) whose signature has a fixes file → one line
+ *   - tool-no-fix:  the same error, no fixes file (a first-seen error) → silent
  * Wall time per run (spawn to exit, stdin payload included), medians and p99; peak RSS from
- * GNU time (`/usr/bin/time -f %M`) when present. Also the hook's own latency_ms from its log.
- * State lives in opts.workDir and is deleted afterwards.
+ * GNU time (`/usr/bin/time -f %M`) when present. Also the hook's own latency_ms from its log,
+ * per case. State lives in opts.workDir and is deleted afterwards.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
-import type { HookSettings, OfferCache } from '../shared/types.js';
+import type { FixFile, HookSettings, OfferCache } from '../shared/types.js';
 import { quantile } from './stats.js';
 import { hookCommand } from '../hook/install.js';
+import { errorSignature } from '../shared/error-signature.js';
 
 /** Targets from issue 5. */
 const TARGET_MEDIAN_RATIO = 1.25;
@@ -32,6 +37,18 @@ const GNU_TIME = '/usr/bin/time';
 const CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 /** Runs per command in the inherited-env comparison. */
 const INHERITED_RUNS = 30;
+/** Characters of the tool cases' error (Claude Code cuts longer tool output to about this). */
+const TOOL_ERROR_CHARS = 10_000;
+
+/** A test run's output as a failed Bash call reports it: passing tests, then the failure with
+ *  its stack, cut to exactly TOOL_ERROR_CHARS. */
+function toolError(): string {
+  const lines = ['Exit code 1', '', '> proj@1.0.0 test', '> vitest run', ''];
+  for (let k = 0; lines.join('\n').length < TOOL_ERROR_CHARS * 0.6; k++) lines.push(` \u2713 src/module-${k}.test.ts > computes case ${k} correctly (${(k * 7) % 40} ms)`);
+  lines.push(' FAIL  src/pool.test.ts > pool > reuses idle connections', 'AssertionError: expected 2 to be 3 // Object.is equality', '', '- Expected', '+ Received', '', '- 3', '+ 2', '');
+  for (let k = 0; lines.join('\n').length < TOOL_ERROR_CHARS + 200; k++) lines.push(`    at Object.<anonymous> (/home/u/proj/src/pool-${k % 9}.ts:${10 + k}:${(k * 3) % 40})`);
+  return lines.join('\n').slice(0, TOOL_ERROR_CHARS);
+}
 
 function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -42,11 +59,18 @@ function packageRoot(): string {
   throw new Error('package root not found');
 }
 
+const CASE_NAMES = ['bare', 'no-cache', 'printed', 'tool-printed', 'tool-no-fix'] as const;
+type CaseName = (typeof CASE_NAMES)[number];
+/** Session id prefix of each hook case (its log records are told apart by it). */
+const PREFIX: Record<Exclude<CaseName, 'bare'>, string> = { 'no-cache': 'nc', printed: 'pr', 'tool-printed': 'tp', 'tool-no-fix': 'tn' };
+
 interface Case {
-  name: 'bare' | 'no-cache' | 'printed';
+  name: CaseName;
   args: string[];
   input: (i: number) => string;
   before?: (i: number) => void;
+  /** Environment for this case (default: the bench home). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult> {
@@ -65,7 +89,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const settings: HookSettings = {
     version: 1, transcriptsRoot: transcripts, deadlineMs: 150, maxBytes: 400, tokenCeiling: 90, maxLagBytes: 256 * 1024,
     workers: { cwdGlobs: [], envMarker: 'ACTIVE_BRAIN_WORKER' },
-    modes: [{ name: 'default', state: 'live', cwdGlobs: ['**'], minConfidence: 0.55, sessionBudget: 3, minGapTurns: 4, minGapSeconds: 300 }],
+    toolCacheTtlMs: 120_000,
+    modes: [{ name: 'default', state: 'live', cwdGlobs: ['**'], minConfidence: 0.55, sessionBudget: 3, minGapTurns: 4, minGapSeconds: 300,
+      tool: { state: 'live', minConfidence: 0.7, sessionBudget: 5, minGapSteps: 3, minGapSeconds: 30 } }],
   };
   writeFileSync(join(home, 'hook-settings.json'), JSON.stringify(settings));
   const env = { PATH: process.env.PATH, HOME: base, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: transcripts };
@@ -85,16 +111,41 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     };
     writeFileSync(join(home, 'cache', `${sid}.json`), JSON.stringify(cache));
   };
+  // The tool channel: one 10,000-char error; its fixes file exists for the tool-printed
+  // runs only (tool-no-fix runs point the hook's home at one without the fixes dir).
+  const error = toolError();
+  const sig = errorSignature(error)!.sig;
+  const now0 = Date.now();
+  const fixes: FixFile = {
+    version: 1, sig, storeStamp: 'bench', createdAt: now0, fixes: [{
+      sourceSession: 'past-session', scope: 'global',
+      offer: { id: `fix-${sig}-1`, chunkId: 1, handle: 'sessions/past#ep-1', type: 'past-fix', confidence: 0.86, channel: 'tool',
+        reason: 'same "expected 2 to be 3" failure in pool.test.ts (2026-02-11): fixed by releasing the client in finally', region: 'sessions', wildcard: false, trigger: 'error', reasoned: false },
+    }],
+  };
+  const homeNoFix = join(base, 'home-nofix');
+  mkdirSync(join(homeNoFix, 'cache'), { recursive: true });
+  writeFileSync(join(homeNoFix, 'hook-settings.json'), JSON.stringify(settings));
+  mkdirSync(join(home, 'fixes'), { recursive: true });
+  writeFileSync(join(home, 'fixes', `${sig}.json`), JSON.stringify(fixes));
+  const toolPayload = (sid: string) => JSON.stringify({
+    session_id: sid, transcript_path: join(proj, `${sid}.jsonl`), cwd, permission_mode: 'default', hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash', tool_input: { command: 'npm test', description: 'Run the tests' }, tool_use_id: `toolu_${sid}`, error, is_interrupt: false,
+  });
+  const envNoFix = { ...env, ACTIVE_BRAIN_HOME: homeNoFix };
   const cases: Case[] = [
     { name: 'bare', args: ['-e', '0'], input: () => '' },
     { name: 'no-cache', args: [bin], input: (i) => payload(`nc-${i}`), before: (i) => prepare(`nc-${i}`, false) },
     // A fresh session per run: a second offer in one session would (rightly) be gapped.
     { name: 'printed', args: [bin], input: (i) => payload(`pr-${i}`), before: (i) => prepare(`pr-${i}`, true) },
+    { name: 'tool-printed', args: [bin], input: (i) => toolPayload(`tp-${i}`) },
+    { name: 'tool-no-fix', args: [bin], input: (i) => toolPayload(`tn-${i}`), env: envNoFix },
   ];
 
   const n = opts.quick ? RUNS_QUICK : RUNS;
-  const wall: Record<string, number[]> = { bare: [], 'no-cache': [], printed: [] };
-  const outputs: Record<string, number> = { bare: 0, 'no-cache': 0, printed: 0 };
+  const perCase = <T>(v: () => T) => Object.fromEntries(CASE_NAMES.map((k) => [k, v()])) as Record<CaseName, T>;
+  const wall = perCase<number[]>(() => []);
+  const outputs = perCase(() => 0);
   let badExits = 0;
   for (let i = 0; i < n + WARMUP; i++) {
     // Rotate the order so no case always runs first after a pause.
@@ -103,7 +154,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       c.before?.(i);
       const input = c.input(i);
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, c.args, { input, env, cwd, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, c.args, { input, env: c.env ?? env, cwd, encoding: 'utf8' });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0 || r.stderr) badExits++;
       if (i < WARMUP) continue;
@@ -112,7 +163,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     }
   }
 
-  const rss: Record<string, number[]> = { bare: [], 'no-cache': [], printed: [] };
+  const rss = perCase<number[]>(() => []);
   const haveTime = existsSync(GNU_TIME);
   if (haveTime) {
     const m = opts.quick ? RSS_RUNS_QUICK : RSS_RUNS;
@@ -120,7 +171,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       for (const c of cases) {
         const idx = 100_000 + i;
         c.before?.(idx);
-        const r = spawnSync(GNU_TIME, ['-f', '@@RSS %M', process.execPath, ...c.args], { input: c.input(idx), env, cwd, encoding: 'utf8' });
+        const r = spawnSync(GNU_TIME, ['-f', '@@RSS %M', process.execPath, ...c.args], { input: c.input(idx), env: c.env ?? env, cwd, encoding: 'utf8' });
         const kb = /@@RSS (\d+)/.exec(r.stderr);
         if (kb) rss[c.name].push(Number(kb[1]) / 1024);
       }
@@ -148,18 +199,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     }
   }
 
+  // The hook's own time per case, from its log records (told apart by session id prefix).
   const own: number[] = [];
-  try {
-    for (const line of readFileSync(join(home, 'logs', 'hook.jsonl'), 'utf8').trim().split('\n')) {
-      own.push((JSON.parse(line) as { latency_ms: number }).latency_ms);
-    }
-  } catch { /* no log: reported as NaN */ }
+  const ownBy: Record<string, number[]> = {};
+  for (const h of [home, homeNoFix]) {
+    try {
+      for (const line of readFileSync(join(h, 'logs', 'hook.jsonl'), 'utf8').trim().split('\n')) {
+        const rec = JSON.parse(line) as { latency_ms: number; session: string | null };
+        own.push(rec.latency_ms);
+        const prefix = (rec.session ?? '').split('-')[0];
+        (ownBy[prefix] ??= []).push(rec.latency_ms);
+      }
+    } catch { /* no log: reported as NaN */ }
+  }
 
-  const med = (k: string) => quantile(wall[k], 0.5);
-  const p99 = (k: string) => quantile(wall[k], 0.99);
+  const med = (k: CaseName) => quantile(wall[k], 0.5);
+  const p99 = (k: CaseName) => quantile(wall[k], 0.99);
   const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
   const figures: Figure[] = [{ metric: 'bare node -e 0: median wall', value: round(med('bare')), unit: 'ms' }];
-  for (const k of ['no-cache', 'printed']) {
+  for (const k of ['no-cache', 'printed', 'tool-printed', 'tool-no-fix'] as const) {
     const ratio = med(k) / med('bare');
     figures.push(
       { metric: `${k}: median wall`, value: round(med(k)), unit: 'ms' },
@@ -186,17 +244,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   figures.push(
     { metric: "hook's own time (latency_ms in its log): median", value: round(quantile(own, 0.5), 2), unit: 'ms' },
     { metric: "hook's own time: p99", value: round(quantile(own, 0.99), 2), unit: 'ms' },
+  );
+  for (const [k, prefix] of Object.entries(PREFIX)) {
+    const xs = ownBy[prefix] ?? [];
+    figures.push({ metric: `hook's own time, ${k}: median / p99`, value: `${round(quantile(xs, 0.5), 2)} / ${round(quantile(xs, 0.99), 2)}`, unit: 'ms' });
+  }
+  figures.push(
     { metric: 'runs printing an offer: printed / no-cache', value: `${outputs.printed}/${n} / ${outputs['no-cache']}/${n}`, target: `${n}/${n} / 0/${n}`, pass: outputs.printed === n && outputs['no-cache'] === 0 },
+    { metric: 'runs printing an offer: tool-printed / tool-no-fix', value: `${outputs['tool-printed']}/${n} / ${outputs['tool-no-fix']}/${n}`, target: `${n}/${n} / 0/${n}`, pass: outputs['tool-printed'] === n && outputs['tool-no-fix'] === 0 },
     { metric: 'non-zero exits or stderr output', value: badExits, target: '0', pass: badExits === 0 },
   );
   rmSync(base, { recursive: true, force: true });
   return {
     name: 'hook',
-    about: 'issue 5: UserPromptSubmit hook wall time and peak RSS vs bare node',
+    about: 'issue 5 / issue 12: hook wall time and peak RSS vs bare node, at a prompt and at a tool failure',
     figures,
     notes: [
       `${n} interleaved runs per case after ${WARMUP} warm-up rounds; wall = spawnSync start to exit, including the payload on stdin (${payload('x').length} bytes).`,
       'The hook runs as installed: node bin/active-brain-hook.cjs → dist/hook.bundle.cjs; printed runs use a fresh session each (live mode), no-cache runs a session without a cache.',
+      `Tool cases: a PostToolUseFailure payload (${toolPayload('tp-x').length} bytes) whose error is ${TOOL_ERROR_CHARS} chars of test-runner output (signature ${sig}); tool-printed has its fixes file, tool-no-fix a home without a fixes dir; a fresh session per run.`,
       haveTime ? `Peak RSS: ${GNU_TIME} -f %M over ${rss.bare.length} runs per case.` : `Peak RSS not measured: ${GNU_TIME} missing.`,
       'The machine may be shared: compare the ratio (same-run bare node) rather than absolute times.',
       caBundle

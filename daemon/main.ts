@@ -73,6 +73,8 @@ export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Where human-readable start/stop lines go (default stderr). */
   out?: (line: string) => void;
+  /** Called once the daemon is observing (its first canary is written). */
+  onReady?: (info: { pid: number; root: string; home: string }) => void;
 }
 
 interface FileEntry extends PublishBook {
@@ -591,6 +593,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       if (stopping) return;
       timer = setInterval(cycle, config.daemon.cycleMs);
       say(`daemon running (pid ${pid}); watching ${root}; state in ${home}`);
+      opts.onReady?.({ pid, root, home });
       if (!existsSync(root)) {
         // Watched anyway (Claude Code creates it on first use), but a typo here means silence forever.
         say(`warning: the transcripts root ${root} does not exist yet. If Claude Code writes elsewhere, set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in config.json; "active-brain status" shows the root.`);

@@ -15,6 +15,7 @@
  * deadline and the logged latency_ms count from this module's start (the hook's own time);
  * boot_ms is the Node start-up before it.
  */
+import './regexp-tier.js'; // first: before any regex runs
 import { existsSync, writeSync } from 'node:fs';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';

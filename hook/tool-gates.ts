@@ -17,7 +17,7 @@
  */
 import type { FixFile, FixOffer, HookSettings, HookState, ModeState, Offer, ToolCache, ToolChannelSettings } from '../shared/types.js';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { errorSignature } from '../shared/error-signature.js';
+import { errorSig } from '../shared/error-signature.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
@@ -55,12 +55,13 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The payload's error, signed (shared/error-signature.ts: bounded work, ~0.5 ms). */
+/** The payload's error, signed: errorSig = errorSignature(…).sig, the key the daemon writes
+ *  fixes under (shared/error-signature.ts; bounded work, reading lines only up to the head). */
 export function sign(payload: Record<string, unknown>, event: string): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
-  const s = errorSignature(e.text);
-  return s ? { kind: 'error', sig: s.sig } : { kind: 'none' };
+  const sig = errorSig(e.text);
+  return sig ? { kind: 'error', sig } : { kind: 'none' };
 }
 
 /** A tool_use_id fit for the log (ids only), else null. */

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// Gate mutation check for the hook: proves that every safety gate in hook/gates.ts is
-// guarded by a test. Each gate is one line ending in `// gate:<name>`:
+// Gate mutation check for the hook: proves that every safety gate in hook/gates.ts (the
+// prelude and the prompt channel) and hook/tool-gates.ts (the tool channel) is guarded by a
+// test. Each gate is one line ending in `// gate:<name>` (names unique across both files):
 //
 //     if (input.killed) return { done: silent('killed') }; // gate:kill
 //
 // For each such line this script copies the sources into a temp dir (node_modules is
 // linked, the checkout is never modified), rewrites that one condition to `false && (…)`
 // (the gate can no longer fire), runs the hook's gate tests there and requires them to FAIL.
-// The unmutated copy must pass first. A gate whose removal no test notices is reported and
-// the script exits 1.
+// The tests run for a gate are those of its file (GATE_FILES): the prelude in hook/gates.ts
+// serves both channels, so its mutations run both test files. The unmutated copy must pass
+// first. A gate whose removal no test notices is reported and the script exits 1.
 //
-//   node scripts/check-gates.mjs                 # in-process gate tests (test/hook/gates.test.ts), ~2–3 min
+//   node scripts/check-gates.mjs                 # in-process gate tests, ~10–15 min on a shared 2-core machine
 //   node scripts/check-gates.mjs --contract      # also the spawned-process contract tests (slower)
 //   node scripts/check-gates.mjs --only kill,budget
 import { spawnSync } from 'node:child_process';
@@ -24,20 +26,35 @@ const args = process.argv.slice(2);
 const withContract = args.includes('--contract');
 const onlyArg = args.find((a, i) => args[i - 1] === '--only');
 const only = onlyArg ? new Set(onlyArg.split(',')) : null;
-const GATES_FILE = join('hook', 'gates.ts');
-const TESTS = ['test/hook/gates.test.ts', ...(withContract ? ['test/hook/contract.test.ts'] : [])];
+const CONTRACT = withContract ? ['test/hook/contract.test.ts'] : [];
+/** Each file with gates, and the tests that must notice one of its gates gone. */
+const GATE_FILES = [
+  { file: join('hook', 'gates.ts'), tests: ['test/hook/gates.test.ts', 'test/hook/tool-gates.test.ts', ...CONTRACT] },
+  { file: join('hook', 'tool-gates.ts'), tests: ['test/hook/tool-gates.test.ts'] },
+];
+const ALL_TESTS = [...new Set(GATE_FILES.flatMap((f) => f.tests))];
 const COPY = ['hook', 'shared', 'config', 'logs-schema', 'test/hook', 'test/helpers/json-schema.ts', 'package.json', 'tsconfig.json'];
 const GATE_LINE = /^(\s*)if \((.*)\) return (.*\/\/ gate:([\w-]+))\s*$/;
 
-const source = readFileSync(join(root, GATES_FILE), 'utf8');
-const lines = source.split('\n');
-const gates = lines.flatMap((l, i) => {
-  const m = GATE_LINE.exec(l);
-  return m && (!only || only.has(m[4])) ? [{ name: m[4], line: i, m }] : [];
-});
-const marked = lines.filter((l) => /\/\/ gate:[\w-]+\s*$/.test(l) && !/^\s*(\*|\/\/)/.test(l)).length;
-if (!only && gates.length !== marked) {
-  console.error(`check-gates: ${marked - gates.length} "// gate:" line(s) do not have the one-line "if (…) return …;" form`);
+const sources = GATE_FILES.map((f) => ({ ...f, source: readFileSync(join(root, f.file), 'utf8') }));
+const gates = [];
+for (const f of sources) {
+  const lines = f.source.split('\n');
+  const found = lines.flatMap((l, i) => {
+    const m = GATE_LINE.exec(l);
+    return m ? [{ name: m[4], line: i, m, file: f.file, lines, tests: f.tests, source: f.source }] : [];
+  });
+  const marked = lines.filter((l) => /\/\/ gate:[\w-]+\s*$/.test(l) && !/^\s*(\*|\/\/)/.test(l)).length;
+  if (found.length !== marked) {
+    console.error(`check-gates: ${marked - found.length} "// gate:" line(s) in ${f.file} do not have the one-line "if (…) return …;" form`);
+    process.exit(2);
+  }
+  gates.push(...found.filter((g) => !only || only.has(g.name)));
+}
+const names = gates.map((g) => g.name);
+const dup = names.filter((n, i) => names.indexOf(n) !== i);
+if (dup.length) {
+  console.error(`check-gates: gate names used twice: ${[...new Set(dup)].join(', ')}`);
   process.exit(2);
 }
 
@@ -49,31 +66,32 @@ writeFileSync(
   "export default { test: { include: ['test/**/*.test.ts'], testTimeout: 60000, pool: 'forks', maxWorkers: 1 } };\n",
 );
 
-function runTests() {
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.config.mjs', ...TESTS],
+function runTests(tests) {
+  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.config.mjs', ...tests],
     { cwd: work, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  const failed = /(\d+) failed/.exec(r.stdout + r.stderr);
+  // The tests line ("Tests  3 failed | 60 passed"), not the test files line above it.
+  const failed = /Tests\s+(\d+) failed/.exec((r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, ''));
   return { ok: r.status === 0, failed: failed ? Number(failed[1]) : 0, out: r.stdout + r.stderr };
 }
 
 const t0 = Date.now();
-const base = runTests();
+const base = runTests(ALL_TESTS);
 if (!base.ok) {
   console.error('check-gates: the tests fail on the unmutated sources; fix them first.\n' + base.out.slice(-3000));
   rmSync(work, { recursive: true, force: true });
   process.exit(2);
 }
-console.log(`check-gates: ${gates.length} gates, tests: ${TESTS.join(' ')}`);
+console.log(`check-gates: ${gates.length} gates in ${GATE_FILES.map((f) => f.file).join(', ')}; tests: ${ALL_TESTS.join(' ')}`);
 const survivors = [];
 for (const g of gates) {
-  const mutated = [...lines];
+  const mutated = [...g.lines];
   mutated[g.line] = `${g.m[1]}if (false && (${g.m[2]})) return ${g.m[3]}`;
-  writeFileSync(join(work, GATES_FILE), mutated.join('\n'));
-  const r = runTests();
+  writeFileSync(join(work, g.file), mutated.join('\n'));
+  const r = runTests(g.tests);
+  writeFileSync(join(work, g.file), g.source);
   console.log(`  ${r.ok ? 'SURVIVED' : 'killed  '}  gate:${g.name}${r.ok ? '' : `  (${r.failed} test(s) failed)`}`);
   if (r.ok) survivors.push(g.name);
 }
-writeFileSync(join(work, GATES_FILE), source);
 rmSync(work, { recursive: true, force: true });
 console.log(`check-gates: ${gates.length - survivors.length}/${gates.length} gates caught by tests in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 if (survivors.length) {

@@ -121,8 +121,14 @@ export function normalizeErrorLine(raw: string): string {
   return s;
 }
 
-/** The informative lines of an error, in order: normalized, boilerplate removed. */
-export function informativeLines(text: string, maxLines = HEAD_LINES + WORD_CONTEXT_LINES + 64): string[] {
+/** Informative lines read at most (errorSignature looks for the lead among these). Large
+ *  enough that a failure line after pages of passing-test output is still found (the scan is
+ *  bounded by MAX_SCAN_CHARS anyway; errorSig stops as soon as the head is complete). */
+export const MAX_INFORMATIVE_LINES = 2000;
+
+/** The informative lines of an error, in order: normalized, boilerplate removed. `done`, when
+ *  given, is asked after each line kept and ends the reading early when it says so. */
+export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean): string[] {
   let t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   // Tools that print their output JSON-escaped ("…failed:\n\n[FORMAT]…") mean real newlines.
   if (t.includes('\\n')) t = t.replace(/\\r\\n|\\n/g, '\n');
@@ -138,7 +144,7 @@ export function informativeLines(text: string, maxLines = HEAD_LINES + WORD_CONT
     if (!n || BOILERPLATE_RE.test(n)) continue;
     if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
     out.push(n);
-    if (out.length >= maxLines) break;
+    if (out.length >= maxLines || done?.(out)) break;
   }
   return out;
 }
@@ -179,6 +185,21 @@ export function errorSignature(text: unknown, headLines: number = HEAD_LINES): E
   const head = lines.slice(lead, lead + headLines).map((l) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l));
   const words = contentWords(lines.slice(lead, lead + headLines + WORD_CONTEXT_LINES));
   return { sig: hash53(head.join('\n')), head, words };
+}
+
+/** Only the signature — the same as errorSignature(text)?.sig — reading lines only until the
+ *  head is complete (the hook's path: no content words, and an error whose lead comes early
+ *  costs a few lines, not MAX_INFORMATIVE_LINES). */
+export function errorSig(text: unknown, headLines: number = HEAD_LINES): string | null {
+  if (typeof text !== 'string' || !text) return null;
+  let lead = -1;
+  const lines = informativeLines(text, MAX_INFORMATIVE_LINES, (ls) => {
+    if (lead < 0 && LEAD_RE.test(ls[ls.length - 1])) lead = ls.length - 1;
+    return lead >= 0 && ls.length >= lead + headLines;
+  });
+  if (!lines.length) return null;
+  const from = lead < 0 ? 0 : lead;
+  return hash53(lines.slice(from, from + headLines).map((l) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l)).join('\n'));
 }
 
 /** Jaccard overlap of two word lists (near matches between signatures). */

@@ -14,6 +14,7 @@ import { ensureDir } from '../../shared/atomic.js';
 import { readCanary } from '../../daemon/canary.js';
 import { lockState } from '../../daemon/lock.js';
 import { loadConfig } from '../../config/load.js';
+import { SERVICE_MARKER } from '../../ops/service-files.js';
 
 /** How long `start --detach` waits for the child's first canary (model load included). */
 export const DETACH_WAIT_MS = 60_000;
@@ -95,14 +96,33 @@ One daemon per state dir: a second start prints the running pid and exits 1.
   --set      override a config value for this run (e.g. --set daemon.cycleMs=500)
 
 Foreground: stop with Ctrl-C or SIGTERM (clean: logs flushed, lock released).
-Exit codes: 0 stopped cleanly (also after the KILL file or idle exit) · 1 already running ·
-2 bad config · 3 environment (model cannot load, state dir unwritable).`,
+  --json     one JSON object: with --detach {"started","pid","out"} once it runs; in the
+             foreground {"started","pid","root","home","exit"} when it has stopped
+Exit codes: 0 stopped cleanly (idle exit, SIGTERM, the KILL file appearing while it runs) ·
+1 already running, or the kill switch is on at start (run \`active-brain unkill\`; under the
+service manager that case exits 0 so it is not restarted in a loop) · 2 bad config ·
+3 environment (model cannot load, state dir unwritable).`,
   async run(argv) {
     const { values } = parseFlags(argv, { detach: { type: 'boolean' } }, false);
     const sets = values.set ?? [];
+    const json = Boolean(values.json);
     loadConfig({ flags: sets }); // bad config: exit 2 here, before anything starts
-    if (values.detach) return detach(sets, Boolean(values.json));
+    // The kill switch: a person asked for a daemon and gets none — exit 1, whichever way they
+    // started it. Under a service manager (its unit sets SERVICE_MARKER) the daemon's own
+    // clean exit 0 stands, so the manager does not restart it in a loop.
+    if (existsSync(killPath()) && (values.detach || !process.env[SERVICE_MARKER])) {
+      if (json) {
+        printJson({ started: false, reason: 'kill-switch', kill_file: killPath() });
+        return EXIT.FAIL;
+      }
+      throw new UserError(`the kill switch is on (${killPath()}): the daemon would stop at once. Run \`active-brain unkill\` first.`, EXIT.FAIL);
+    }
+    if (values.detach) return detach(sets, json);
     const { runDaemon } = await import('../../daemon/main.js');
-    return runDaemon({ flags: sets });
+    let ready: { pid: number; root: string; home: string } | null = null;
+    const code = await runDaemon({ flags: sets, onReady: (r) => (ready = r) });
+    // --json in the foreground: one object when the daemon has stopped (stdout is free of it until then).
+    if (json) printJson({ started: ready !== null, ...(ready ?? {}), exit: code });
+    return code;
   },
 };

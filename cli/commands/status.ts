@@ -34,6 +34,7 @@ function human(s: Status): string {
     const why = s.problem ? ` — ${s.problem}${s.pid ? ` (pid ${s.pid})` : ''}` : '';
     lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
   }
+  lines.push(`sessions: ${s.transcripts_root.path}${s.transcripts_root.exists ? '' : ' — does not exist: set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions'}`);
   lines.push(`kill:     ${s.killed ? 'KILL file present — no offers (remove with "active-brain unkill")' : 'off'}`);
   const modes = Object.entries(s.modes).map(([n, m]) => `${n} (${formatStates(m.channels)})`).join(', ');
   lines.push(`modes:    ${modes || '(none)'}`);

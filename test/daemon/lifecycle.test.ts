@@ -158,6 +158,15 @@ describe('daemon lifecycle (real process)', () => {
     expect(d.stderr()).not.toContain('does not exist yet');
   });
 
+  it('start --json in the foreground prints one object when the daemon stops', () => {
+    e = tempEnv();
+    const r = cli(e, ['start', '--json', '--set', 'daemon.idleExitMinutes=0.02', '--set', 'daemon.cycleMs=200']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ started: true, pid: expect.any(Number), root: e.root, home: e.home, exit: 0 });
+  });
+
   it('a transcripts root that does not exist is watched but warned about, on stderr and in the log', async () => {
     e = tempEnv();
     const missing = join(e.home, 'no-such-projects');
@@ -203,6 +212,16 @@ describe('daemon lifecycle (real process)', () => {
     expect(killed.code).toBe(1);
     expect(killed.stderr).toMatch(/kill switch is on.*active-brain unkill/);
     expect(killed.stdout).toBe('');
+    // The same in the foreground (one rule for a person, whichever way they start it), and --json says so.
+    const fg = cli(e, ['start']);
+    expect(fg.code).toBe(1);
+    expect(fg.stderr).toMatch(/kill switch is on.*active-brain unkill/);
+    const fgJson = cli(e, ['start', '--json']);
+    expect(fgJson.code).toBe(1);
+    expect(JSON.parse(fgJson.stdout)).toMatchObject({ started: false, reason: 'kill-switch' });
+    // Under the service manager (its unit sets ACTIVE_BRAIN_SERVICE) the clean exit 0 stands: no restart loop.
+    const svc = cli({ ...e, env: { ...e.env, ACTIVE_BRAIN_SERVICE: '1' } }, ['start']);
+    expect(svc.code).toBe(0);
     expect(JSON.parse(cli(e, ['status', '--json']).stdout).running).toBe(false);
   });
 });

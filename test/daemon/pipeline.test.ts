@@ -28,8 +28,13 @@ const WARMUP = [
   `Run the ${SENTINEL} load test against the api and the database`,
 ];
 
+/** The query budget (retrieval.queryBudgetMs) is wall-clock: on a loaded machine it would
+ *  skip extracted-string queries and change what is found. These tests are about the
+ *  pipeline's decisions, so the budget is out of the way. */
+const NO_QUERY_BUDGET = { queryBudgetMs: 60_000 };
+
 function cfg(over: Record<string, unknown> = {}): Config {
-  return ConfigSchema.parse({ session: { cooldownSeconds: 0 }, ...over });
+  return ConfigSchema.parse({ session: { cooldownSeconds: 0 }, retrieval: NO_QUERY_BUDGET, ...over });
 }
 
 function deps(config: Config, over: Partial<PipelineDeps> = {}): PipelineDeps {

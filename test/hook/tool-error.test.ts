@@ -8,7 +8,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { errorInToolResponse, toolErrorOf, contentText, MAX_CONTENT_BLOCKS } from '../../hook/tool-error.js';
 import { sign } from '../../hook/tool-gates.js';
-import { MAX_SCAN_CHARS, errorSignature } from '../../shared/error-signature.js';
+import { MAX_SCAN_CHARS, MAX_INFORMATIVE_LINES, errorSignature, errorSig } from '../../shared/error-signature.js';
 
 const ERR = 'fatal: not a git repository (or any of the parent directories): .git';
 
@@ -91,6 +91,26 @@ function expected(resp: unknown): 'error' | 'interrupted' | 'none' {
   const code = [o.exitCode, o.exit_code].find((v) => typeof v === 'number' && Number.isFinite(v)) as number | undefined;
   return code !== undefined && code !== 0 ? 'error' : 'none';
 }
+
+describe('errorSig (the hook\'s signature): always errorSignature(…).sig', () => {
+  const line = fc.oneof(
+    fc.constantFrom('Exit code 1', 'Compiling 41 files (.ex)', 'Generated spotter app', '> proj@1.0.0 test', ' \u2713 src/a.test.ts > works (3 ms)',
+      'fatal: not a git repository', 'Error: Cannot find module \'x\'', '    at Object.<anonymous> (/a/b.ts:1:2)', 'npm ERR! code ELIFECYCLE', '', '   ',
+      'To push the current branch and set the remote as upstream, use', '\u001b[31merror\u001b[0m: failed', '50%\r100%', 'AssertionError: expected 2 to be 3'),
+    fc.string({ maxLength: 60 }),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+  );
+  it('on any mix of lead, context, boilerplate and noise lines (also past MAX_INFORMATIVE_LINES), for any head size', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: MAX_INFORMATIVE_LINES + 20 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (lines, head, escaped) => {
+        const text = lines.join(escaped ? '\\n' : '\n');
+        expect(errorSig(text, head)).toBe(errorSignature(text, head)?.sig ?? null);
+      }),
+      { numRuns: 2000 },
+    );
+    for (const v of [undefined, null, 7, '', {}]) expect(errorSig(v)).toBeNull();
+  });
+});
 
 describe('tool-error: properties', () => {
   const part = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constant(ERR), fc.constant(''), fc.constant('  '));

@@ -3,7 +3,7 @@
  * offer would fire twice. Pure: which of our plugin ids load for a directory, from the settings
  * files' enabledPlugins (local > project > user, key by key) and installed_plugins.json (v1 and
  * v2 shapes; project/local installs only in their project), as a property against a reference
- * model. Real CLI: `install` warns (and lists the plugin in --json) when the plugin is enabled,
+ * model. Real CLI: `install` (and `setup`'s hooks step) warns (and lists the plugin in --json) when the plugin is enabled,
  * not when it is absent or disabled (controls); `doctor` passes a plugin-only set-up, fails the
  * doubled one with a fix naming the plugin, and reads the plugin's own hooks.json for its events.
  */
@@ -99,12 +99,12 @@ describe('install and doctor with the plugin', () => {
     const s = setup();
     const clean = run(s, ['install', '--json']);
     expect(clean.code).toBe(0);
-    expect(clean.stderr).not.toMatch(/plugin/);
+    expect(clean.stderr).not.toMatch(/Claude Code plugin/);
     expect(JSON.parse(clean.stdout).plugins).toEqual([]);
     installPlugin(s, false);
     const off = run(s, ['install']);
     expect(off.code).toBe(0);
-    expect(off.stderr).not.toMatch(/plugin/);
+    expect(off.stderr).not.toMatch(/Claude Code plugin/);
     installPlugin(s, true);
     const twice = run(s, ['install', '--json']);
     expect(twice.code).toBe(0);
@@ -142,5 +142,18 @@ describe('install and doctor with the plugin', () => {
     expect(run(s, ['install']).code).toBe(0);
     const byName = Object.fromEntries(hookChecks(s).map((c) => [c.name, c.pass]));
     expect(byName).toEqual({ 'hook:UserPromptSubmit': false, 'hook:PostToolUseFailure': true, 'hook:PostToolUse': true });
+  });
+
+  it('setup (dry run) warns in its hooks step when the plugin is enabled; control: disabled, no warning', () => {
+    const s = setup();
+    s.env.env.HOME = join(s.env.home, '..');
+    const hooksStep = () => {
+      const r = run(s, ['setup', '--no-manage', '--dry-run', '--json']);
+      return (JSON.parse(r.stdout) as { steps: Array<{ name: string; detail: string }> }).steps.find((x) => x.name === 'hooks')!.detail;
+    };
+    installPlugin(s, false);
+    expect(hooksStep()).not.toContain('Claude Code plugin');
+    installPlugin(s, true);
+    expect(hooksStep()).toContain(`warning: the Claude Code plugin ${ID} is enabled too`);
   });
 });

@@ -96,3 +96,16 @@ describe('errorSignature', () => {
     expect(informativeLines('Exit code 1\nsame\nsame\nother')).toEqual(['same', 'other']);
   });
 });
+
+describe('errorSignature on long output', () => {
+  it('finds a failure line after pages of passing lines (the same failure, other passing lines → the same signature)', () => {
+    const passing = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `test_${tag}_${i} PASSED in ${i}.01s`).join('\n');
+    const fail = 'FAILED tests/test_cart.py::test_total - AssertionError: assert 3 == 4';
+    const a = errorSignature(`Exit code 1\n${passing(150, 'alpha')}\n${fail}\n`)!;
+    const b = errorSignature(`Exit code 1\n${passing(90, 'beta')}\n${fail}\n`)!;
+    expect(a.head[0]).toContain('failed');
+    expect(a.sig).toBe(b.sig);
+    const other = errorSignature(`Exit code 1\n${passing(150, 'alpha')}\nFAILED tests/test_cart.py::test_total - KeyError: 'sku'\n`)!;
+    expect(other.sig).not.toBe(a.sig);
+  });
+});
