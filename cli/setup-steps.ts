@@ -22,6 +22,7 @@ import type { SourceRecord } from '../store/types.js';
 import { installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
 import { countOurs, parseSettingsText, SettingsShapeError } from '../hook/install.js';
 import { commandsOk, installService, type Platform } from '../ops/service.js';
+import { pluginRegistrations } from '../ops/plugin-registration.js';
 import { describeLastRun, lastIndexRun, readIndexLog } from '../ops/index-runs.js';
 import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
@@ -176,6 +177,7 @@ export function hooksStep(ctx: SetupContext): Step | StepFailure {
   const parts = [report.changed ? `${verb} in ${report.path}` : `already registered in ${report.path}`];
   if (settingsChanged) parts.push(`${ctx.dryRun ? 'would write' : 'wrote'} ${settingsFile}`);
   for (const d of report.duplicates) parts.push(`warning: also registered in ${d} (it would fire twice: \`active-brain uninstall --project\` there)`);
+  for (const p of pluginRegistrations(ctx.env, ctx.cwd)) parts.push(`warning: the Claude Code plugin ${p.id} is enabled too (${p.why}; every offer would fire twice: \`active-brain uninstall\` keeps the plugin, or \`claude plugin uninstall ${p.id}\`)`);
   return ok('hooks', report.changed || settingsChanged, parts.join('; '));
 }
 

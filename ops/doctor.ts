@@ -80,11 +80,15 @@ export function checkHooks(env: NodeJS.ProcessEnv, cwd: string): DoctorCheck[] {
   const regs = hookRegistrations(env, cwd);
   return regs.map((r) => {
     const name = `hook:${r.event}`;
-    if (r.files.length === 0) return bad(name, `not registered in ${r.looked.join(' or ')}`, 'run "active-brain install" (or "active-brain setup")');
-    if (r.files.length > 1) {
-      return bad(name, `registered in ${r.files.length} files (${r.files.join(', ')}): every offer would fire twice`, 'keep one: "active-brain uninstall --project" (or uninstall at user scope)');
+    const where = [...r.files, ...r.plugins.map((p) => `plugin ${p.id} (${p.why})`)];
+    if (where.length === 0) return bad(name, `not registered in ${r.looked.join(' or ')}, and the active-brain plugin is not enabled`, 'run "active-brain install" (or "active-brain setup"), or install the Claude Code plugin (docs/PLUGIN.md)');
+    if (where.length > 1) {
+      const fix = r.plugins.length > 0
+        ? `keep one: "active-brain uninstall" (and "active-brain uninstall --project") removes the settings-file hook and keeps the plugin; or "claude plugin disable ${r.plugins[0].id}"`
+        : 'keep one: "active-brain uninstall --project" (or uninstall at user scope)';
+      return bad(name, `registered in ${where.length} places (${where.join(', ')}): every offer would fire twice`, fix);
     }
-    return ok(name, `registered in ${r.files[0]}`);
+    return ok(name, `registered ${r.files.length ? 'in' : 'by the'} ${where[0]}`);
   });
 }
 

@@ -1,20 +1,25 @@
 /**
  * Where active-brain's hook is registered for each Claude Code event the product uses
  * (shared/vocabulary.ts HOOK_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
- * and the project's .claude/settings.json and .claude/settings.local.json. Read-only; a file
- * that is absent or unreadable simply holds no registration. Used by `doctor` (a missing
- * event, or the same event in two files — every offer would fire twice).
+ * and the project's .claude/settings.json and .claude/settings.local.json, and the active-brain
+ * Claude Code plugin when it is enabled (ops/plugin-registration.ts; its events read from its
+ * hooks/hooks.json, all of them when that cannot be read). Read-only; a file that is absent or
+ * unreadable simply holds no registration. Used by `doctor` (a missing event, or the same
+ * event in two places — every offer would fire twice).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
 import { isOurEntry } from '../hook/install.js';
 import { settingsPathFor } from '../hook/install-files.js';
+import { pluginRegistrations } from './plugin-registration.js';
 
 export interface HookRegistration {
   event: HookEvent;
   /** Settings files that register our hook for this event. */
   files: string[];
+  /** Enabled plugins whose hooks answer this event. */
+  plugins: Array<{ id: string; why: string }>;
   /** Every file looked at. */
   looked: string[];
 }
@@ -46,5 +51,19 @@ export function hookRegistrations(env: NodeJS.ProcessEnv, cwd: string): HookRegi
       return { f, events: new Set<string>() };
     }
   });
-  return HOOK_EVENTS.map((event) => ({ event, files: byFile.filter((b) => b.events.has(event)).map((b) => b.f), looked }));
+  const plugins = pluginRegistrations(env, cwd).map((p) => {
+    let events: Set<string>;
+    try {
+      events = registeredEvents(JSON.parse(readFileSync(join(p.installPath ?? '', 'hooks', 'hooks.json'), 'utf8')));
+    } catch {
+      events = new Set(HOOK_EVENTS); // not on disk here: the plugin we ship answers every event
+    }
+    return { id: p.id, why: p.why, events };
+  });
+  return HOOK_EVENTS.map((event) => ({
+    event,
+    files: byFile.filter((b) => b.events.has(event)).map((b) => b.f),
+    plugins: plugins.filter((p) => p.events.has(event)).map(({ id, why }) => ({ id, why })),
+    looked,
+  }));
 }

@@ -32,6 +32,9 @@ export const hookStateDir = (env: Env = process.env) => join(homeDir(env), 'hook
 export const offsetsPath = (env: Env = process.env) => join(homeDir(env), 'offsets.json');
 export const labelsPath = (env: Env = process.env) => join(homeDir(env), 'labels.jsonl');
 export const indexLockTarget = (env: Env = process.env) => join(homeDir(env), 'indexer');
+/** Stdout/stderr of a daemon started in the background (`start --detach`, the plugin's
+ *  SessionStart hook), under logsDir(). */
+export const DAEMON_OUT_FILE = 'daemon.out';
 
 /** Session ids become file names: keep only a safe alphabet (ids are UUIDs in practice). */
 export function safeSessionId(id: string): string | null {

@@ -25,7 +25,8 @@ export const command: Command = {
 Runs every set-up check and prints what it saw and, for a failure, the fix:
   transcripts-root   the folder Claude Code writes sessions to exists and holds sessions
   hook:<event>       the hook is registered for UserPromptSubmit, PostToolUseFailure and
-                     PostToolUse, in exactly one settings file (two would fire twice)
+                     PostToolUse, in exactly one place: a settings file or the enabled
+                     active-brain Claude Code plugin (two would fire twice)
   daemon             running, with a fresh canary
   store              the knowledge store is readable and not empty
   model              the embedding model loads and matches the store

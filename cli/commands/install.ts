@@ -12,6 +12,7 @@ import { loadConfig } from '../../config/load.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { installHook, packageRoot } from '../../hook/install-files.js';
 import { SettingsShapeError, POST_TOOL_USE_MATCHER } from '../../hook/install.js';
+import { pluginRegistrations } from '../../ops/plugin-registration.js';
 
 export const command: Command = {
   name: 'install',
@@ -30,7 +31,8 @@ Idempotent: entries already present are left alone (an older path of ours is upd
 install from before the tool channel gains the two tool events).
 Every other setting and hook is kept; the original is saved as settings.json.active-brain.bak.
 Invalid JSON in the settings file: nothing is changed, exit 1.
-Warns when the hook is also registered at the other scope (it would fire twice).
+Warns when the hook is also registered at the other scope, or when the active-brain Claude
+Code plugin is enabled (its hooks answer the same events): either way it would fire twice.
 Every mode starts in soak on both channels (logs what it would say, prints nothing) until
 "active-brain enable".`,
   async run(argv) {
@@ -47,9 +49,10 @@ Every mode starts in soak on both channels (logs what it would say, prints nothi
       throw e;
     }
     const hookSettings = dryRun ? null : writeHookSettings(config);
+    const plugins = pluginRegistrations(process.env, process.cwd());
     if (values.json) {
       const { text: _text, ...shown } = report; // the file itself is not echoed (it may hold secrets)
-      printJson({ ...shown, hookSettings });
+      printJson({ ...shown, plugins: plugins.map((p) => p.id), hookSettings });
     } else {
       const out: string[] = [];
       if (dryRun) {
@@ -65,6 +68,9 @@ Every mode starts in soak on both channels (logs what it would say, prints nothi
     }
     for (const d of report.duplicates) {
       process.stderr.write(`active-brain: warning: the hook is also registered in ${d}; Claude Code merges scopes, so it would fire twice. Remove one (active-brain uninstall${report.scope === 'user' ? ' --project' : ''}).\n`);
+    }
+    for (const p of plugins) {
+      process.stderr.write(`active-brain: warning: the active-brain Claude Code plugin ${p.id} (${p.why}) registers the same hooks; both would fire, so every offer would show twice. Keep one: "active-brain uninstall${report.scope === 'project' ? ' --project' : ''}" (keeps the plugin) or "claude plugin uninstall ${p.id}".\n`);
     }
     return EXIT.OK;
   },

@@ -9,7 +9,7 @@ import { openSync, closeSync, existsSync, readFileSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { canaryPath, homeDir, killPath, logsDir } from '../../shared/paths.js';
+import { canaryPath, homeDir, killPath, logsDir, DAEMON_OUT_FILE } from '../../shared/paths.js';
 import { ensureDir } from '../../shared/atomic.js';
 import { readCanary } from '../../daemon/canary.js';
 import { lockState } from '../../daemon/lock.js';
@@ -18,8 +18,8 @@ import { SERVICE_MARKER } from '../../ops/service-files.js';
 
 /** How long `start --detach` waits for the child's first canary (model load included). */
 export const DETACH_WAIT_MS = 60_000;
-/** Stdout/stderr of a detached daemon. */
-export const DAEMON_OUT_FILE = 'daemon.out';
+/** Stdout/stderr of a detached daemon (defined in shared/paths.ts: the plugin's SessionStart uses it too). */
+export { DAEMON_OUT_FILE };
 /** Bytes of daemon.out shown when a detached start fails. */
 const OUT_TAIL_BYTES = 2000;
 const POLL_MS = 50;
