@@ -157,7 +157,7 @@ export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.Proce
     throw new EmbedderError(
       model.local
         ? `could not load the local model at ${join(model.root, model.name)}: ${why}. Rebuild it (\`npm run model:offline\` for the test model) or fix embedding.localModelPath.`
-        : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder.`,
+        : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder ("npm run model:offline" builds a small offline one and prints its path).`,
     );
   }
   const [probe] = await embedBatch(extractor, [PROBE_TEXT]);

@@ -6,8 +6,9 @@
  * thresholds, tool errors, triggers, offers (type, confidence, handle, reason) and silences
  * by reason — drawn as inline SVG. Pure: model in, HTML string out; every text escaped.
  *
- * Every decision is one `<g class="mark">` in its session's SVG (tests count them), carrying
- * data-channel / data-outcome attributes and a <title> for the tooltip.
+ * Every decision drawn is one `<g class="mark">` in its session's SVG (tests count them),
+ * carrying data-c (channel) / data-o (outcome) attributes and a <title> for the tooltip; an
+ * error's mark has class f-err. Attribute names are short on purpose: 100 sessions ≤ 2 MB.
  */
 
 export type MarkOutcome = 'printed' | 'would-fire' | 'held' | 'silent';
@@ -80,12 +81,15 @@ function yOf(z: number): number {
 
 function markTitle(m: ReportMark): string {
   const parts = [`${m.channel === 'prompt' ? 'turn' : 'tool step'} ${m.seq}`];
-  if (m.at !== null) parts.push(new Date(m.at).toISOString().replace('T', ' ').slice(0, 19));
+  // A quiet decision says only where it was and why it stayed quiet (keeps the page small).
+  if (!m.offer && !m.trigger && !m.toolError) return `${parts[0]} · ${m.outcome}${m.reason ? ` (${m.reason})` : ''}`;
+  if (m.at !== null && m.offer) parts.push(new Date(m.at).toISOString().replace('T', ' ').slice(0, 19));
   if (m.driftZ !== null) parts.push(`drift ${fmt(m.driftZ)}`);
   if (m.stallZ !== null) parts.push(`stall ${fmt(m.stallZ)}`);
   if (m.toolError) parts.push('tool error');
   if (m.trigger) parts.push(`trigger ${m.trigger}`);
-  if (m.offer) parts.push(`${m.offer.type} ${fmt(m.offer.confidence)} ${m.offer.handle}${m.offer.reason ? ` — ${m.offer.reason}` : ''}`);
+  // The reason line is in the session's offers table below the timeline, not repeated here.
+  if (m.offer) parts.push(`${m.offer.type} ${fmt(m.offer.confidence)} ${m.offer.handle}`);
   parts.push(m.outcome + (m.reason ? ` (${m.reason})` : ''));
   return parts.join(' · ');
 }
@@ -108,13 +112,14 @@ function timeline(s: ReportSession, t: ReportModel['thresholds']): string {
   s.marks.forEach((m, i) => {
     const x = xOf(i).toFixed(1);
     const base = H - PAD_B + 6;
-    const color = OUTCOME_COLOR[m.outcome];
+    // Colours come from the stylesheet (f-<outcome>, f-err): a few bytes a mark, not a colour each.
+    const fill = m.channel === 'tool' && m.toolError ? 'f-err' : `f-${m.outcome}`;
     const shape =
       m.channel === 'prompt'
-        ? `<circle cx="${x}" cy="${base}" r="${m.offer ? 5 : 3}" fill="${color}"/>`
-        : `<rect x="${(Number(x) - 1.5).toFixed(1)}" y="${base - (m.offer ? 8 : 4)}" width="3" height="${m.offer ? 12 : 8}" fill="${m.toolError ? '#cf222e' : color}"/>`;
-    const star = m.offer ? `<text x="${x}" y="${PAD_T + 8}" class="offer" fill="${color}" text-anchor="middle">★</text>` : '';
-    out.push(`<g class="mark" data-channel="${m.channel}" data-outcome="${m.outcome}"${m.toolError ? ' data-error="1"' : ''}><title>${esc(markTitle(m))}</title>${shape}${star}</g>`);
+        ? `<circle cx="${x}" cy="${base}" r="${m.offer ? 5 : 3}" class="${fill}"/>`
+        : `<rect x="${(Number(x) - 1.5).toFixed(1)}" y="${base - (m.offer ? 8 : 4)}" width="3" height="${m.offer ? 12 : 8}" class="${fill}"/>`;
+    const star = m.offer ? `<text x="${x}" y="${PAD_T + 8}" class="offer f-${m.outcome}" text-anchor="middle">★</text>` : '';
+    out.push(`<g class="mark" data-c="${m.channel}" data-o="${m.outcome}"><title>${esc(markTitle(m))}</title>${shape}${star}</g>`);
   });
   out.push('</svg>');
   return out.join('');
@@ -144,7 +149,8 @@ table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #d0d7d
 .bar.drift,.score.drift{stroke:#8250df}.bar.stall,.score.stall{stroke:#bf8700}.score{fill:none;stroke-width:1.5}
 .tick{font-size:9px;fill:#57606a}.offer{font-size:12px}.silences{color:#57606a;font-size:12px;margin:2px 0}
 .legend span{margin-right:14px}.o-printed{color:#1a7f37}.o-would-fire{color:#0969da}.o-held{color:#9a6700}
-code{font-size:12px}.meta{color:#57606a}`;
+code{font-size:12px}.meta{color:#57606a}
+.f-printed{fill:${OUTCOME_COLOR.printed}}.f-would-fire{fill:${OUTCOME_COLOR['would-fire']}}.f-held{fill:${OUTCOME_COLOR.held}}.f-silent{fill:${OUTCOME_COLOR.silent}}.f-err{fill:#cf222e}`;
 
 export function renderReport(m: ReportModel): string {
   const gates = m.gates.length

@@ -15,8 +15,15 @@ import type { MarkOutcome, ReportMark, ReportModel, ReportSession } from './repo
 
 /** Sessions drawn on one page (the most active first): keeps a report of months small. */
 export const MAX_REPORT_SESSIONS = 200;
-/** Decisions drawn per session (the newest): a session of thousands of steps stays readable. */
-export const MAX_MARKS_PER_SESSION = 400;
+/** Decisions drawn per session (the newest): a session of thousands of steps stays readable
+ *  and 100 sessions stay under 2 MB (bench/report.bench.ts). */
+export const MAX_MARKS_PER_SESSION = 100;
+
+/** What a timeline draws: every prompt-channel decision, and the tool steps that matter (an
+ *  error, a trigger or an offer) — a successful call is the agent working, not a decision. */
+export function drawn(m: ReportMark): boolean {
+  return m.channel === 'prompt' || m.toolError || m.offer !== null || m.trigger !== null;
+}
 
 interface DecisionLine {
   type: string;
@@ -69,7 +76,7 @@ export function markFromDecision(d: DecisionLine, hookByOffer: ReadonlyMap<strin
 /** Keep the most active sessions and the newest marks of each; say how many were left out. */
 export function boundSessions(all: ReportSession[]): { sessions: ReportSession[]; omitted: number } {
   const sorted = [...all].sort((a, b) => b.marks.length - a.marks.length || (a.id < b.id ? -1 : 1));
-  const kept = sorted.slice(0, MAX_REPORT_SESSIONS).map((s) => ({ ...s, marks: s.marks.slice(-MAX_MARKS_PER_SESSION) }));
+  const kept = sorted.slice(0, MAX_REPORT_SESSIONS).map((s) => ({ ...s, marks: s.marks.filter(drawn).slice(-MAX_MARKS_PER_SESSION) }));
   return { sessions: kept, omitted: Math.max(0, all.length - kept.length) };
 }
 
