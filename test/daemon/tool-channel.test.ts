@@ -18,6 +18,7 @@ import {
 let e: Env;
 afterEach(() => e?.cleanup());
 const toolSchema = loadSchema('daemon-tool-decision');
+const toolCacheSchema = loadSchema('tool-cache');
 
 /** A past session under a separate history folder, indexed as transcripts (region sessions). */
 function indexPastSession(env: Env): string {
@@ -65,6 +66,7 @@ describe('daemon: tool channel (real process)', () => {
     // The session's tool cache holds the last error's decision (silence replaces the offer).
     const cache = readJson<{ step: number; sig: string; offer: unknown }>(join(e.home, 'cache', `${s.id}.tool.json`));
     expect(cache).toMatchObject({ step: 2, offer: null });
+    expect(validate(toolCacheSchema, cache)).toEqual([]);
     // Stopping clears the fixes (no daemon follows the store any more).
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);

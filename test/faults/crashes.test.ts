@@ -55,6 +55,7 @@ const store = storeTemplate();
 afterAll(() => store.cleanup());
 
 const cacheSchema = loadSchema('offer-cache');
+const toolCacheSchema = loadSchema('tool-cache');
 
 
 /** The next exchange of a session: warm-up turns first, then ever-new tool errors (offers). */
@@ -74,7 +75,7 @@ function checkCaches(env: Env): { whole: number; temps: number } {
       continue;
     }
     const v = JSON.parse(readFileSync(join(dir, n), 'utf8'));
-    expect(validate(cacheSchema, v), n).toEqual([]);
+    expect(validate(n.endsWith('.tool.json') ? toolCacheSchema : cacheSchema, v), n).toEqual([]);
     whole++;
   }
   return { whole, temps };
