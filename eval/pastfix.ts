@@ -91,8 +91,8 @@ interface SessionFile {
 
 /** Projects under `dir`: each folder holding `*.jsonl` sessions directly (and `dir` itself).
  *  A Codex CLI sessions tree (YYYY/MM/DD/rollout-*.jsonl) has no project folders: its
- *  rollouts are grouped by the cwd their session_meta names (one project per cwd, like
- *  Claude Code's per-project folders; rollouts naming none form the project `codex`). */
+ *  rollouts are grouped by the cwd they name (session_meta, else turn_context: one project
+ *  per cwd, like Claude Code's per-project folders; rollouts naming none form `codex`). */
 export function findProjects(dir: string): Array<{ name: string; sessions: string[] }> {
   const out: Array<{ name: string; sessions: string[] }> = [];
   if (isCodexSessionsTree(dir)) {
@@ -101,7 +101,9 @@ export function findProjects(dir: string): Array<{ name: string; sessions: strin
       const cwd = rolloutCwd(f) ?? 'codex';
       byCwd.set(cwd, [...(byCwd.get(cwd) ?? []), f]);
     }
-    for (const [name, sessions] of [...byCwd].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push({ name, sessions });
+    // Named as Claude Code names project folders (`/home/me/app` → `-home-me-app`): a name is
+    // also the history folder the earlier sessions are copied into.
+    for (const [cwd, sessions] of [...byCwd].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push({ name: cwd.replace(/[\\/]/g, '-'), sessions });
     return out;
   }
   const sessionsIn = (d: string) => {

@@ -1,6 +1,6 @@
 /**
  * The rollout files of a Codex CLI sessions tree (`<sessions>/YYYY/MM/DD/rollout-*.jsonl`),
- * and the cwd a rollout's first line (session_meta) names. Synchronous reads of folders and
+ * and the cwd a rollout names (session_meta, else its first turn_context). Synchronous reads of folders and
  * of one first line: used by the indexer's source listing (indexer/files.ts) and by
  * `eval pastfix` (one project per cwd). Unreadable folders and files are skipped.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 const YEAR_RE = /^\d{4}$/;
 const TWO_DIGITS_RE = /^\d{2}$/;
-/** Bytes of a first line read for its cwd (session_meta holds instructions: often a few KB). */
+/** Bytes read for a rollout's cwd (session_meta holds instructions: often a few KB). */
 const FIRST_LINE_BYTES = 256 * 1024;
 
 function dirs(dir: string, re: RegExp): string[] {
@@ -46,7 +46,11 @@ export function codexRolloutFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** The cwd of a rollout's session_meta (its first line), or null. */
+/** Lines looked at for a cwd (session_meta is the first; turn_context follows within a few). */
+const CWD_LINES = 16;
+
+/** The cwd a rollout names: its session_meta's, else the first turn_context's (a rollout
+ *  without session_meta), else null. Reads at most FIRST_LINE_BYTES. */
 export function rolloutCwd(path: string): string | null {
   let fd: number;
   try {
@@ -57,12 +61,18 @@ export function rolloutCwd(path: string): string | null {
   try {
     const buf = Buffer.alloc(FIRST_LINE_BYTES);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    const nl = text.indexOf('\n');
-    const v = JSON.parse(nl >= 0 ? text.slice(0, nl) : text) as { type?: unknown; payload?: { cwd?: unknown; meta?: { cwd?: unknown } } };
-    if (v?.type !== 'session_meta') return null;
-    const cwd = v.payload?.meta?.cwd ?? v.payload?.cwd;
-    return typeof cwd === 'string' && cwd ? cwd : null;
+    for (const l of buf.subarray(0, n).toString('utf8').split('\n', CWD_LINES)) {
+      let v: { type?: unknown; payload?: { cwd?: unknown; meta?: { cwd?: unknown } } };
+      try {
+        v = JSON.parse(l) as typeof v;
+      } catch {
+        continue;
+      }
+      if (v?.type !== 'session_meta' && v?.type !== 'turn_context') continue;
+      const cwd = v.payload?.meta?.cwd ?? v.payload?.cwd;
+      if (typeof cwd === 'string' && cwd) return cwd;
+    }
+    return null;
   } catch {
     return null;
   } finally {

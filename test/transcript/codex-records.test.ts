@@ -18,12 +18,7 @@ import { ExchangeAssembler } from '../../transcript/exchanges.js';
 import { ToolStepTracker } from '../../transcript/tool-steps.js';
 import { parseLine } from '../../transcript/records.js';
 import { errorSignature } from '../../shared/error-signature.js';
-
-export const CODEX_FIXTURES = join(__dirname, '..', 'fixtures', 'codex', 'sessions');
-export const S1 = '0199d1a0-5b2c-7e31-9a40-1c2d3e4f5a61';
-export const S2 = '0199e2b1-6c3d-7f42-8b51-2d3e4f5a6b72';
-export const ROLLOUT_1 = join(CODEX_FIXTURES, '2026', '11', '30', `rollout-2026-11-30T10-00-00-${S1}.jsonl`);
-export const ROLLOUT_2 = join(CODEX_FIXTURES, '2026', '12', '01', `rollout-2026-12-01T09-00-00-${S2}.jsonl`);
+import { ROLLOUT_1, ROLLOUT_2, S1, S2 } from '../helpers/codex.js';
 
 const line = (type: string, payload: unknown, timestamp = '2026-11-30T10:00:00.000Z') => JSON.stringify({ timestamp, type, payload });
 const meta = line('session_meta', { id: 'sess-a', cwd: '/w/proj', originator: 'codex_exec', cli_version: '0.64.0' });
