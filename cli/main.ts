@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   install: () => import('./commands/install.js'),
   uninstall: () => import('./commands/uninstall.js'),
   service: () => import('./commands/service.js'),
+  setup: () => import('./commands/setup.js'),
   kill: () => import('./commands/kill.js'),
   unkill: () => import('./commands/unkill.js'),
   soak: () => import('./commands/soak.js'),
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   config: () => import('./commands/config.js'),
   doctor: () => import('./commands/doctor.js'),
   report: () => import('./commands/report.js'),
+  backtest: () => import('./commands/backtest.js'),
 };
 
 const USAGE_ORDER = Object.keys(COMMANDS);

@@ -49,6 +49,9 @@ export interface PipelineDeps {
   noBuilderReason?: string;
   /** The store's episode lookups for the tool channel's Past fix (null: no store). */
   episodes?: EpisodeLookup | null;
+  /** Replays of history: a Past fix may come only from episodes met before the clock's now
+   *  (the store may hold sessions later than the one replayed). The daemon leaves it off. */
+  pastOnly?: boolean;
   config: Config;
   /** State dir (worker detection: sessions under it are active-brain's own). */
   home: string;
@@ -283,7 +286,7 @@ export class Pipeline {
     if (entry.worker) return finish(`worker-${entry.worker}`);
     const r = decideToolStep(
       s,
-      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config },
+      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, ...(this.deps.pastOnly ? { asOf: now } : {}) },
       mode?.stallWindow ?? DEFAULT_MODE.stallWindow,
     );
     entry.toolRing.push(r.entry);

@@ -37,6 +37,8 @@ export interface ToolStepContext {
   /** This session's recent steps, oldest first (updated by the caller after the decision). */
   ring: readonly LoopEntry[];
   config: Pick<Config, 'retrieval'>;
+  /** Replays of history: only episodes met before this time (epoch ms) may be offered. */
+  asOf?: number;
 }
 
 export interface LoopEntry {
@@ -76,19 +78,20 @@ export function isLoop(ring: readonly LoopEntry[], next: LoopEntry, window: numb
   return last.every((e) => !e.isError);
 }
 
-function notOwn(sessionId: string) {
-  return (e: EpisodeRecord) => e.sessionId !== sessionId;
+function usable(sessionId: string, asOf: number | undefined) {
+  return (e: Pick<EpisodeRecord, 'sessionId' | 'at'>) => e.sessionId !== sessionId && (asOf === undefined || e.at <= asOf);
 }
 
 /** Past fix for an error signature: exact first, then near (signature words), then BM25. */
 export function findPastFix(
   sig: ErrorSignature,
-  ctx: Pick<ToolStepContext, 'sessionId' | 'cwd' | 'store' | 'offered'>,
+  ctx: Pick<ToolStepContext, 'sessionId' | 'cwd' | 'store' | 'offered' | 'asOf'>,
 ): { offer: Offer | null; match: MatchKind | 'keyword' | null; figures: Record<string, number>; silence: string | null } {
   const store = ctx.store!;
   const filter = { cwd: ctx.cwd, excludeChunkIds: [...ctx.offered] };
   const figures: Record<string, number> = {};
-  const exact = store.episodesBySignature([sig.sig], filter).filter(notOwn(ctx.sessionId));
+  const ok = usable(ctx.sessionId, ctx.asOf);
+  const exact = store.episodesBySignature([sig.sig], filter).filter(ok);
   figures.pastfix_exact = exact.length;
   const fixes = exactFixes(sig.sig, exact);
   if (fixes.length) return { offer: fixes[0].offer, match: 'exact', figures, silence: null };
@@ -101,7 +104,7 @@ export function findPastFix(
     if (o >= NEAR_MIN_OVERLAP && (!best || o > best.overlap)) best = { sig: e.sig, overlap: o };
   }
   if (best) {
-    const near = rankEpisodes(store.episodesBySignature([best.sig], filter).filter(notOwn(ctx.sessionId)));
+    const near = rankEpisodes(store.episodesBySignature([best.sig], filter).filter(ok));
     figures.pastfix_near_overlap = best.overlap;
     if (near.length) return { offer: fixOffer(sig.sig, near[0], 'near', best.overlap, 0), match: 'near', figures, silence: null };
   }
@@ -118,7 +121,7 @@ export function findPastFix(
       const o = wordOverlap(sig.words, e.words);
       if (o < KEYWORD_MIN_OVERLAP) continue;
       const full = store.episodesBySignature([e.sig], filter).find((x) => x.chunkId === e.chunkId);
-      if (!full) continue;
+      if (!full || !ok(full)) continue;
       figures.pastfix_keyword_overlap = o;
       return { offer: fixOffer(sig.sig, full, 'near', o, 0), match: 'keyword', figures, silence: null };
     }

@@ -240,11 +240,9 @@ async function replayOne(
   const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));
   const steps = read.steps.map((t) => t.step);
   rep.tool_steps += steps.length;
-  for (const r of rows) {
-    if (r.latency) {
-      decideMs.push(r.latency.decide);
-      if (r.latency.hook !== null) hookMs.push(r.latency.hook);
-    }
+  for (const t of session.toolTimings) {
+    decideMs.push(t.decide);
+    if (t.hook !== null) hookMs.push(t.hook);
   }
   // The signature of each step's error, and whether the hook sees that failure.
   const sigAt = new Map<number, string>();

@@ -66,8 +66,13 @@ export interface ReplayRow {
   tool_use_id: string | null;
   /** Tool channel: the step's result was an error. */
   tool_error: boolean;
-  /** Tool channel: the hook's gates and the daemon's decision on the step (ms of this process). */
-  latency?: { hook: number | null; decide: number };
+  /** Transcript byte offset just past the exchange (prompt) or the step's result (tool). */
+  offset: number;
+  /** Prompt channel: the drift and stall scores (robust z) the triggers measured, when they did. */
+  driftZ?: number | null;
+  stallZ?: number | null;
+
+
   /** A worker / sidechain / subagent session: never observed for offers. */
   sidechain: boolean;
   worker: string | null;
@@ -115,7 +120,7 @@ export interface SessionReplayOptions {
   salt: string;
   /** The hook's fixes file for a signature, as the daemon would have written it from the
    *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
-  fixes?: (sig: string) => FixFile | undefined;
+  fixes?: (sig: string, at: number) => FixFile | undefined;
 }
 
 /** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
@@ -132,6 +137,12 @@ export class SessionReplay {
   /** Exchange index the next tool steps belong to (the open exchange). */
   private turn = 0;
   readonly rows: ReplayRow[] = [];
+  /** Per tool step: the hook's gates and the daemon's decision (ms of this process). Kept
+   *  out of the rows so that the same input replays to the same bytes. */
+  readonly toolTimings: Array<{ hook: number | null; decide: number }> = [];
+  /** Offers' one-line reasons (from the store, never the replayed session's text), by row:
+   *  for the report page, not for the JSON. */
+  readonly reasons = new Map<ReplayRow, string>();
 
   constructor(private readonly o: SessionReplayOptions) {}
 
@@ -154,6 +165,7 @@ export class SessionReplay {
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
     const cache = publishDecision(this.book, d, { provisional, path: this.o.path, now: t.settledAt, ttlSeconds: this.o.config.daemon.cacheTtlSeconds });
     this.turn = d.turn + (provisional ? 0 : 1);
+    const promptReason = d.offer?.reason ?? null;
     const row: ReplayRow = {
       session: d.sessionId,
       file: this.o.file,
@@ -162,6 +174,10 @@ export class SessionReplay {
       step: null,
       tool_use_id: null,
       tool_error: false,
+      offset: d.offset,
+      driftZ: typeof d.triggerValues.drift_z === 'number' ? d.triggerValues.drift_z : null,
+      stallZ: typeof d.triggerValues.stall_z === 'number' ? d.triggerValues.stall_z : null,
+
       sidechain: d.worker !== null || d.sidechain || this.o.subagent,
       worker: d.worker,
       seed: d.seed,
@@ -179,6 +195,7 @@ export class SessionReplay {
       this.cache = cache;
       this.pending = d.offer ? row : null;
     }
+    if (promptReason) this.reasons.set(row, promptReason);
     this.rows.push(row);
     return row;
   }
@@ -213,19 +230,22 @@ export class SessionReplay {
       step: st.step,
       tool_use_id: st.toolUseId,
       tool_error: st.isError,
+      offset: st.endOffset,
+
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
       seed: false,
       provisional: false,
       trigger: d.trigger,
-      silence: offer ? null : hook && hook.reason !== 'no-error' ? hook.reason : d.silence,
+      silence: offer ? null : d.silence,
       offer: offer
         ? { type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false }
         : null,
       hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
       sufficiency: null,
-      latency: { hook: hook ? Math.round((t1 - t0) * 1000) / 1000 : null, decide: Math.round((t2 - t1) * 1000) / 1000 },
     };
+    this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
+    if (full?.reason) this.reasons.set(row, full.reason);
     this.rows.push(row);
     return row;
   }
@@ -254,7 +274,7 @@ export class SessionReplay {
     const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
     if (pre.done) return null;
     const signal = sign(payload, event);
-    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig) : undefined;
+    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig, t.at) : undefined;
     // The hook reads files: JSON round trips, as on disk.
     const d = toolGates({
       sessionId: pre.sessionId,

@@ -178,6 +178,8 @@ export function offersOf(rows: readonly ReplayRow[]): ReplayOffer[] {
 export interface ReplayResult {
   summary: ReplaySummary;
   rows: ReplayRow[];
+  /** Offers' reason lines by row (the report page shows them; the JSON does not). */
+  reasons: Map<ReplayRow, string>;
 }
 
 const bump = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
@@ -218,9 +220,18 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
   // The fixes files the daemon would have written from this store (the hook's Past fixes).
-  const fixFiles = opts.store ? buildFixFiles(opts.store.resolvedEpisodes(), 'replay', 0) : new Map<string, FixFile>();
-  const fixesOf = (sig: string) => fixFiles.get(sig);
+  const resolved = opts.store ? opts.store.resolvedEpisodes() : [];
+  const fixFiles = buildFixFiles(resolved, 'replay', 0);
+  // The store may hold sessions later than the one replayed: offer only what was met before.
+  const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));
+  const fixesOf = (sig: string, at: number): FixFile | undefined => {
+    const f = fixFiles.get(sig);
+    if (!f) return undefined;
+    const fixes = f.fixes.filter((x) => (metAt.get(x.offer.chunkId) ?? Infinity) <= at);
+    return fixes.length ? { ...f, fixes } : undefined;
+  };
   const rows: ReplayRow[] = [];
+  const reasons = new Map<ReplayRow, string>();
   const perSession: SessionSummary[] = [];
   let synthetic = 0;
   let skipped = 0;
@@ -245,6 +256,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       noBuilderReason: opts.noStoreReason ?? 'no-store',
       config,
       episodes: opts.store,
+      pastOnly: true,
       home: opts.home,
       now: () => clock,
       rng: seededRng(sessionSeed(opts.seed, f.rel)),
@@ -252,6 +264,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf });
     await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
+    for (const [row, reason] of session.reasons) reasons.set(row, reason);
     for (const row of fileRows) opts.onRow?.(row);
     rows.push(...fileRows);
     perSession.push({
@@ -264,7 +277,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     });
     opts.onFile?.(++done);
   }
-  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows };
+  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows, reasons };
 }
 
 /** The summary of replayed rows (pure). */

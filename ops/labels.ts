@@ -18,6 +18,7 @@ import { ensureDir } from '../shared/atomic.js';
 import { CHANNELS, type Channel, type OfferType, type TriggerKind } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
 import { byChannel, channelOf, type DecisionLine, type HookLine } from './channel-records.js';
+import { readHistoryOffers, type HistoryOffer } from './history-offers.js';
 
 export interface LabelRecord {
   ts: number;
@@ -33,6 +34,8 @@ export interface LabelRecord {
   step?: number;
   tool_use_id?: string;
   sig?: string;
+  /** The offer came from `active-brain backtest` (the user's history), not the live soak. */
+  history?: boolean;
 }
 
 /** One offer a person would have seen, on either channel. */
@@ -53,6 +56,9 @@ export interface OfferSample {
   step?: number;
   toolUseId?: string;
   sig?: string;
+  /** From `active-brain backtest` (ops/history-offers.ts): the transcript it was found in. */
+  history?: boolean;
+  path?: string;
 }
 
 const SHOWN = new Set(['print', 'would-fire']);
@@ -70,7 +76,7 @@ export function appendLabel(l: LabelRecord, env: NodeJS.ProcessEnv = process.env
 }
 
 export function labelFor(s: OfferSample, useful: boolean, ts = Date.now()): LabelRecord {
-  const l: LabelRecord = { ts, offer_id: s.offerId, session: s.session, handle: s.handle, type: s.type, mode: s.mode, useful, channel: s.channel };
+  const l: LabelRecord = { ts, offer_id: s.offerId, session: s.session, handle: s.handle, type: s.type, mode: s.mode, useful, channel: s.channel, ...(s.history ? { history: true } : {}) };
   if (s.channel === 'tool') {
     if (s.step !== undefined) l.step = s.step;
     if (s.toolUseId !== undefined) l.tool_use_id = s.toolUseId;
@@ -166,10 +172,22 @@ function readLogs(env: NodeJS.ProcessEnv, sinceMs: number): { hook: HookLine[]; 
   };
 }
 
-/** Offers a person would have seen on either channel, from the logs. */
+/** The offers `backtest` found in the history, as samples (marked history). Pure. */
+export function historySamples(offers: readonly HistoryOffer[]): OfferSample[] {
+  return offers.map((o) => ({
+    channel: o.channel, offerId: o.offer_id, session: o.session, handle: o.handle, type: o.type, confidence: o.confidence,
+    mode: o.mode, trigger: o.trigger, ts: o.ts, turn: o.turn, history: true, path: o.path,
+    ...(o.offset !== undefined ? { offset: o.offset } : {}), ...(o.step !== undefined ? { step: o.step } : {}), ...(o.tool_use_id ? { toolUseId: o.tool_use_id } : {}),
+  }));
+}
+
+/** Offers a person would have seen on either channel: the live logs', then the history's
+ *  (the last backtest's), which a live offer with the same session and id replaces. */
 export function offeredSamples(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): OfferSample[] {
   const { hook, decisions } = readLogs(env, sinceMs);
-  return offerSamples(hook, decisions);
+  const live = offerSamples(hook, decisions);
+  const seen = new Set(live.map((s) => key(s.session, s.offerId)));
+  return [...live, ...historySamples(readHistoryOffers(env)).filter((s) => !seen.has(key(s.session, s.offerId)))];
 }
 
 export function withheldOffers(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): Array<{ id: string; channel: Channel; reason: string }> {

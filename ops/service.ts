@@ -1,8 +1,9 @@
 /**
- * Installs, removes and inspects the daemon's user service (systemd on Linux, launchd on
- * macOS). File generation is pure (ops/service-files.ts); this module does the IO: where the
- * file goes, atomic write, and the service manager calls (skipped with a note when the
- * manager is not reachable, e.g. no user systemd session, or with --dry-run).
+ * Installs, removes and inspects the user services: the daemon (systemd unit / launchd agent)
+ * and, beside it, the scheduled incremental index (systemd oneshot service + timer / launchd
+ * agent with StartInterval). File generation is pure (ops/service-files.ts,
+ * ops/index-schedule-files.ts); this module does the IO: where the files go, atomic writes,
+ * and the service-manager calls (skipped with --no-manage, only listed with --dry-run).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
@@ -12,19 +13,37 @@ import { spawnSync } from 'node:child_process';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
 import { homeDir, logsDir } from '../shared/paths.js';
 import { LAUNCHD_LABEL, SYSTEMD_UNIT_NAME, launchdPlist, systemdUnit, type ServiceSpec } from './service-files.js';
+import {
+  INDEX_LAUNCHD_LABEL, INDEX_SERVICE_NAME, INDEX_TIMER_NAME, launchdIndexPlist, systemdIndexService, systemdIndexTimer,
+} from './index-schedule-files.js';
 
 export type Platform = 'linux' | 'darwin';
 
-export interface ServicePlan {
-  platform: Platform;
-  file: string;
+/** What each file is for (also its key in --json output). */
+export const SERVICE_ROLES = ['daemon', 'index-service', 'index-timer', 'index-agent'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
+export interface PlannedFile {
+  role: ServiceRole;
+  path: string;
   content: string;
-  /** Service-manager commands to run after writing (install) or before removing (uninstall). */
-  commands: string[][];
 }
 
-/** Environment variables worth pinning into the service when the user has set them. */
+export interface ManagerCommand {
+  argv: string[];
+  /** A failure is expected in some states (e.g. unloading an agent that is not loaded). */
+  mayFail?: boolean;
+}
+
+export interface ServicePlan {
+  platform: Platform;
+  files: PlannedFile[];
+}
+
+/** Environment variables worth pinning into the services when the user has set them. */
 const PINNED_ENV = ['ACTIVE_BRAIN_TRANSCRIPTS', 'ACTIVE_BRAIN_MODEL_PATH', 'ACTIVE_BRAIN_MODEL', 'ACTIVE_BRAIN_STORE', 'CLAUDE_CONFIG_DIR'];
+/** How long one service-manager call may take. */
+const MANAGER_TIMEOUT_MS = 15_000;
 
 export function cliPath(): string {
   // dist/ops/service.js → <package>/bin/active-brain.js
@@ -37,38 +56,118 @@ export function serviceSpec(env: NodeJS.ProcessEnv = process.env): ServiceSpec {
   return { node: process.execPath, cli: cliPath(), home: homeDir(env), env: pinned, logFile: join(logsDir(env), 'daemon.out') };
 }
 
-export function servicePlan(platform: Platform, action: 'install' | 'uninstall', env: NodeJS.ProcessEnv = process.env): ServicePlan {
+/** Output of the scheduled index runs. */
+export const indexOutFile = (env: NodeJS.ProcessEnv = process.env) => join(logsDir(env), 'index.out');
+
+export function servicePlan(platform: Platform, opts: { intervalMinutes: number }, env: NodeJS.ProcessEnv = process.env): ServicePlan {
   const spec = serviceSpec(env);
+  const index = { ...spec, logFile: indexOutFile(env), intervalMinutes: opts.intervalMinutes };
   if (platform === 'linux') {
     const dir = join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'systemd', 'user');
-    const file = join(dir, SYSTEMD_UNIT_NAME);
-    const commands = action === 'install'
-      ? [['systemctl', '--user', 'daemon-reload'], ['systemctl', '--user', 'enable', '--now', SYSTEMD_UNIT_NAME]]
-      : [['systemctl', '--user', 'disable', '--now', SYSTEMD_UNIT_NAME], ['systemctl', '--user', 'daemon-reload']];
-    return { platform, file, content: systemdUnit(spec), commands };
+    return {
+      platform,
+      files: [
+        { role: 'daemon', path: join(dir, SYSTEMD_UNIT_NAME), content: systemdUnit(spec) },
+        { role: 'index-service', path: join(dir, INDEX_SERVICE_NAME), content: systemdIndexService(index) },
+        { role: 'index-timer', path: join(dir, INDEX_TIMER_NAME), content: systemdIndexTimer(index) },
+      ],
+    };
   }
-  const file = join(homedir(), 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`);
-  const domain = `gui/${userInfo().uid}`;
-  const commands = action === 'install'
-    ? [['launchctl', 'bootstrap', domain, file]]
-    : [['launchctl', 'bootout', `${domain}/${LAUNCHD_LABEL}`]];
-  return { platform, file, content: launchdPlist(spec), commands };
+  const dir = join(homedir(), 'Library', 'LaunchAgents');
+  return {
+    platform,
+    files: [
+      { role: 'daemon', path: join(dir, `${LAUNCHD_LABEL}.plist`), content: launchdPlist(spec) },
+      { role: 'index-agent', path: join(dir, `${INDEX_LAUNCHD_LABEL}.plist`), content: launchdIndexPlist(index) },
+    ],
+  };
+}
+
+const launchdDomain = () => `gui/${userInfo().uid}`;
+const labelOf = (role: ServiceRole) => (role === 'daemon' ? LAUNCHD_LABEL : INDEX_LAUNCHD_LABEL);
+
+/**
+ * Manager calls for an install, given which files were new or changed (pure): systemd reloads,
+ * enables and starts the daemon and the timer (a no-op when they run), restarting the daemon
+ * when its unit changed;
+ * launchd unloads a changed agent before loading it again.
+ */
+export function installCommands(platform: Platform, files: Array<PlannedFile & { changed: boolean; existed: boolean }>): ManagerCommand[] {
+  const byRole = (r: ServiceRole) => files.find((f) => f.role === r);
+  if (platform === 'linux') {
+    const daemon = byRole('daemon');
+    const cmds: ManagerCommand[] = [];
+    // Always: a unit written by an earlier install whose manager call failed is loaded now.
+    cmds.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
+    cmds.push({ argv: ['systemctl', '--user', 'enable', '--now', SYSTEMD_UNIT_NAME] });
+    if (daemon?.changed && daemon.existed) cmds.push({ argv: ['systemctl', '--user', 'restart', SYSTEMD_UNIT_NAME] });
+    cmds.push({ argv: ['systemctl', '--user', 'enable', '--now', INDEX_TIMER_NAME] });
+    return cmds;
+  }
+  const cmds: ManagerCommand[] = [];
+  for (const f of files) {
+    const target = `${launchdDomain()}/${labelOf(f.role)}`;
+    if (!f.changed && f.existed) {
+      // Loaded already (or not): loading it again fails harmlessly when it is.
+      cmds.push({ argv: ['launchctl', 'bootstrap', launchdDomain(), f.path], mayFail: true });
+      continue;
+    }
+    if (f.existed) cmds.push({ argv: ['launchctl', 'bootout', target], mayFail: true });
+    cmds.push({ argv: ['launchctl', 'bootstrap', launchdDomain(), f.path] });
+  }
+  return cmds;
+}
+
+/** Manager calls before the files are removed (stop and disable), then after (reload). */
+export function uninstallCommands(platform: Platform): { before: ManagerCommand[]; after: ManagerCommand[] } {
+  if (platform === 'linux') {
+    return {
+      before: [
+        { argv: ['systemctl', '--user', 'disable', '--now', INDEX_TIMER_NAME], mayFail: true },
+        // A run in progress is stopped with SIGTERM and recorded as interrupted.
+        { argv: ['systemctl', '--user', 'stop', INDEX_SERVICE_NAME], mayFail: true },
+        { argv: ['systemctl', '--user', 'disable', '--now', SYSTEMD_UNIT_NAME], mayFail: true },
+      ],
+      after: [{ argv: ['systemctl', '--user', 'daemon-reload'] }],
+    };
+  }
+  return {
+    before: [LAUNCHD_LABEL, INDEX_LAUNCHD_LABEL].map((l) => ({ argv: ['launchctl', 'bootout', `${launchdDomain()}/${l}`], mayFail: true })),
+    after: [],
+  };
 }
 
 export interface CommandOutcome {
   command: string;
   ok: boolean;
+  /** A failure that does not count (see ManagerCommand.mayFail). */
+  tolerated: boolean;
   detail: string;
 }
 
-function runManager(cmd: string[]): CommandOutcome {
-  const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', timeout: 15_000 });
+function runManager(cmd: ManagerCommand): CommandOutcome {
+  const r = spawnSync(cmd.argv[0], cmd.argv.slice(1), { encoding: 'utf8', timeout: MANAGER_TIMEOUT_MS });
   const detail = (r.error?.message ?? (r.stderr || r.stdout || '')).trim().split('\n')[0] ?? '';
-  return { command: cmd.join(' '), ok: !r.error && r.status === 0, detail };
+  const ok = !r.error && r.status === 0;
+  return { command: cmd.argv.join(' '), ok, tolerated: !ok && Boolean(cmd.mayFail), detail };
+}
+
+/** Every manager call succeeded or was allowed to fail. */
+export const commandsOk = (cs: CommandOutcome[]) => cs.every((c) => c.ok || c.tolerated);
+
+export interface FileResult {
+  role: ServiceRole;
+  file: string;
+  changed: boolean;
+  content: string;
 }
 
 export interface InstallResult {
+  platform: Platform;
+  /** The daemon's unit / agent (kept for scripts that read one path). */
   file: string;
+  files: FileResult[];
+  /** Any file new or different. */
   changed: boolean;
   content: string;
   commands: CommandOutcome[];
@@ -77,36 +176,92 @@ export interface InstallResult {
   wouldRun?: string[];
 }
 
-export function installService(platform: Platform, opts: { dryRun: boolean; manage: boolean }, env = process.env): InstallResult {
-  const plan = servicePlan(platform, 'install', env);
-  const current = existsSync(plan.file) ? readFileSync(plan.file, 'utf8') : null;
-  const changed = current !== plan.content;
-  if (opts.dryRun) return { file: plan.file, changed, content: plan.content, commands: [], dryRun: true, wouldRun: opts.manage ? plan.commands.map((c) => c.join(' ')) : [] };
-  ensureDir(dirname(plan.file));
+function current(path: string): string | null {
+  return existsSync(path) ? readFileSync(path, 'utf8') : null;
+}
+
+export function installService(
+  platform: Platform, opts: { dryRun: boolean; manage: boolean; intervalMinutes: number }, env = process.env,
+): InstallResult {
+  const plan = servicePlan(platform, opts, env);
+  const files = plan.files.map((f) => {
+    const was = current(f.path);
+    return { ...f, existed: was !== null, changed: was !== f.content };
+  });
+  const commands = installCommands(platform, files);
+  const shown = files.map((f) => ({ role: f.role, file: f.path, changed: f.changed, content: f.content }));
+  const daemon = shown.find((f) => f.role === 'daemon')!;
+  const base = { platform, file: daemon.file, files: shown, changed: files.some((f) => f.changed), content: daemon.content };
+  if (opts.dryRun) return { ...base, commands: [], dryRun: true, wouldRun: opts.manage ? commands.map((c) => c.argv.join(' ')) : [] };
   ensureDir(logsDir(env));
-  if (changed) writeFileAtomic(plan.file, plan.content, 0o644);
-  const commands = opts.manage ? plan.commands.map(runManager) : [];
-  return { file: plan.file, changed, content: plan.content, commands, dryRun: false };
-}
-
-export function uninstallService(platform: Platform, opts: { dryRun: boolean; manage: boolean }, env = process.env) {
-  const plan = servicePlan(platform, 'uninstall', env);
-  const present = existsSync(plan.file);
-  if (opts.dryRun || !present) return { file: plan.file, removed: false, present, commands: [] as CommandOutcome[], dryRun: opts.dryRun };
-  const commands = opts.manage ? plan.commands.map(runManager) : [];
-  rmSync(plan.file, { force: true });
-  return { file: plan.file, removed: true, present, commands, dryRun: false };
-}
-
-export function serviceStatus(platform: Platform, opts: { manage: boolean }, env = process.env) {
-  const plan = servicePlan(platform, 'install', env);
-  const present = existsSync(plan.file);
-  const upToDate = present && readFileSync(plan.file, 'utf8') === plan.content;
-  let manager: CommandOutcome | null = null;
-  if (opts.manage && present) {
-    manager = platform === 'linux'
-      ? runManager(['systemctl', '--user', 'is-active', SYSTEMD_UNIT_NAME])
-      : runManager(['launchctl', 'print', `gui/${userInfo().uid}/${LAUNCHD_LABEL}`]);
+  for (const f of files) {
+    if (!f.changed) continue;
+    ensureDir(dirname(f.path));
+    writeFileAtomic(f.path, f.content, 0o644);
   }
-  return { platform, file: plan.file, installed: present, up_to_date: upToDate, manager };
+  return { ...base, commands: opts.manage ? commands.map(runManager) : [], dryRun: false };
+}
+
+export interface UninstallResult {
+  platform: Platform;
+  file: string;
+  files: Array<{ role: ServiceRole; file: string; present: boolean }>;
+  /** Some file was (dry run: would be) removed. */
+  present: boolean;
+  removed: boolean;
+  commands: CommandOutcome[];
+  dryRun: boolean;
+  wouldRun?: string[];
+}
+
+export function uninstallService(
+  platform: Platform, opts: { dryRun: boolean; manage: boolean; intervalMinutes: number }, env = process.env,
+): UninstallResult {
+  const plan = servicePlan(platform, opts, env);
+  const files = plan.files.map((f) => ({ role: f.role, file: f.path, present: existsSync(f.path) }));
+  const present = files.some((f) => f.present);
+  const { before, after } = uninstallCommands(platform);
+  const base = { platform, file: files[0].file, files, present };
+  if (opts.dryRun || !present) {
+    return { ...base, removed: false, commands: [], dryRun: opts.dryRun, wouldRun: opts.dryRun && present && opts.manage ? [...before, ...after].map((c) => c.argv.join(' ')) : [] };
+  }
+  const commands = opts.manage ? before.map(runManager) : [];
+  for (const f of files) rmSync(f.file, { force: true });
+  if (opts.manage) commands.push(...after.map(runManager));
+  return { ...base, removed: true, commands, dryRun: false };
+}
+
+export interface ServiceStatus {
+  platform: Platform;
+  file: string;
+  files: Array<{ role: ServiceRole; file: string; installed: boolean; up_to_date: boolean }>;
+  /** Every file present. */
+  installed: boolean;
+  /** Every file present and identical to what this install would write. */
+  up_to_date: boolean;
+  /** What the service manager says, per unit / agent (when managing). */
+  manager: Array<{ unit: string } & CommandOutcome>;
+}
+
+export function serviceStatus(platform: Platform, opts: { manage: boolean; intervalMinutes: number }, env = process.env): ServiceStatus {
+  const plan = servicePlan(platform, opts, env);
+  const files = plan.files.map((f) => {
+    const was = current(f.path);
+    return { role: f.role, file: f.path, installed: was !== null, up_to_date: was === f.content };
+  });
+  const manager: ServiceStatus['manager'] = [];
+  if (opts.manage) {
+    const units = platform === 'linux'
+      ? [SYSTEMD_UNIT_NAME, INDEX_TIMER_NAME].map((u) => ({ unit: u, argv: ['systemctl', '--user', 'is-active', u] }))
+      : [LAUNCHD_LABEL, INDEX_LAUNCHD_LABEL].map((l) => ({ unit: l, argv: ['launchctl', 'print', `${launchdDomain()}/${l}`] }));
+    for (const u of units) if (files.some((f) => f.installed)) manager.push({ unit: u.unit, ...runManager({ argv: u.argv }) });
+  }
+  return {
+    platform,
+    file: files[0].file,
+    files,
+    installed: files.every((f) => f.installed),
+    up_to_date: files.every((f) => f.up_to_date),
+    manager,
+  };
 }

@@ -12,6 +12,9 @@ import { storeFingerprint, type StoreFingerprint } from './store-fingerprint.js'
 export interface SoakBaseline {
   version: 1;
   startedAt: number;
+  /** When `store` was fingerprinted (later than startedAt when the soak's start was taken
+   *  from older logs). Absent in older files: then it is startedAt. */
+  takenAt?: number;
   store: StoreFingerprint;
 }
 
@@ -29,7 +32,7 @@ export function readSoakBaseline(env: NodeJS.ProcessEnv = process.env): SoakBase
 export function ensureSoakBaseline(storePath: string, env: NodeJS.ProcessEnv = process.env, now = Date.now()): SoakBaseline {
   const existing = readSoakBaseline(env);
   if (existing) return existing;
-  const b: SoakBaseline = { version: 1, startedAt: now, store: storeFingerprint(storePath) };
+  const b: SoakBaseline = { version: 1, startedAt: now, takenAt: Date.now(), store: storeFingerprint(storePath) };
   ensureDir(homeDir(env));
   if (!existsSync(soakBaselinePath(env))) writeJsonAtomic(soakBaselinePath(env), b);
   return b;

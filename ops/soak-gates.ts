@@ -10,6 +10,9 @@
 import type { Config } from '../config/schema.js';
 import type { Channel } from '../shared/vocabulary.js';
 import { quantile } from './stats.js';
+import { auditStoreWrites, type StoreWriteFigures } from './store-writes.js';
+
+export type { StoreWriteFigures } from './store-writes.js';
 
 export interface Gate {
   name: string;
@@ -34,13 +37,6 @@ export interface ModeRate {
   mode: string;
   opportunities: number;
   wouldFire: number;
-}
-
-export interface StoreWriteFigures {
-  baseline: string | null;
-  expected: string | null;
-  current: string | null;
-  indexRunsSince: number;
 }
 
 export interface LivenessFigures {
@@ -106,20 +102,9 @@ export function hookGate(h: HookFigures, soak: Config['soak'], channel: Channel)
   ];
 }
 
+/** Which store changes are the indexer's: ops/store-writes.ts. */
 export function storeWriteGate(s: StoreWriteFigures): Gate {
-  if (s.current === null) return { name: 'zero-store-writes', pass: false, figure: 'no knowledge store yet (run `active-brain index add …`)' };
-  if (s.current === s.expected) {
-    return {
-      name: 'zero-store-writes',
-      pass: true,
-      figure: s.indexRunsSince === 0 ? 'store unchanged since the soak began' : `store changed only by the indexer (${s.indexRunsSince} runs since the soak began)`,
-    };
-  }
-  return {
-    name: 'zero-store-writes',
-    pass: false,
-    figure: `store content differs from what ${s.indexRunsSince ? 'the last indexer run' : 'the soak baseline'} left (${(s.expected ?? 'none').slice(0, 12)} → ${s.current.slice(0, 12)}): written by something other than the indexer`,
-  };
+  return { name: 'zero-store-writes', ...auditStoreWrites(s) };
 }
 
 /** What a channel's would-fire rate is counted in, and the band it must lie in. */

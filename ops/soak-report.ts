@@ -16,9 +16,11 @@ import { daemonStatus } from '../daemon/status.js';
 import { defaultStorePath, logsDir } from '../shared/paths.js';
 import type { Channel, ModeState, OfferType } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
-import { storeFingerprint, INDEX_LOG, type IndexRunRecord } from './store-fingerprint.js';
+import { storeFingerprint } from './store-fingerprint.js';
+import { indexerRunning, readIndexLog } from './index-runs.js';
 import { ensureSoakBaseline, readSoakBaseline } from './soak-baseline.js';
-import { readLabels, labelCounts } from './labels.js';
+import { readLabels, labelCounts, type LabelRecord } from './labels.js';
+import { readHistorySummary, type HistorySummary } from './history-offers.js';
 import { hookGate, livenessGates, rateBand, seatGate, storeWriteGate, usefulnessGate, wouldFireGates, type Gate } from './soak-gates.js';
 import { hookFigures, hookFiguresByChannel, promptFigures, toolFigures } from './soak-figures.js';
 import type { DecisionLine, HookLine } from './channel-records.js';
@@ -68,6 +70,8 @@ export interface SoakReport {
     /** Approximate: offers whose handle was recalled (CLI or MCP) after being offered. */
     recalled_after_offer: Record<string, { offered: number; recalled: number }>;
     labels: { n: number; useful: number };
+    /** The last `backtest` over the user's history (not the live soak; null: never run). */
+    history: HistoryFigures | null;
     bad_log_lines: number;
   };
 }
@@ -118,13 +122,12 @@ export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakRe
 
   // The shared gates, once.
   const shared: Gate[] = [];
-  const runs = readJsonlFiles<IndexRunRecord>(oneLog(join(dir, INDEX_LOG)), baseline.startedAt).records.filter((r) => r.event === 'index-run' && r.store === storePath);
   const current = storeFingerprint(storePath);
   shared.push(storeWriteGate({
-    baseline: baseline.store.sha256,
-    expected: runs.length ? runs[runs.length - 1].sha256 : baseline.store.sha256,
+    baseline: { takenAt: baseline.takenAt ?? baseline.startedAt, sha256: baseline.store.sha256 },
+    records: readIndexLog(env).filter((r) => r.store === storePath),
     current: current.sha256,
-    indexRunsSince: runs.length,
+    alive: (pid) => indexerRunning(pid, env),
   }));
   const st = daemonStatus(config, { path: storePath, present: current.exists }, env, now);
   shared.push(...livenessGates({
@@ -150,7 +153,7 @@ export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakRe
       ? [
           ...hookGate(h, config.soak, c),
           ...wouldFireGates(f.rates, rateBand(c, config.soak), c),
-          usefulnessGate(l, config.soak, c, opts.mode),
+          withLabelSources(usefulnessGate(l, config.soak, c, opts.mode), labels, c, opts.mode),
         ]
       : [];
     gates.push(...own);
@@ -206,12 +209,53 @@ export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakRe
       by_type: sumCounts(prompt.byType, tool.byType),
       recalled_after_offer: recalled,
       labels: labelCounts(labels, { mode: opts.mode }),
+      history: historyFigures(readHistorySummary(env), labels),
       bad_log_lines: hook.badLines + decisions.badLines + hookBy.unknownChannel,
     },
   };
 }
 
 /** `7d`, `24h`, `90m`, `30s` → milliseconds; null when malformed. */
+export interface HistoryFigures {
+  at: string;
+  sessions: number;
+  exchanges: number;
+  prompt_offers: number;
+  /** Offers past the hook's gates per 100 exchanges / per 100 tool steps of the history. */
+  prompt_per_100: number;
+  tool_steps: number;
+  tool_offers: number;
+  tool_per_100: number;
+  labels: { n: number; useful: number };
+}
+
+const per100 = (a: number, b: number) => (b ? Math.round((10000 * a) / b) / 100 : 0);
+
+/** The history's own figures, named apart from the live soak's. */
+export function historyFigures(h: HistorySummary | null, labels: readonly LabelRecord[]): HistoryFigures | null {
+  if (!h) return null;
+  const hl = labels.filter((l) => l.history);
+  return {
+    at: new Date(h.ts).toISOString(),
+    sessions: h.sessions,
+    exchanges: h.exchanges,
+    prompt_offers: h.prompt_offers,
+    prompt_per_100: per100(h.prompt_offers, h.exchanges),
+    tool_steps: h.tool_steps,
+    tool_offers: h.tool_offers,
+    tool_per_100: per100(h.tool_offers, h.tool_steps),
+    labels: { n: hl.length, useful: hl.filter((l) => l.useful).length },
+  };
+}
+
+/** The usefulness gate counts labels of live and history offers alike; say how many of each. */
+export function withLabelSources(g: Gate, labels: readonly LabelRecord[], channel: Channel, mode?: string): Gate {
+  const mine = labels.filter((l) => (l.channel ?? 'prompt') === channel && (!mode || l.mode === mode));
+  const hist = mine.filter((l) => l.history).length;
+  if (!mine.length) return g;
+  return { ...g, figure: `${g.figure} — ${mine.length - hist} live, ${hist} from history (backtest)` };
+}
+
 export function parseDuration(s: string): number | null {
   const m = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/.exec(s.trim());
   if (!m) return null;

@@ -3,10 +3,10 @@
  * registers a source (notes folder or Claude Code transcript root) and indexes it;
  * `active-brain index [--rebuild]` re-indexes every registered source incrementally.
  *
- * Validates arguments, takes the indexer lock (indexer/lock.ts), opens the store for
- * writing (the only writer), loads the embedder, runs indexer/indexer.ts with a progress
- * bar on a TTY, prints a summary (one JSON object with --json). Skipped files are
- * reported on stderr as they happen (paths and reasons only).
+ * Validates arguments, takes the indexer lock (indexer/lock.ts), records the run
+ * (ops/index-runs.ts), opens the store for writing (the only writer), loads the embedder,
+ * runs indexer/indexer.ts with a progress bar on a TTY, prints a summary (one JSON object
+ * with --json). Skipped files are reported on stderr as they happen (paths and reasons only).
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,11 +18,12 @@ import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
 import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
 import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
-import { acquireIndexLock } from '../../indexer/lock.js';
+import { acquireIndexLock, IndexerBusyError } from '../../indexer/lock.js';
 import { runIndex, type IndexSummary } from '../../indexer/indexer.js';
-import { recordIndexRun } from '../../ops/store-fingerprint.js';
-import { createProgress } from '../../indexer/progress.js';
-import { listSourceFiles } from '../../indexer/files.js';
+import { recordBusyRun, startIndexRun, type RunOutcome } from '../../ops/index-runs.js';
+import { createProgress, type ProgressSink } from '../../indexer/progress.js';
+import { listSourceFiles, type Problem } from '../../indexer/files.js';
+import { isAppError } from '../../shared/errors.js';
 
 const REGION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const KINDS: readonly SourceKind[] = ['notes', 'transcripts'];
@@ -49,7 +50,12 @@ Unreadable, binary (NUL bytes), oversized (indexer.maxFileBytes) or non-UTF-8 fi
 missing or empty sources, are skipped with a message and counted; indexing goes on and
 nothing already indexed is lost. Files with a few invalid UTF-8 bytes are indexed with
 U+FFFD replacements (counted under warnings.invalid_utf8).
-Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then refuses.
+Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then refuses
+(exit 1, recorded as "busy"). Every run is recorded in $ACTIVE_BRAIN_HOME/logs/index.jsonl:
+start, end, result, exit code, counts and the store's fingerprint before and after (what
+\`soak report\` uses to tell the indexer's writes from anyone else's; \`service status\`
+shows the last run). \`active-brain service install\` runs this every
+indexer.intervalMinutes (default 15).
 
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
@@ -97,20 +103,52 @@ function summaryLine(s: IndexSummary): string {
   return parts.join(' · ');
 }
 
-interface Job {
+export interface IndexJob {
   config: Config;
-  json: boolean;
   /** Register this source first, then index only it. */
   add?: { path: string; region: string; kind: SourceKind; scope: string | null };
   rebuild: boolean;
 }
 
-async function execute(job: Job): Promise<number> {
+export interface IndexJobResult {
+  summary: IndexSummary;
+  /** The source registered by `add` (null for a re-index of every source). */
+  added: SourceRecord | null;
+  scope: string | null;
+  exit: number;
+}
+
+/** Skipped files that count as a failed run (the rest is bad input, reported, not a failure). */
+const FAILED_SKIPS = ['embed_failed', 'store_failed'] as const;
+
+function runCounts(s: IndexSummary) {
+  const skipped = Object.values(s.skipped).reduce((n, c) => n + (c ?? 0), 0);
+  return { sources: s.sources, files_seen: s.files_seen, indexed: s.indexed, unchanged: s.unchanged, removed: s.removed, skipped, chunks_added: s.chunks_added, seconds: s.seconds };
+}
+
+/**
+ * One index run: takes the indexer lock, records the run in logs/index.jsonl (ops/index-runs.ts:
+ * the store's fingerprint before and after, result, counts, exit code — so `soak report` can
+ * tell the indexer's writes from anyone else's), opens the store for writing, optionally
+ * registers a source, indexes. Throws as before (busy, no sources, model, store); every run
+ * that got the lock is recorded whatever its end. Used by `index` and `setup`.
+ */
+export async function runIndexJob(
+  job: IndexJob,
+  io: { progress?: ProgressSink; onProblem?: (p: Problem) => void; embedder?: Embedder } = {},
+): Promise<IndexJobResult> {
   const { config } = job;
   const storePath = config.store.path ?? defaultStorePath();
-  const lock = await acquireIndexLock(config.indexer.lockWaitMs);
+  let lock;
+  try {
+    lock = await acquireIndexLock(config.indexer.lockWaitMs);
+  } catch (e) {
+    if (e instanceof IndexerBusyError) recordBusyRun(storePath, e.message, { exit: e.exitCode });
+    throw e;
+  }
   let store: StoreWriter | null = null;
-  let summaryCounts = { indexed: 0, removed: 0 };
+  const run = startIndexRun(storePath, { onSignal: () => store?.close() });
+  let outcome: RunOutcome = { result: 'error', exit: EXIT.FAIL };
   try {
     store = openStoreWriter(storePath);
     let sources: SourceRecord[] | undefined;
@@ -126,50 +164,50 @@ async function execute(job: Job): Promise<number> {
       throw new UserError('no sources yet: add one with "active-brain index add <path> --region <name>" (e.g. active-brain index add ~/notes --region notes)', EXIT.FAIL);
     }
     // The model is loaded only when something needs embedding: a no-change run stays fast.
-    let embedder: Embedder | null = null;
-    const loader = { modelId: resolveModel(config.embedding).modelId, load: async () => (embedder ??= await createEmbedder(config.embedding)) };
+    let embedder: Embedder | null = io.embedder ?? null;
+    const loader = { modelId: embedder?.modelId ?? resolveModel(config.embedding).modelId, load: async () => (embedder ??= await createEmbedder(config.embedding)) };
     let summary: IndexSummary;
     try {
-      summary = await runIndex({
-        store,
-        embedder: loader,
-        config,
-        sources,
-        rebuild: job.rebuild,
-        progress: job.json ? undefined : createProgress(),
-        onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
-      });
+      summary = await runIndex({ store, embedder: loader, config, sources, rebuild: job.rebuild, progress: io.progress, onProblem: io.onProblem });
     } finally {
-      await (embedder as Embedder | null)?.dispose();
+      if (embedder !== io.embedder) await (embedder as Embedder | null)?.dispose();
     }
-    summaryCounts = { indexed: summary.indexed, removed: summary.removed };
-    if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, ...summary } : summary);
-    else {
-      if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
-      process.stdout.write(summaryLine(summary) + '\n');
-    }
+    // Chunks an embedding server refused are left out of their document: the run did not fully hold.
     const notEmbedded = summary.warnings.chunks_not_embedded ?? 0;
-    if (notEmbedded > 0 && !job.json) {
-      process.stderr.write(
-        `active-brain: ${notEmbedded} chunk(s) were left out: the embedding server refused their batch (see its log; llama.cpp refuses an input over its batch size, -b/-ub). ` +
-          'Fix the server or lower embedding.batchSize / indexer.maxChunkChars, then `active-brain index --rebuild`.\n',
-      );
-    }
-    const failed = (summary.skipped.embed_failed ?? 0) + (summary.skipped.store_failed ?? 0) + notEmbedded;
-    return failed > 0 ? EXIT.FAIL : EXIT.OK;
+    const failed = FAILED_SKIPS.reduce((n, k) => n + (summary.skipped[k] ?? 0), 0) + notEmbedded;
+    const exit = failed > 0 ? EXIT.FAIL : EXIT.OK;
+    outcome = { result: failed > 0 ? 'failed' : 'ok', exit, counts: runCounts(summary), ...(failed ? { message: `${failed} document(s) or chunk(s) could not be embedded or stored` } : {}) };
+    return { summary, added, scope, exit };
+  } catch (e) {
+    outcome = { result: 'error', exit: isAppError(e) ? e.exitCode : EXIT.FAIL, message: (e as Error).message };
+    throw e;
   } finally {
     store?.close();
-    // Record the store's fingerprint as the indexer left it (still under the lock), so
-    // `soak report` can tell the indexer's writes from anyone else's.
-    if (store) {
-      try {
-        recordIndexRun(storePath, { indexed: summaryCounts.indexed, removed: summaryCounts.removed });
-      } catch (e) {
-        process.stderr.write(`active-brain: could not record the index run in logs/index.jsonl: ${(e as Error).message}\n`);
-      }
-    }
+    // Still under the lock: the fingerprint after is what this run left.
+    run.finish(outcome);
     await lock.release();
   }
+}
+
+async function execute(job: IndexJob & { json: boolean }): Promise<number> {
+  const r = await runIndexJob(job, {
+    progress: job.json ? undefined : createProgress(),
+    onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
+  });
+  const { summary, added, scope } = r;
+  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, ...summary } : summary);
+  else {
+    if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
+    process.stdout.write(summaryLine(summary) + '\n');
+  }
+  const notEmbedded = summary.warnings.chunks_not_embedded ?? 0;
+  if (notEmbedded > 0 && !job.json) {
+    process.stderr.write(
+      `active-brain: ${notEmbedded} chunk(s) were left out: the embedding server refused their batch (see its log; llama.cpp refuses an input over its batch size, -b/-ub). ` +
+        'Fix the server or lower embedding.batchSize / indexer.maxChunkChars, then `active-brain index --rebuild`.\n',
+    );
+  }
+  return r.exit;
 }
 
 /** The scope an existing region already has (so `index add` without --scope keeps it). */
@@ -186,7 +224,7 @@ function existingScope(storePath: string, region: string): string | null {
   }
 }
 
-function parseAdd(positionals: string[], values: { region?: string; kind?: string; scope?: string }): NonNullable<Job['add']> {
+function parseAdd(positionals: string[], values: { region?: string; kind?: string; scope?: string }): NonNullable<IndexJob['add']> {
   if (positionals.length === 0) {
     throw new UserError('index add needs a path: active-brain index add <path> --region <name> (e.g. active-brain index add ~/notes --region notes)', EXIT.USAGE);
   }

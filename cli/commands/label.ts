@@ -91,9 +91,10 @@ async function showToolContext(s: OfferSample, path: string): Promise<void> {
 async function show(s: OfferSample, config: Config): Promise<void> {
   const out = process.stdout;
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot();
-  const path = findTranscript(root, s.session);
+  const path = s.path && existsSync(s.path) ? s.path : findTranscript(root, s.session);
   const where = s.channel === 'prompt' ? `turn ${s.turn ?? '-'}` : `tool step ${s.step ?? '-'}`;
-  out.write(`\n── ${s.channel} offer ${s.offerId} · session ${s.session} · ${where} · mode ${s.mode ?? '-'} · trigger ${s.trigger ?? '-'}\n`);
+  const from = s.history ? ' · from history (backtest)' : '';
+  out.write(`\n── ${s.channel} offer ${s.offerId} · session ${s.session} · ${where} · mode ${s.mode ?? '-'} · trigger ${s.trigger ?? '-'}${from}\n`);
   if (!path) out.write('  (transcript not found any more; judging from the offer alone)\n');
   else if (s.channel === 'prompt') await showPromptContext(s, path);
   else await showToolContext(s, path);

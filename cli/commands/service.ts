@@ -1,32 +1,82 @@
 /**
  * `active-brain service install|uninstall|status [--dry-run]`: the daemon as a systemd user
- * unit (Linux) or a launchd agent (macOS). See ops/service.ts.
+ * unit (Linux) or a launchd agent (macOS), and beside it the scheduled incremental index
+ * (systemd timer / launchd StartInterval, every indexer.intervalMinutes). See ops/service.ts;
+ * the last index run comes from logs/index.jsonl (ops/index-runs.ts).
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { installService, uninstallService, serviceStatus, type Platform } from '../../ops/service.js';
+import { loadConfig } from '../../config/load.js';
+import { defaultStorePath } from '../../shared/paths.js';
+import {
+  commandsOk, installService, uninstallService, serviceStatus, type InstallResult, type Platform, type ServiceStatus, type UninstallResult,
+} from '../../ops/service.js';
+import { describeLastRun, lastIndexRun, readIndexLog, type LastIndexRun } from '../../ops/index-runs.js';
 
 function platformOf(flag: string | undefined): Platform {
   const p = flag ?? process.platform;
   if (p === 'linux' || p === 'darwin') return p;
-  throw new UserError(`no user service manager support for platform "${p}" (linux: systemd, darwin: launchd). Run \`active-brain start --detach\` instead.`, EXIT.ENV);
+  throw new UserError(`no user service manager support for platform "${p}" (linux: systemd, darwin: launchd). Run \`active-brain start --detach\` for the daemon and \`active-brain index\` from your own scheduler (cron) instead.`, EXIT.ENV);
+}
+
+export function installText(r: InstallResult, manage: boolean): string {
+  const out: string[] = [];
+  for (const f of r.files) {
+    if (r.dryRun) out.push(`# would write ${f.file}${f.changed ? '' : ' (unchanged)'}`, f.content.trimEnd());
+    else out.push(`${f.changed ? 'wrote' : 'unchanged'}: ${f.file}`);
+  }
+  for (const c of r.wouldRun ?? []) out.push(`# would run: ${c}`);
+  for (const c of r.commands) out.push(`${c.ok ? 'ok  ' : c.tolerated ? 'skip' : 'FAIL'} ${c.command}${c.ok ? '' : `: ${c.detail}`}`);
+  if (!r.dryRun && !manage) {
+    out.push(r.platform === 'linux'
+      ? 'not started: run systemctl --user daemon-reload && systemctl --user enable --now active-brain.service active-brain-index.timer'
+      : `not started: run ${r.files.map((f) => `launchctl bootstrap gui/$(id -u) ${f.file}`).join(' && ')}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function uninstallText(r: UninstallResult): string {
+  const out: string[] = [];
+  for (const f of r.files) out.push(!f.present ? `not installed: ${f.file}` : r.removed ? `removed: ${f.file}` : `would remove: ${f.file}`);
+  for (const c of r.wouldRun ?? []) out.push(`# would run: ${c}`);
+  for (const c of r.commands) out.push(`${c.ok ? 'ok  ' : c.tolerated ? 'skip' : 'FAIL'} ${c.command}${c.ok ? '' : `: ${c.detail}`}`);
+  return out.join('\n') + '\n';
+}
+
+function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }): string {
+  const out = r.files.map((f) => `${f.role.padEnd(13)} ${f.installed ? (f.up_to_date ? 'installed, up to date' : 'installed, OUTDATED (run service install)') : 'not installed'}: ${f.file}`);
+  for (const m of r.manager) out.push(`manager:      ${m.unit}: ${m.detail || (m.ok ? 'active' : 'inactive')}`);
+  out.push(`last index:   ${describeLastRun(r.last_index_run)}`);
+  if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
+  return out.join('\n') + '\n';
 }
 
 export const command: Command = {
   name: 'service',
-  summary: 'install the daemon as a systemd user unit / launchd agent',
+  summary: 'install the daemon and the scheduled index as systemd user units / launchd agents',
   help: `usage: active-brain service install|uninstall|status [--dry-run] [--no-manage] [--platform linux|darwin] [--json]
 
-install    write the unit (~/.config/systemd/user/active-brain.service) or agent
-           (~/Library/LaunchAgents/dev.active-brain.daemon.plist) for this node binary, this
-           CLI and this state dir, then enable and start it (systemctl --user / launchctl).
-           Idempotent: an identical file is left alone. Restarts on failure only, so the kill
-           file and idle exit stop it for good. Output: $ACTIVE_BRAIN_HOME/logs/daemon.out.
-uninstall  stop, disable and remove it.
-status     whether it is installed, up to date with this install, and what the manager says.
+install    Linux: write ~/.config/systemd/user/active-brain.service (the daemon) and
+           active-brain-index.service + active-brain-index.timer (the scheduled index);
+           macOS: ~/Library/LaunchAgents/dev.active-brain.daemon.plist and
+           dev.active-brain.index.plist — for this node binary, this CLI and this state dir —
+           then enable and start them (systemctl --user / launchctl).
+           The daemon restarts on failure only, so the kill file and idle exit stop it for
+           good; output: $ACTIVE_BRAIN_HOME/logs/daemon.out.
+           The scheduled index runs \`active-brain index\` (incremental: unchanged files are
+           skipped) every indexer.intervalMinutes (default 15), at nice 19 and idle I/O
+           priority (launchd: Background, LowPriorityIO); a run missed while the machine
+           slept happens at wake (systemd Persistent=true). Output: logs/index.out; every
+           run is recorded in logs/index.jsonl. It is the store's only writer besides you.
+           Idempotent: identical files are left alone.
+uninstall  stop, disable and remove all of them.
+status     whether each file is installed and up to date with this install, what the
+           manager says, and the last index run (result, age, counts, exit code).
 
---dry-run    print what would be written and run; change nothing.
---no-manage  write/remove the file only; do not call systemctl/launchctl.
---platform   generate for another platform (useful with --dry-run).`,
+--dry-run    print every file that would be written and every command that would run; change nothing.
+--no-manage  write/remove the files only; do not call systemctl/launchctl.
+--platform   generate for another platform (useful with --dry-run).
+Exit codes: 0 done · 1 status: not installed · 2 usage · 3 the service manager failed or
+the platform has none.`,
   async run(argv) {
     const { values, positionals } = parseFlags(argv, {
       'dry-run': { type: 'boolean' },
@@ -34,35 +84,30 @@ status     whether it is installed, up to date with this install, and what the m
       platform: { type: 'string' },
     });
     const action = positionals[0];
+    if (action !== 'install' && action !== 'uninstall' && action !== 'status') {
+      throw new UserError('expected install, uninstall or status. Run `active-brain service --help`.', EXIT.USAGE);
+    }
     const platform = platformOf(values.platform);
+    const { config } = loadConfig({ flags: values.set });
     const dryRun = Boolean(values['dry-run']);
     const manage = !values['no-manage'] && platform === process.platform;
+    const intervalMinutes = config.indexer.intervalMinutes;
     if (action === 'install') {
-      const r = installService(platform, { dryRun, manage });
+      const r = installService(platform, { dryRun, manage, intervalMinutes });
       if (values.json) printJson(r);
-      else {
-        if (dryRun) {
-          process.stdout.write(`# would write ${r.file}${r.changed ? '' : ' (unchanged)'}\n${r.content}`);
-          for (const c of r.wouldRun ?? []) process.stdout.write(`# would run: ${c}\n`);
-        }
-        else process.stdout.write(`${r.changed ? 'wrote' : 'unchanged'}: ${r.file}\n`);
-        for (const c of r.commands) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.command}${c.ok ? '' : `: ${c.detail}`}\n`);
-        if (!dryRun && !manage) process.stdout.write(`not started: run ${platform === 'linux' ? 'systemctl --user enable --now active-brain.service' : 'launchctl bootstrap gui/$(id -u) ' + r.file}\n`);
-      }
-      return r.commands.every((c) => c.ok) ? EXIT.OK : EXIT.ENV;
+      else process.stdout.write(installText(r, manage));
+      return commandsOk(r.commands) ? EXIT.OK : EXIT.ENV;
     }
     if (action === 'uninstall') {
-      const r = uninstallService(platform, { dryRun, manage });
+      const r = uninstallService(platform, { dryRun, manage, intervalMinutes });
       if (values.json) printJson(r);
-      else process.stdout.write(r.removed ? `removed: ${r.file}\n` : r.present ? `would remove: ${r.file}\n` : `not installed: ${r.file}\n`);
-      return EXIT.OK;
+      else process.stdout.write(uninstallText(r));
+      return commandsOk(r.commands) ? EXIT.OK : EXIT.ENV;
     }
-    if (action === 'status') {
-      const r = serviceStatus(platform, { manage });
-      if (values.json) printJson(r);
-      else process.stdout.write(`${r.installed ? 'installed' : 'not installed'}${r.installed ? (r.up_to_date ? ', up to date' : ', OUTDATED (run service install)') : ''}: ${r.file}\n${r.manager ? `manager: ${r.manager.detail || (r.manager.ok ? 'active' : 'inactive')}\n` : ''}`);
-      return r.installed ? EXIT.OK : EXIT.FAIL;
-    }
-    throw new UserError('expected install, uninstall or status. Run `active-brain service --help`.', EXIT.USAGE);
+    const storePath = config.store.path ?? defaultStorePath();
+    const r = { ...serviceStatus(platform, { manage, intervalMinutes }), last_index_run: lastIndexRun(readIndexLog(), storePath) };
+    if (values.json) printJson(r);
+    else process.stdout.write(statusText(r));
+    return r.installed ? EXIT.OK : EXIT.FAIL;
   },
 };

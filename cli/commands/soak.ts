@@ -32,6 +32,12 @@ function human(r: SoakReport): string {
   if (f.hook.unknown_channel) lines.push(`${f.hook.unknown_channel} hook record(s) name a channel this version does not know: counted on none`);
   const rec = Object.entries(f.recalled_after_offer).map(([t, v]) => `${t} ${v.recalled}/${v.offered}`).join(', ');
   if (rec) lines.push(`recalled after being offered (approximate "used" signal): ${rec}`);
+  const h = f.history;
+  if (h) {
+    lines.push(
+      `history (last backtest ${h.at}, not the live soak): ${h.sessions} sessions · prompt ${h.prompt_offers} offers over ${h.exchanges} exchanges (${h.prompt_per_100} per 100) · tool ${h.tool_offers} over ${h.tool_steps} steps (${h.tool_per_100} per 100) · labels ${h.labels.useful}/${h.labels.n} useful`,
+    );
+  }
   lines.push('', r.pass ? 'all gates pass' : 'not all gates pass');
   return lines.join('\n') + '\n';
 }

@@ -18,12 +18,18 @@ describe('soak gates: each fails for its reason, and passes in the control', () 
     expect(pass(hookGate({ ...fast, runs: 0, latencies: [] }, soak, 'prompt'))).toBe(false);
   });
 
-  it('zero store writes: unchanged or indexer-only passes; anything else fails', () => {
-    expect(storeWriteGate({ baseline: 'a', expected: 'a', current: 'a', indexRunsSince: 0 }).pass).toBe(true);
-    expect(storeWriteGate({ baseline: 'a', expected: 'b', current: 'b', indexRunsSince: 2 })).toMatchObject({ pass: true, figure: expect.stringContaining('only by the indexer') });
-    expect(storeWriteGate({ baseline: 'a', expected: 'a', current: 'c', indexRunsSince: 0 }).pass).toBe(false);
-    expect(storeWriteGate({ baseline: 'a', expected: 'b', current: 'c', indexRunsSince: 1 }).pass).toBe(false);
-    expect(storeWriteGate({ baseline: null, expected: null, current: null, indexRunsSince: 0 }).pass).toBe(false);
+  it('zero store writes: unchanged or indexer-only passes; anything else fails (chain rules: test/ops/store-writes.test.ts)', () => {
+    const base = { baseline: { takenAt: 0, sha256: 'a' }, records: [], alive: () => false };
+    const run = (before: string, after: string, t: number) => [
+      { ts: t, event: 'index-start' as const, run: `r${t}`, pid: 1, store: 's', before_sha256: before, before_bytes: 1 },
+      { ts: t + 1, event: 'index-run' as const, run: `r${t}`, pid: 1, store: 's', started: t, result: 'ok' as const, exit: 0, before_sha256: before, sha256: after, bytes: 1 },
+    ];
+    expect(storeWriteGate({ ...base, current: 'a' })).toMatchObject({ name: 'zero-store-writes', pass: true });
+    expect(storeWriteGate({ ...base, records: [...run('a', 'b', 10), ...run('b', 'c', 20)], current: 'c' })).toMatchObject({ pass: true, figure: expect.stringContaining('only by the indexer') });
+    expect(storeWriteGate({ ...base, current: 'c' }).pass).toBe(false);
+    expect(storeWriteGate({ ...base, records: run('a', 'b', 10), current: 'c' }).pass).toBe(false);
+    expect(storeWriteGate({ ...base, records: run('x', 'b', 10), current: 'b' }).pass).toBe(false);
+    expect(storeWriteGate({ ...base, baseline: { takenAt: 0, sha256: null }, current: null }).pass).toBe(false);
   });
 
   it('would-fire rate: inside the band with enough data passes; mute, chatty or thin data fails', () => {

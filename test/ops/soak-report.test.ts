@@ -1,14 +1,17 @@
 /**
  * soak report over decision logs in the daemon's record format: one exchange counts once
- * (provisional + final), and sessions without a mode or in an `off` mode have no rate gate.
+ * (provisional + final), and sessions without a mode or in an `off` mode have no rate gate;
+ * a baseline taken late (from older logs) starts the store-write chain when it was taken.
  */
 import { describe, it, expect } from 'vitest';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { soakReport } from '../../ops/soak-report.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
+import { offlineModelPath, repoRoot } from '../helpers/model.js';
 
 function rec(i: number, over: Record<string, unknown> = {}) {
   const fired = over.would_fire === true;
@@ -42,5 +45,29 @@ describe('soak report: counting exchanges', () => {
     expect(rate[0].pass).toBe(true); // 1 per 100 is inside the default band [1, 15]
     expect(r.figures.would_fire).toBe(1);
     expect(r.figures.by_type['past-fix']).toBe(1);
+  });
+});
+
+describe('soak report: a baseline taken after the soak began', () => {
+  it('index runs logged before the baseline was taken do not count against it (control: a baseline without takenAt would)', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ab-soakrep-late-'));
+    mkdirSync(join(home, 'logs'));
+    // an older state dir: daemon records from an hour ago, no soak.json
+    writeFileSync(join(home, 'logs', 'daemon.jsonl'), JSON.stringify(rec(0, { ts: Date.now() - 3_600_000 })) + '\n');
+    const notes = mkdtempSync(join(tmpdir(), 'ab-soakrep-notes-'));
+    writeFileSync(join(notes, 'a.md'), '# Pool\n\nRaise the idle timeout of the postgres pool when ECONNRESET shows up.\n');
+    const env: NodeJS.ProcessEnv = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_MODEL_PATH: offlineModelPath() };
+    delete env.ACTIVE_BRAIN_STORE;
+    const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'active-brain.js'), 'index', 'add', notes, '--region', 'notes'], { env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const config = ConfigSchema.parse({});
+    const gate = () => soakReport(config, { env: { ACTIVE_BRAIN_HOME: home } }).gates.find((g) => g.name === 'zero-store-writes')!;
+    expect(gate()).toMatchObject({ pass: true, figure: 'store unchanged since the soak began' });
+    const baseline = JSON.parse(readFileSync(join(home, 'soak.json'), 'utf8'));
+    expect(baseline.startedAt).toBeLessThan(baseline.takenAt);
+    // control: the same baseline, read as if its fingerprint dated from the soak's start
+    delete baseline.takenAt;
+    writeFileSync(join(home, 'soak.json'), JSON.stringify(baseline));
+    expect(gate()).toMatchObject({ pass: false, figure: expect.stringContaining('outside an index run') });
   });
 });

@@ -48,7 +48,12 @@ describe('active-brain replay (CLI)', () => {
     for (const k of ['sessions', 'exchanges', 'would_fire', 'fire_rate', 'by_type', 'sidechain_offers', 'printed', 'by_silence', 'decisions']) expect(j).toHaveProperty(k);
     expect(j).toMatchObject({ sessions: 2, exchanges: 12, would_fire: 1, sidechain_offers: 0, printed: 1, store: { status: 'ok' }, model: 'offline-glove-sif', seed: 5 });
     expect(Object.keys(j.by_type).sort()).toEqual(['analogous', 'contradicts', 'past-fix', 'tangent']);
-    expect(j.decisions.filter((d: { provisional: boolean }) => !d.provisional)).toHaveLength(12);
+    expect(j.decisions.filter((d: { provisional: boolean; channel: string }) => !d.provisional && d.channel === 'prompt')).toHaveLength(12);
+    // offers[]: DESIGN's keys, both channels.
+    expect(j.offers).toEqual([
+      { file: expect.any(String), session: expect.any(String), channel: 'prompt', turn: 4, step: null, tool_use_id: null, trigger: 'error', type: 'past-fix', confidence: expect.any(Number), handle: 'past-sessions/proj-a/2026-10-12.jsonl#0', hook: 'would-fire' },
+    ]);
+    expect(j).toMatchObject({ tool_steps: 1, tool_errors: 1 });
     expect(a.stdout).not.toContain('ECONNRESET');
     expect(a.stdout).not.toContain('invoices');
     const b = cli([projects, '--json', '--store', s.path, '--seed', '5']);
@@ -61,15 +66,23 @@ describe('active-brain replay (CLI)', () => {
     expect(wrote.filter((f) => ['cache', 'hook-state', 'logs'].includes(f))).toEqual([]);
   });
 
-  it('without --json: one line per exchange and a summary', () => {
+  it('without --json: a legend, one line per offer or silence that matters, and per-channel counts that add up', () => {
     const r = cli([projects, '--store', s.path]);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines.filter((l) => /^[0-9a-f-]{8} +\d+ /.test(l))).toHaveLength(12); // final decisions
-    expect(lines.filter((l) => /^[0-9a-f-]{8} +\d+~/.test(l)).length).toBeGreaterThan(0); // provisional ones
-    expect(r.stdout).toMatch(/OFFER past-fix 0\.\d\d past-sessions\/proj-a\/2026-10-12\.jsonl#0\s+hook:would-fire/);
-    expect(r.stdout).toContain('silent:sidechain');
-    expect(r.stdout).toMatch(/would fire: 1 \(fire rate 16\.7% of main-session exchanges\)/);
+    expect(lines[0]).toMatch(/^ch: P = at the prompt \(UserPromptSubmit\), T = at a tool result/);
+    expect(r.stdout).toContain('hook: what the hook would have done');
+    expect(lines.some((l) => /^session +ch +turn +step +trigger +what/.test(l))).toBe(true);
+    // The offer once (its provisional look is folded into the exchange), with the hook's verdict.
+    const offers = lines.filter((l) => /^aaaaaaaa P +4 +error +past-fix past-sessions\/proj-a\/2026-10-12\.jsonl#0 +0\.\d\d  would-fire$/.test(l));
+    expect(offers).toHaveLength(1);
+    // The tool error with no earlier fix: a silence that matters.
+    expect(lines.some((l) => /^aaaaaaaa T +4 +1 +error +silent: first-seen-error/.test(l))).toBe(true);
+    // No line per quiet exchange (warm-up, no trigger, sidechain).
+    expect(r.stdout).not.toContain('silent: warmup');
+    expect(r.stdout).toMatch(/prompt channel: 12 exchanges \(6 in main sessions\) = 1 with an offer \+ 11 silent/);
+    expect(r.stdout).toMatch(/silent exchanges by reason: cooldown 1, sidechain 6, warmup 4/);
+    expect(r.stdout).toMatch(/tool channel: 1 tool steps, 1 errors/);
   });
 
   it('missing store: replays in silence (no-store), says so on stderr, exit 0', () => {

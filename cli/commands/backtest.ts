@@ -1,0 +1,95 @@
+/**
+ * `active-brain backtest [--since 14d] [--json] [--html FILE]`: what the product would have
+ * said on your own history (eval/backtest.ts: the daemon's pipeline and the hook's gates over
+ * the transcripts under the configured root, the configured store and modes). Writes the
+ * offers it found to <home>/logs/backtest-offers.jsonl (for `label`, marked as history) and
+ * the figures to backtest-summary.json (for `soak report`); the store is opened read-only.
+ */
+import { resolve } from 'node:path';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { createEmbedder } from '../../embed/embedder.js';
+import { defaultStorePath, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
+import { openReplayStore, offersOf } from '../../eval/replay.js';
+import { runBacktest, backtestReportModel, historyFiles } from '../../eval/backtest.js';
+import { createProgress } from '../../eval/progress.js';
+import { parseDuration } from '../../ops/soak-report.js';
+import { writeHistory } from '../../ops/history-offers.js';
+import { renderReport } from '../../ops/report-html.js';
+import { writeReport } from './report.js';
+import { LEGEND, TABLE_HEADER, rowLine, rowsThatMatter, summaryText } from './replay.js';
+
+/** Default window: the last two weeks of sessions. */
+export const DEFAULT_SINCE = '14d';
+
+const HELP = `usage: active-brain backtest [--since 14d|all] [--json] [--html FILE] [--seed N] [--set key=value ...]
+
+Runs the daemon's own pipeline and the hook's gates over your own Claude Code history (the
+transcripts under the configured root written within --since; default ${DEFAULT_SINCE}), with the
+configured knowledge store and modes, both channels (at the prompt and at tool failures).
+A session is never offered its own transcript. Nothing is printed to Claude Code and the
+store is only read. The offers the hook would have shown become labelable
+("active-brain label", marked as from history) and "active-brain soak report" shows the
+history's figures beside the live soak's.
+
+Options:
+  --since D      only transcripts written in the last D (30m, 12h, 14d; "all" for everything)
+  --html FILE    also write the report page (soak-style gates, a timeline per session)
+  --json         one JSON object with replay's keys: {"sessions","exchanges","would_fire",
+                 "fire_rate","by_type","sidechain_offers","offers":[{"file","session",
+                 "channel","turn","step","tool_use_id","trigger","type","confidence",
+                 "handle","hook"}], …}
+  --seed N       rng seed of the wander step (default 1)
+Exit 0 done · 2 usage · 3 no transcripts there, or the model does not load.`;
+
+export const command: Command = {
+  name: 'backtest',
+  summary: 'what it would have said on your own history (both channels, your store and modes)',
+  help: HELP,
+  async run(argv) {
+    const { values } = parseFlags(argv, { since: { type: 'string' }, html: { type: 'string' }, seed: { type: 'string' } }, false);
+    const sinceRaw = values.since ?? DEFAULT_SINCE;
+    const parsed = sinceRaw === 'all' ? null : parseDuration(sinceRaw);
+    if (sinceRaw !== 'all' && !(typeof parsed === 'number' && parsed > 0)) throw new UserError(`--since must be a duration like 30m, 12h or 14d, or "all" (got "${sinceRaw}")`, EXIT.USAGE);
+    const sinceMs = sinceRaw === 'all' ? null : (parsed as number);
+    const seed = values.seed === undefined ? 1 : Number(values.seed);
+    if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
+    const { config } = loadConfig({ flags: values.set });
+    const root = config.transcriptsRoot ?? defaultTranscriptsRoot();
+    const now = Date.now();
+    let files;
+    try {
+      files = historyFiles(root, sinceMs, now);
+    } catch (e) {
+      throw new UserError(`cannot read the transcripts root ${root} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions`, EXIT.ENV);
+    }
+    if (!files.length) throw new UserError(`no transcripts under ${root} written in the last ${sinceRaw}: try --since all, or point ACTIVE_BRAIN_TRANSCRIPTS at your sessions`, EXIT.ENV);
+    const storePath = resolve(config.store.path ?? defaultStorePath());
+    const embedder = await createEmbedder(config.embedding);
+    const opened = openReplayStore(storePath, embedder);
+    try {
+      if (!opened.store) process.stderr.write(`active-brain: ${opened.problem ?? `no knowledge store at ${storePath}`} — every trigger ends in silence; index your notes and past sessions first ("active-brain setup" or "active-brain index add …").\n`);
+      const progress = createProgress('transcripts', files.length);
+      const b = await runBacktest({
+        config, embedder, store: opened.store, noStoreReason: opened.status === 'ok' ? undefined : opened.status,
+        root, sinceMs, now, home: homeDir(), seed, onFile: (n) => progress.update(n),
+      });
+      progress.done();
+      writeHistory(b.history.offers, b.history.summary);
+      const page = values.html ? writeReport(values.html, renderReport(backtestReportModel(b, config, now))) : null;
+      if (values.json) {
+        printJson({ ...b.summary, offers: offersOf(b.rows), history_offers: b.history.offers.length, ...(page ? { html: page } : {}), store: { path: storePath, status: opened.status } });
+      } else {
+        const lines = rowsThatMatter(b.rows);
+        process.stdout.write([LEGEND, '', TABLE_HEADER, ...lines.map(rowLine), ''].join('\n') + '\n');
+        process.stdout.write(summaryText(b.summary, opened.store ? `store ${storePath}` : 'NO STORE') + '\n');
+        process.stdout.write(`\n${b.history.offers.length} offer(s) the hook would have shown are now labelable: active-brain label\n`);
+        if (page) process.stdout.write(`report: ${page.path} (${Math.round(page.bytes / 1024)} KB)\n`);
+      }
+      return EXIT.OK;
+    } finally {
+      opened.store?.close();
+      await embedder.dispose();
+    }
+  },
+};

@@ -1,0 +1,240 @@
+/**
+ * The steps of `active-brain setup`, each idempotent and each saying what it changed or that
+ * it was already done: the model loads; the transcripts root is a `transcripts` source in
+ * region `sessions`; it is indexed (cli/commands/index-cmd.ts runIndexJob, recorded like any
+ * index run); the Claude Code hooks are registered (hook/install-files.ts installHook and
+ * config/hook-settings.ts — what `active-brain install` calls); the daemon and the scheduled
+ * index are installed (ops/service.ts); a health summary from the status functions. With
+ * `dryRun` no step writes anything: each reads and says what it would do.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { hookSettingsFromConfig, writeHookSettings } from '../config/hook-settings.js';
+import { defaultStorePath, defaultTranscriptsRoot, hookSettingsPath, modelCacheDir } from '../shared/paths.js';
+import { isAppError } from '../shared/errors.js';
+import { createEmbedder, resolveModel } from '../embed/embedder.js';
+import type { Embedder } from '../embed/types.js';
+import { listSourceFiles } from '../indexer/files.js';
+import { createProgress } from '../indexer/progress.js';
+import { openStoreReader } from '../store/sqlite-store.js';
+import type { SourceRecord } from '../store/types.js';
+import { installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
+import { countOurs, parseSettingsText, SettingsShapeError } from '../hook/install.js';
+import { commandsOk, installService, type Platform } from '../ops/service.js';
+import { describeLastRun, lastIndexRun, readIndexLog } from '../ops/index-runs.js';
+import { daemonStatus } from '../daemon/status.js';
+import { summarizeStore } from '../daemon/store-summary.js';
+import { EXIT } from './command.js';
+import { runIndexJob } from './commands/index-cmd.js';
+
+/** The region the sessions source goes in (design: "sessions"). */
+export const SESSIONS_REGION = 'sessions';
+/** After starting the service, wait this long for the daemon's first canary: it loads the
+ *  model first (offline model ~1 s, MiniLM ~2–4 s on 2 cores), then writes it every cycle. */
+export const DAEMON_START_WAIT_MS = 20_000;
+const POLL_MS = 250;
+
+export interface Step {
+  name: string;
+  /** This step changed (dry run: would change) something. */
+  changed: boolean;
+  /** What it did, or why it did not; on a failure, what to do next. */
+  detail: string;
+  ok: boolean;
+}
+
+/** A failed step and the exit code it stands for. */
+export interface StepFailure {
+  step: Step;
+  exit: number;
+}
+
+export interface SetupContext {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  dryRun: boolean;
+  /** Call the service manager (systemctl/launchctl); false: write the files only. */
+  manage: boolean;
+  /** Draw the index progress bar (TTY, not --json). */
+  progress: boolean;
+  cwd: string;
+  storePath: string;
+  root: string;
+  /** Set by the model step, reused by the index step. */
+  embedder?: Embedder;
+}
+
+export function setupContext(config: Config, opts: { dryRun: boolean; manage: boolean; progress: boolean; env?: NodeJS.ProcessEnv; cwd?: string }): SetupContext {
+  const env = opts.env ?? process.env;
+  return {
+    config, env, dryRun: opts.dryRun, manage: opts.manage, progress: opts.progress, cwd: opts.cwd ?? process.cwd(),
+    storePath: config.store.path ?? defaultStorePath(env),
+    root: resolve(config.transcriptsRoot ?? defaultTranscriptsRoot(env)),
+  };
+}
+
+const ok = (name: string, changed: boolean, detail: string): Step => ({ name, changed, detail, ok: true });
+const failed = (name: string, detail: string, exit: number): StepFailure => ({ step: { name, changed: false, detail, ok: false }, exit });
+
+/** The model loads (offline folder or download): everything after needs it. Exit 3 when not. */
+export async function modelStep(ctx: SetupContext): Promise<Step | StepFailure> {
+  const fix = 'build the offline model with `npm run model:offline` and set ACTIVE_BRAIN_MODEL_PATH to the folder it prints (or embedding.localModelPath), or allow the one-time download';
+  try {
+    const m = resolveModel(ctx.config.embedding, ctx.env);
+    const where = m.local ? `local folder ${join(m.root, m.name)}` : `${m.name} (cached in ${modelCacheDir(ctx.env)})`;
+    if (ctx.dryRun) return ok('model', false, `would load ${where}`);
+    const cached = m.local || existsSync(join(m.root, m.name));
+    ctx.embedder = await createEmbedder(ctx.config.embedding, ctx.env);
+    return ok('model', !cached, `${cached ? 'loads' : 'downloaded'}: ${where} (dim ${ctx.embedder.dim})`);
+  } catch (e) {
+    return failed('model', `the embedding model cannot load (${(e as Error).message.split('\n')[0]}): ${fix}`, EXIT.ENV);
+  }
+}
+
+function registeredSource(ctx: SetupContext): SourceRecord | null {
+  if (!existsSync(ctx.storePath)) return null;
+  const reader = openStoreReader(ctx.storePath);
+  try {
+    return reader.sources().find((s) => s.path === ctx.root) ?? null;
+  } finally {
+    reader.close();
+  }
+}
+
+/** The transcripts root is a source (skipped when present), then indexed incrementally. */
+export async function sourceAndIndexSteps(ctx: SetupContext): Promise<Array<Step | StepFailure>> {
+  let existing: SourceRecord | null;
+  try {
+    existing = registeredSource(ctx);
+  } catch (e) {
+    return [failed('sessions-source', (e as Error).message, isAppError(e) ? e.exitCode : EXIT.ENV)];
+  }
+  const rootNote = existsSync(ctx.root) ? '' : ' (it does not exist yet: the schedule indexes it once Claude Code writes sessions there)';
+  const source = existing
+    ? ok('sessions-source', false, `already registered: ${existing.path} (${existing.kind}, region "${existing.region}")`)
+    : ok('sessions-source', true, `${ctx.dryRun ? 'would register' : 'registered'} ${ctx.root} as transcripts in region "${SESSIONS_REGION}"${rootNote}`);
+  if (ctx.dryRun) {
+    const files = existsSync(ctx.root) ? listSourceFiles(ctx.root, 'transcripts').files.length : 0;
+    return [source, ok('index', !existing && files > 0, `would index ${ctx.root} incrementally: ${files} transcript file(s), only new or changed ones are read`)];
+  }
+  try {
+    const r = await runIndexJob(
+      { config: ctx.config, rebuild: false, add: { path: ctx.root, region: existing?.region ?? SESSIONS_REGION, kind: existing?.kind ?? 'transcripts', scope: null } },
+      {
+        embedder: ctx.embedder,
+        progress: ctx.progress ? createProgress() : undefined,
+        onProblem: ctx.progress ? (p) => process.stderr.write(`active-brain: ${p.message}\n`) : undefined,
+      },
+    );
+    const s = r.summary;
+    const skipped = Object.values(s.skipped).reduce((n, c) => n + (c ?? 0), 0);
+    const changed = s.indexed + s.removed > 0;
+    const detail = s.files_seen === 0
+      ? `no session files under ${ctx.root} yet: the schedule indexes them as Claude Code writes them`
+      : changed
+      ? `indexed ${s.indexed} session file(s) (${s.chunks_added} chunks), ${s.unchanged} unchanged, ${s.removed} removed${skipped ? `, ${skipped} skipped` : ''}; ${s.chunks_total} chunks in store`
+      : `already up to date: ${s.unchanged} session file(s) unchanged${skipped ? `, ${skipped} skipped` : ''}; ${s.chunks_total} chunks in store`;
+    const index = r.exit === EXIT.OK ? ok('index', changed, detail) : failed('index', `${detail}; some documents could not be embedded or stored: \`active-brain index\` retries them and names each`, r.exit);
+    return [source, index];
+  } catch (e) {
+    const exit = isAppError(e) ? e.exitCode : EXIT.FAIL;
+    let now: SourceRecord | null = null;
+    try {
+      now = registeredSource(ctx);
+    } catch { /* unreadable: reported as the failure below */ }
+    if (!now) return [failed('sessions-source', `${ctx.root} was not registered: ${(e as Error).message}`, exit)];
+    return [source, failed('index', (e as Error).message, exit)];
+  }
+}
+
+function canonical(text: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/** The Claude Code hooks at user scope and <home>/hook-settings.json, as `active-brain install` does. */
+export function hooksStep(ctx: SetupContext): Step | StepFailure {
+  const bundle = join(packageRoot(), 'dist', 'hook.bundle.cjs');
+  if (!existsSync(bundle)) return failed('hooks', `the hook is not built (${bundle} is missing): run \`npm run build\` in ${packageRoot()}, then setup again`, EXIT.ENV);
+  let report;
+  try {
+    report = installHook({ scope: 'user', cwd: ctx.cwd, env: ctx.env, dryRun: ctx.dryRun });
+  } catch (e) {
+    if (e instanceof SettingsShapeError) return failed('hooks', e.message, EXIT.FAIL);
+    throw e;
+  }
+  const settingsFile = hookSettingsPath(ctx.env);
+  const before = existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null;
+  const wanted = JSON.stringify(hookSettingsFromConfig(ctx.config, ctx.env));
+  const settingsChanged = before === null || canonical(before) !== wanted;
+  if (!ctx.dryRun) writeHookSettings(ctx.config, ctx.env);
+  const verb = ctx.dryRun ? 'would register' : report.action === 'updated' ? 'updated' : 'registered';
+  const parts = [report.changed ? `${verb} in ${report.path}` : `already registered in ${report.path}`];
+  if (settingsChanged) parts.push(`${ctx.dryRun ? 'would write' : 'wrote'} ${settingsFile}`);
+  for (const d of report.duplicates) parts.push(`warning: also registered in ${d} (it would fire twice: \`active-brain uninstall --project\` there)`);
+  return ok('hooks', report.changed || settingsChanged, parts.join('; '));
+}
+
+/** The daemon and the scheduled index as user services. */
+export function serviceStep(ctx: SetupContext): Step | StepFailure {
+  const p = process.platform;
+  if (p !== 'linux' && p !== 'darwin') {
+    return failed('service', `no user service manager on ${p}: run \`active-brain start --detach\` and schedule \`active-brain index\` every ${ctx.config.indexer.intervalMinutes} min yourself`, EXIT.ENV);
+  }
+  const r = installService(p as Platform, { dryRun: ctx.dryRun, manage: ctx.manage, intervalMinutes: ctx.config.indexer.intervalMinutes }, ctx.env);
+  const files = r.files.filter((f) => f.changed).map((f) => f.file);
+  const what = files.length ? `${ctx.dryRun ? 'would write' : 'wrote'} ${files.join(', ')}` : `already installed (${r.files.map((f) => f.file).join(', ')})`;
+  const schedule = `index every ${ctx.config.indexer.intervalMinutes} min`;
+  if (ctx.dryRun) return ok('service', r.changed, `${what}; ${schedule}${r.wouldRun?.length ? `; would run: ${r.wouldRun.join('; ')}` : ''}`);
+  if (!ctx.manage) return ok('service', r.changed, `${what}; ${schedule}; not started (--no-manage)`);
+  if (!commandsOk(r.commands)) {
+    const bad = r.commands.find((c) => !c.ok && !c.tolerated)!;
+    const fix = p === 'linux'
+      ? 'is there a user systemd session (`systemctl --user status`; over SSH: `loginctl enable-linger $USER`)? Else run `active-brain start --detach`'
+      : 'run `launchctl print gui/$(id -u)` to check the session, else `active-brain start --detach`';
+    return failed('service', `${what}; \`${bad.command}\` failed: ${bad.detail}; ${fix}`, EXIT.ENV);
+  }
+  return ok('service', r.changed, `${what}; ${schedule}; started`);
+}
+
+function hooksRegistered(ctx: SetupContext): string {
+  const path = settingsPathFor('user', ctx.cwd, ctx.env);
+  try {
+    const n = existsSync(path) ? countOurs(parseSettingsText(readFileSync(path, 'utf8'), path)) : 0;
+    return `${n} hook entr${n === 1 ? 'y' : 'ies'} in ${path}`;
+  } catch (e) {
+    return `${path}: ${(e as Error).message}`;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Daemon state, store size, hooks registered and the last index run, from the status
+ * functions. Fails only when the service was started here and the daemon is not running.
+ */
+export async function healthStep(ctx: SetupContext, serviceStarted: boolean): Promise<Step | StepFailure> {
+  const store = existsSync(ctx.storePath) ? await summarizeStore(ctx.storePath) : { path: ctx.storePath, present: false };
+  let d = daemonStatus(ctx.config, store, ctx.env);
+  const t0 = Date.now();
+  while (serviceStarted && !d.running && Date.now() - t0 < DAEMON_START_WAIT_MS) {
+    await sleep(POLL_MS);
+    d = daemonStatus(ctx.config, store, ctx.env);
+  }
+  const daemon = d.running
+    ? `daemon running (pid ${d.pid}, ${d.sessions ?? 0} session(s) watched)`
+    : `daemon not running${d.problem ? ` (${d.problem})` : ''}${serviceStarted ? '' : ' — start it with `active-brain start --detach` or the service manager'}`;
+  const storeText = !store.present ? `no store yet at ${store.path}`
+    : store.error ? `store ${store.path}: ${store.error}`
+    : `store ${Math.round((store.bytes ?? 0) / 1024)} KiB, ${store.chunks} chunks, ${store.documents} documents`;
+  const last = `last index: ${describeLastRun(lastIndexRun(readIndexLog(ctx.env), ctx.storePath))}`;
+  const detail = [daemon, storeText, hooksRegistered(ctx), last].join('; ');
+  if (serviceStarted && !d.running) {
+    return failed('health', `${detail}. The service did not bring the daemon up within ${DAEMON_START_WAIT_MS / 1000} s: see $ACTIVE_BRAIN_HOME/logs/daemon.out and \`active-brain status\``, EXIT.FAIL);
+  }
+  return ok('health', false, detail);
+}

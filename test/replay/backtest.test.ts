@@ -1,0 +1,71 @@
+/**
+ * `active-brain backtest` as a new user runs it, real CLI on temp dirs: two real-format
+ * sessions under the transcripts root — an earlier one where `git push` failed for want of an
+ * upstream and was fixed, a later one meeting the same error — indexed into the store. The
+ * backtest offers the Past fix in the later session only (never a session its own fix, never
+ * one from its future), writes the page, and its offers become labelable; `soak report` shows
+ * the history's figures under their own name and counts history labels apart.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendFileSync, existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, tempEnv, toolResultLine, toolUseLine, userLine, type Env } from '../daemon/helpers.js';
+
+let e: Env;
+afterEach(() => e?.cleanup());
+
+describe('active-brain backtest', () => {
+  it('offers the Past fix where the error came back, writes the page, and makes the offer labelable', () => {
+    e = tempEnv('ab-backtest-');
+    const early = newSession(e);
+    appendFixedPushSession(early, 'feature-a');
+    const late = newSession(e);
+    appendFileSync(late.path, [
+      userLine(late, 'push the cart branch'),
+      toolUseLine(late, 'toolu_l1', 'Bash', { command: 'git push 2>&1' }),
+      toolResultLine(late, 'toolu_l1', NO_UPSTREAM('feature-b'), true),
+    ].join('\n') + '\n');
+    // The late session happened a day later (its records are stamped now; the early one is backdated).
+    const lines = readFileSync(early.path, 'utf8').split('\n').filter(Boolean).map((l) => {
+      const r = JSON.parse(l) as { timestamp?: string };
+      if (r.timestamp) r.timestamp = new Date(Date.parse(r.timestamp) - 86_400_000).toISOString();
+      return JSON.stringify(r);
+    });
+    writeFileSync(early.path, lines.join('\n') + '\n');
+    const old = (Date.now() - 86_400_000) / 1000;
+    utimesSync(early.path, old, old);
+    expect(cli(e, ['index', 'add', e.root, '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+
+    const html = join(e.home, '..', 'history.html');
+    const r = cli(e, ['backtest', '--since', '7d', '--json', '--html', html]);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { offers: Array<Record<string, unknown>>; tool_steps: number; history_offers: number; sidechain_offers: number };
+    const tool = j.offers.filter((o) => o.channel === 'tool' && (o.hook === 'would-fire' || o.hook === 'printed'));
+    expect(tool).toHaveLength(1);
+    expect(tool[0]).toMatchObject({ session: late.id, channel: 'tool', step: 1, tool_use_id: 'toolu_l1', type: 'past-fix', hook: 'would-fire' });
+    expect(j.offers.some((o) => o.session === early.id && o.type === 'past-fix' && o.hook === 'would-fire')).toBe(false);
+    expect(j.history_offers).toBe(1);
+    expect(j.sidechain_offers).toBe(0);
+    expect(existsSync(html)).toBe(true);
+    expect(readFileSync(html, 'utf8')).toContain(`data-session="${late.id}"`);
+
+    // The offer is labelable, marked as from history …
+    const lab = cli(e, ['label', '--offer', String(JSON.parse(readFileSync(join(e.home, 'logs', 'backtest-offers.jsonl'), 'utf8').split('\n')[0]).offer_id), '--session', late.id, '--verdict', 'useful', '--json']);
+    expect(lab.code, lab.stderr).toBe(0);
+    const labels = readFileSync(join(e.home, 'labels.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(labels.at(-1)).toMatchObject({ session: late.id, channel: 'tool', history: true, useful: true });
+    // … and soak report names the history's figures apart from the live soak's.
+    const soak = JSON.parse(cli(e, ['soak', 'report', '--json', '--channel', 'tool']).stdout) as { figures: { history: Record<string, unknown> | null }; gates: Array<{ name: string; figure: string }> };
+    expect(soak.figures.history).toMatchObject({ sessions: 2, tool_offers: 1, labels: { n: 1, useful: 1 } });
+    expect(soak.gates.find((g) => g.name.startsWith('tool.usefulness'))!.figure).toContain('0 live, 1 from history');
+  });
+
+  it('a wrong root or an empty window is a clear error (exit 3) naming what to do', () => {
+    e = tempEnv('ab-backtest-');
+    const none = cli(e, ['backtest']);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/no transcripts under .* written in the last 14d/);
+    const bad = cli(e, ['backtest', '--since', 'soon']);
+    expect(bad.code).toBe(2);
+  });
+});
