@@ -4,7 +4,8 @@
  * tool steps with their errors (the parser chosen per file; a rollout copied out of its tree
  * is still recognized by its session_meta); `index add --kind transcripts` indexes them with
  * their error episodes (the torn line counted, not fatal); `eval pastfix` takes the tree as
- * one project per cwd and recalls the recurring error. A Claude Code folder beside it is
+ * one project per cwd and recalls the recurring error; `backtest` replays codexSessionsRoot
+ * (also with no Claude Code root); exchangesFromFile reads a rollout. A Claude Code folder beside it is
  * unaffected (control: its host is still Claude Code).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { CODEX_FIXTURES, ROLLOUT_1, S1, S2 } from '../helpers/codex.js';
 import { readTimedExchanges } from '../../eval/replay-read.js';
 import { findProjects } from '../../eval/pastfix.js';
+import { exchangesFromFile } from '../../transcript/exchanges.js';
 
 const BIN = join(repoRoot, 'bin', 'active-brain.js');
 let tmp: string;
@@ -69,6 +71,24 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
     const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, recalled: 1, offers: 1, correct_offers: 1, first_seen_offers: 0 });
+  });
+
+  it('backtest: a Codex-only user (no Claude Code root) replays the rollouts of codexSessionsRoot', () => {
+    const b = cli(['backtest', '--since', 'all', '--json', '--set', `transcriptsRoot=${join(tmp, 'no-claude')}`, '--set', `codexSessionsRoot=${CODEX_FIXTURES}`]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(JSON.parse(b.stdout)).toMatchObject({ sessions: 2, tool_steps: 4, tool_errors: 2 });
+    // control: neither root exists → the environment error naming the Claude Code root
+    const none = cli(['backtest', '--since', 'all', '--set', `transcriptsRoot=${join(tmp, 'no-claude')}`, '--set', `codexSessionsRoot=${join(tmp, 'no-codex')}`]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain('cannot read the transcripts root');
+  });
+
+  it('exchangesFromFile (used by label\'s context) reads a rollout with its session id', async () => {
+    const out = [];
+    for await (const ex of exchangesFromFile(ROLLOUT_1)) out.push(ex);
+    expect(out.filter((x) => !x.isSidechain)).toHaveLength(1);
+    expect(out[0]).toMatchObject({ sessionId: S1, cwd: '/home/dev/shop-api' });
+    expect(out[0].toolErrors[0]).toMatch(/^Exit code 1/);
   });
 
   it('control: a Claude Code projects folder is still read as Claude Code (no Codex sessions tree there)', () => {
