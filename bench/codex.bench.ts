@@ -226,6 +226,20 @@ function hook(opts: BenchOptions, root: string, base: string, figures: Figure[],
       { metric: `${k}: median / bare node`, value: round(ratio, 2), unit: '×', ...(k.startsWith('codex') ? { target: `≤ ${TARGET_HOOK_RATIO}×`, pass: ratio <= TARGET_HOOK_RATIO } : {}) },
     );
   }
+  // The hook's own time (its log's latency_ms: from its module start, Node's boot excluded) —
+  // steadier than wall time on a loaded machine.
+  const own: Record<string, number[]> = { 'cc-': [], 'cx-': [], 'ct-': [] };
+  const logPath = join(home, 'logs', 'hook.jsonl');
+  if (existsSync(logPath)) {
+    for (const l of readFileSync(logPath, 'utf8').split('\n')) {
+      if (!l) continue;
+      const r = JSON.parse(l) as { session?: string; latency_ms?: number };
+      const k = Object.keys(own).find((p) => r.session?.startsWith(p));
+      if (k && typeof r.latency_ms === 'number') own[k].push(r.latency_ms);
+    }
+  }
+  const label: Record<string, string> = { 'cc-': 'claude-code prompt', 'cx-': 'codex prompt', 'ct-': 'codex tool' };
+  for (const [k, v] of Object.entries(own)) if (v.length) figures.push({ metric: `${label[k]}: the hook's own latency_ms p50 / p95`, value: `${round(quantile(v, 0.5), 2)} / ${round(quantile(v, 0.95), 2)}`, unit: 'ms' });
   notes.push(`hook: ${n} runs per case, interleaved (rotating order) with bare node -e 0; every hook run prints (a fresh session with a cached offer, or the fixes file of the Codex error's signature); wall = spawn to exit with the payload on stdin.`);
 }
 

@@ -40,7 +40,7 @@ import {
   defaultCodexSessionsRoot,
 } from '../shared/paths.js';
 import type { Canary, OfferCache, ToolCache } from '../shared/types.js';
-import { parserFor, type LineParser } from '../transcript/host.js';
+import { parserForFileSync, type LineParser } from '../transcript/host.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
@@ -366,7 +366,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         provisionalOffer: null,
         lastProvisional: null,
         skipped: f?.skipped ?? 0,
-        parse: parserFor(path).line,
+        parse: parserForFileSync(path).line,
       };
       files.set(path, f);
     }

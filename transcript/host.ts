@@ -6,8 +6,11 @@
  *                record is `session_meta` → transcript/codex-records.ts (one parser per file:
  *                it remembers the session id and cwd)
  *   Claude Code  everything else → transcript/records.ts (stateless)
- * Pure, except parserForFile, which reads the file's first line (at most FIRST_LINE_BYTES).
+ * Pure, except parserForFile / parserForFileSync, which read the file's first line (at most
+ * FIRST_LINE_BYTES): the daemon reads a file from an offset (seed history, a resume), where
+ * the session_meta line is not among the lines it parses, so its parser is primed with it.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseLine, parseValue, type ParsedRecord } from './records.js';
@@ -78,4 +81,36 @@ export async function parserForFile(path: string): Promise<LineParser> {
     first = null;
   }
   return parserFor(path, first);
+}
+
+/** The first line of a file (at most FIRST_LINE_BYTES), or null. Synchronous: for callers that
+ *  build a parser inside a synchronous step (daemon/main.ts, once per file). */
+function firstLineSync(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(FIRST_LINE_BYTES);
+    const text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    const nl = text.indexOf('\n');
+    return nl >= 0 ? text.slice(0, nl) : null; // an unterminated first line is still being written
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The parser for a file the daemon tails, synchronously: the host from the path; a Codex parser is primed with the file's first line
+ *  (session_meta: the session id, cwd and originator), so lines read from an offset carry
+ *  them. Never throws. */
+export function parserForFileSync(path: string): LineParser {
+  if (!DAY_TREE_RE.test(path)) return parserFor(path); // the daemon tails rollouts only in their tree: no read for Claude Code files
+  const p = parserFor(path);
+  const first = firstLineSync(path);
+  if (first) p.line(first);
+  return p;
 }

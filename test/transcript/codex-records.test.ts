@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CodexRecordParser, sessionIdFromRolloutName } from '../../transcript/codex-records.js';
-import { hostOf, parserFor, parserForFile } from '../../transcript/host.js';
+import { hostOf, parserFor, parserForFile, parserForFileSync } from '../../transcript/host.js';
 import { readCodexToolOutput, codexErrorText } from '../../shared/codex-output.js';
 import { ExchangeAssembler } from '../../transcript/exchanges.js';
 import { ToolStepTracker } from '../../transcript/tool-steps.js';
@@ -185,6 +185,22 @@ describe('host choice (transcript/host.ts)', () => {
     copyFileSync(ROLLOUT_1, join(dir, 'copy.jsonl'));
     const p = await parserForFile(join(dir, 'copy.jsonl'));
     expect(p.host).toBe('codex');
+  });
+});
+
+describe('parserForFileSync (the daemon: lines read from an offset)', () => {
+  it('a rollout parser is primed with session_meta: a line from the middle carries the id, cwd and originator', () => {
+    const p = parserForFileSync(ROLLOUT_1);
+    const lines = readFileSync(ROLLOUT_1, 'utf8').split('\n');
+    const out = p.line(lines.find((l) => l.includes('function_call_output'))!);
+    expect(out).toMatchObject({ kind: 'tool-result', isError: true, sessionId: S1, cwd: '/home/dev/shop-api', entrypoint: 'codex_cli_rs' });
+    // control: unprimed, the same line knows only the file name's id
+    const cold = parserFor(ROLLOUT_1).line(lines.find((l) => l.includes('function_call_output'))!);
+    expect(cold).toMatchObject({ sessionId: S1, cwd: null, entrypoint: 'codex' });
+  });
+  it('a Claude Code path is not read (host from the path), a missing rollout is no error', () => {
+    expect(parserForFileSync('/nope/-p/s.jsonl').line).toBe(parseLine);
+    expect(parserForFileSync('/nope/2026/01/01/rollout-x.jsonl').host).toBe('codex');
   });
 });
 
