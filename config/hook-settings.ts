@@ -6,13 +6,14 @@
  */
 import type { Config } from './schema.js';
 import type { HookSettings } from '../shared/types.js';
-import { defaultTranscriptsRoot, hookSettingsPath, homeDir } from '../shared/paths.js';
+import { defaultCodexSessionsRoot, defaultTranscriptsRoot, hookSettingsPath, homeDir } from '../shared/paths.js';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 
 export function hookSettingsFromConfig(config: Config, env: NodeJS.ProcessEnv = process.env): HookSettings {
   return {
     version: 1,
     transcriptsRoot: config.transcriptsRoot ?? defaultTranscriptsRoot(env),
+    codexSessionsRoot: config.codexSessionsRoot ?? defaultCodexSessionsRoot(env),
     deadlineMs: config.hook.deadlineMs,
     maxBytes: config.hook.maxBytes,
     tokenCeiling: config.hook.tokenCeiling,

@@ -44,6 +44,7 @@ export class ConfigError extends AppError {
 /** Environment variables that set config keys (besides ACTIVE_BRAIN_HOME, read in shared/paths). */
 export const ENV_KEYS: Record<string, string> = {
   ACTIVE_BRAIN_TRANSCRIPTS: 'transcriptsRoot',
+  ACTIVE_BRAIN_CODEX_SESSIONS: 'codexSessionsRoot',
   ACTIVE_BRAIN_MODEL_PATH: 'embedding.localModelPath',
   ACTIVE_BRAIN_MODEL: 'embedding.model',
   ACTIVE_BRAIN_EMBEDDING_URL: 'embedding.url',

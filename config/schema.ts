@@ -106,6 +106,10 @@ export const ConfigSchema = z
   .object({
     /** Where Claude Code writes transcripts. Default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects. */
     transcriptsRoot: z.string().min(1).optional(),
+    /** Where Codex CLI writes rollouts (tailed by the same daemon, answered by the same hook).
+     *  Default: $CODEX_HOME/sessions or ~/.codex/sessions — where Codex itself writes them
+     *  (docs/CODEX.md). Env: ACTIVE_BRAIN_CODEX_SESSIONS. */
+    codexSessionsRoot: z.string().min(1).optional(),
     embedding: z
       .object({
         /** Local model: a transformers.js model id (downloaded once into <home>/models; unset =

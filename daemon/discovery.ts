@@ -3,7 +3,7 @@
  * for a lost `add` event (chokidar's polling mode can miss a file created right after a
  * directory poll; inotify queues can overflow). Source: the transcript root on disk
  * (`<root>/<project>/<session>.jsonl`, and `<root>/<project>/<session>/subagents/*.jsonl` for
- * the sessions the caller names). Destination: the paths returned to daemon/tailer.ts, which
+ * the sessions the caller names; a Codex CLI root's day folders `<root>/YYYY/MM/DD/`). Destination: the paths returned to daemon/tailer.ts, which
  * treats each unknown one like a watcher `add`.
  *
  *   root ─ readdir ─▶ project dirs ─ stat (mtime changed?) ─▶ readdir ─▶ *.jsonl paths
@@ -18,11 +18,25 @@ import { join } from 'node:path';
  *  (1 s or 2 s) mtimes a file created in the same tick as our listing would not move it. */
 export const MTIME_SETTLE_MS = 3000;
 
+/** The project folders of a Claude Code root ([] when the root is gone: the tailer reports that). */
+async function projectFolders(root: string): Promise<string[]> {
+  try {
+    return (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
+  } catch {
+    return [];
+  }
+}
+
 export class DirectoryDiscovery {
   /** Last mtime (ms) seen per listed directory. */
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly root: string) {}
+  /** `folders`: the folders to list under the root (default: Claude Code's project folders;
+   *  daemon/codex-layout.ts gives Codex CLI's day folders). */
+  constructor(
+    private readonly root: string,
+    private readonly folders: (root: string) => Promise<string[]> = projectFolders,
+  ) {}
 
   /**
    * Transcript paths in every directory that changed since the last call (all of them on the
@@ -31,12 +45,7 @@ export class DirectoryDiscovery {
    */
   async scan(subagentSessions: Iterable<string> = []): Promise<string[]> {
     const out: string[] = [];
-    let projects: string[];
-    try {
-      projects = (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
-    } catch {
-      return out; // the root is gone: the tailer reports that itself
-    }
+    const projects = await this.folders(this.root);
     const dirs = [...projects, ...[...subagentSessions].map((s) => join(s, 'subagents'))];
     for (const dir of dirs) await this.list(dir, out);
     // forget folders not asked about this time, so the map stays bounded

@@ -36,9 +36,11 @@ import {
   killPath,
   logsDir,
   offsetsPath,
+  codexOffsetsPath,
+  defaultCodexSessionsRoot,
 } from '../shared/paths.js';
 import type { Canary, OfferCache, ToolCache } from '../shared/types.js';
-import { parseLine } from '../transcript/records.js';
+import { parserForFileSync, type LineParser } from '../transcript/host.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
@@ -49,7 +51,8 @@ import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
 import { decisionRecord, openJsonlLog, toolDecisionRecord, type EventRecord, type JsonlLog } from './logs.js';
 import { Pipeline, type Decision, type ToolDecision } from '../core/pipeline.js';
-import { Tailer, type TailLine, type LinesInfo } from './tailer.js';
+import type { TailLine, LinesInfo } from './tailer.js';
+import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
@@ -90,6 +93,8 @@ interface FileEntry extends PublishBook {
   /** `uuid@endOffset` of the last provisional decision (never twice on the same content). */
   lastProvisional: string | null;
   skipped: number;
+  /** The file's line parser: Claude Code or Codex CLI (transcript/host.ts). */
+  parse: LineParser['line'];
 }
 
 const clip = (s: string) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
@@ -283,7 +288,11 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   const caches = new CacheWriter(cacheDir(env));
   const files = new Map<string, FileEntry>();
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
-  const tailer = new Tailer({ root, offsetsPath: offsetsPath(env), daemon: config.daemon });
+  // Claude Code's root and Codex CLI's sessions root, one consumer (daemon/tailer-group.ts).
+  const tailer = new TailerGroup([
+    { root, offsetsPath: offsetsPath(env), daemon: config.daemon },
+    { root: config.codexSessionsRoot ?? defaultCodexSessionsRoot(env), host: 'codex', offsetsPath: codexOffsetsPath(env), daemon: config.daemon },
+  ]);
 
   // ---- per exchange: pipeline → cache (core/publish.ts) → decision log ----
   type Published = { d: Decision; cache: OfferCache | null };
@@ -359,6 +368,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         provisionalOffer: null,
         lastProvisional: null,
         skipped: f?.skipped ?? 0,
+        parse: parserForFileSync(path).line,
       };
       files.set(path, f);
     }
@@ -407,7 +417,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       let newest: Published | null = null;
       const logged: Promise<void>[] = [];
       for (const l of lines) {
-        const rec = parseLine(l.line);
+        const rec = f.parse(l.line);
         if (!rec && looksMalformed(l.line)) {
           if (f.skipped++ < MAX_SKIP_EVENTS_PER_FILE) {
             event({ event: 'skipped-line', reason: 'malformed', path, offset: l.startOffset, bytes: l.endOffset - l.startOffset });

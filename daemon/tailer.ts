@@ -32,6 +32,8 @@ import type { Config } from '../config/schema.js';
 import { scanLines, type LineItem, type ScanState } from '../transcript/lines.js';
 import { identityOf, OffsetStore, resumeVerdict, sameFile, type FileIdentity } from './offsets.js';
 import { DirectoryDiscovery } from './discovery.js';
+import { classifyCodexPath, codexDayFolders, codexIgnored, CODEX_WATCH_DEPTH } from './codex-layout.js';
+import type { Host } from '../transcript/host.js';
 
 export type TailLine = LineItem;
 
@@ -58,6 +60,9 @@ export type TailerDaemonConfig = Pick<
 
 export interface TailerOptions {
   root: string;
+  /** Which agent writes under `root` (its folder layout): Claude Code (default) or Codex CLI
+   *  (`<root>/YYYY/MM/DD/rollout-*.jsonl`, daemon/codex-layout.ts). */
+  host?: Host;
   offsetsPath: string;
   daemon: TailerDaemonConfig;
   /** Files read at the same time (bounds memory during catch-up). */
@@ -142,7 +147,7 @@ export class Tailer extends EventEmitter {
     this.root = resolve(opts.root);
     this.store = new OffsetStore(opts.offsetsPath);
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
-    this.discovery = new DirectoryDiscovery(this.root);
+    this.discovery = new DirectoryDiscovery(this.root, opts.host === 'codex' ? codexDayFolders : undefined);
   }
 
   /** Number of transcript files being tailed. */
@@ -276,12 +281,13 @@ export class Tailer extends EventEmitter {
       if (parts.length === 4) return !sub || !p.endsWith('.jsonl') || isDir;
       return true;
     };
+    const codex = this.opts.host === 'codex';
     const w = watch(root, {
       persistent: true,
       ignoreInitial: false,
       usePolling: this.opts.daemon.usePolling,
-      depth: sub ? 3 : 1,
-      ignored,
+      depth: codex ? CODEX_WATCH_DEPTH : sub ? 3 : 1,
+      ignored: codex ? (p: string, st?: Stats) => codexIgnored(root, p, st) : ignored,
       ignorePermissionErrors: true,
       alwaysStat: false,
     });
@@ -334,7 +340,7 @@ export class Tailer extends EventEmitter {
 
   private onSeen(path: string): void {
     if (this.closed) return;
-    const c = classifyTranscriptPath(this.root, path, this.opts.daemon.watchSubagents);
+    const c = this.opts.host === 'codex' ? classifyCodexPath(this.root, path) : classifyTranscriptPath(this.root, path, this.opts.daemon.watchSubagents);
     if (!c) return;
     if (!this.files.has(path)) {
       this.files.set(path, {

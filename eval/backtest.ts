@@ -8,7 +8,7 @@
  * The offers the hook would have shown are kept (ops/history-offers.ts) for `label` and
  * `soak report`; a report page can be drawn from the rows (ops/report-html.ts).
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import type { StoreReader } from '../store/types.js';
@@ -26,6 +26,8 @@ export interface BacktestOptions {
   store: StoreReader | null;
   noStoreReason?: string;
   root: string;
+  /** More roots replayed with it (Codex CLI's sessions root: docs/CODEX.md); a missing one is skipped. */
+  extraRoots?: string[];
   /** Only transcripts written within this many ms before `now` (null: all). */
   sinceMs: number | null;
   now: number;
@@ -41,8 +43,10 @@ export interface BacktestResult extends ReplayResult {
 
 /** The transcripts under root written within the window (subagent files included: they are
  *  replayed as sidechain sessions, never offered to). */
-export function historyFiles(root: string, sinceMs: number | null, now: number): TranscriptFile[] {
-  const all = findTranscripts(root);
+export function historyFiles(root: string, sinceMs: number | null, now: number, extraRoots: string[] = []): TranscriptFile[] {
+  // The main root must exist unless another one does (a Codex-only user has no Claude root).
+  const extra = extraRoots.filter((r) => existsSync(r));
+  const all = [...(extra.length && !existsSync(root) ? [] : findTranscripts(root)), ...extra.flatMap((r) => findTranscripts(r))];
   if (sinceMs === null) return all;
   return all.filter((f) => {
     try {
@@ -54,7 +58,7 @@ export function historyFiles(root: string, sinceMs: number | null, now: number):
 }
 
 export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
-  const files = historyFiles(o.root, o.sinceMs, o.now);
+  const files = historyFiles(o.root, o.sinceMs, o.now, o.extraRoots);
   const result = await replayTranscripts(files, {
     config: o.config,
     embedder: o.embedder,

@@ -16,6 +16,7 @@
  * shown Past fixes at an error no earlier session met. Reads the transcripts; writes only its
  * temp dir (removed at the end).
  */
+import { codexRolloutFiles, isCodexSessionsTree, rolloutCwd } from '../transcript/codex-tree.js';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -88,9 +89,23 @@ interface SessionFile {
   first: number;
 }
 
-/** Projects under `dir`: each folder holding `*.jsonl` sessions directly (and `dir` itself). */
+/** Projects under `dir`: each folder holding `*.jsonl` sessions directly (and `dir` itself).
+ *  A Codex CLI sessions tree (YYYY/MM/DD/rollout-*.jsonl) has no project folders: its
+ *  rollouts are grouped by the cwd they name (session_meta, else turn_context: one project
+ *  per cwd, like Claude Code's per-project folders; rollouts naming none form `codex`). */
 export function findProjects(dir: string): Array<{ name: string; sessions: string[] }> {
   const out: Array<{ name: string; sessions: string[] }> = [];
+  if (isCodexSessionsTree(dir)) {
+    const byCwd = new Map<string, string[]>();
+    for (const f of codexRolloutFiles(dir)) {
+      const cwd = rolloutCwd(f) ?? 'codex';
+      byCwd.set(cwd, [...(byCwd.get(cwd) ?? []), f]);
+    }
+    // Named as Claude Code names project folders (`/home/me/app` → `-home-me-app`): a name is
+    // also the history folder the earlier sessions are copied into.
+    for (const [cwd, sessions] of [...byCwd].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push({ name: cwd.replace(/[\\/]/g, '-'), sessions });
+    return out;
+  }
   const sessionsIn = (d: string) => {
     try {
       return readdirSync(d, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(d, e.name));

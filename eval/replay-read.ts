@@ -17,7 +17,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { ExchangeAssembler, type AssembledExchange } from '../transcript/exchanges.js';
-import { parseLine } from '../transcript/records.js';
+import { parserForFile } from '../transcript/host.js';
 import { scanLines } from '../transcript/lines.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { isSubagentPath } from '../core/workers.js';
@@ -121,13 +121,14 @@ export async function readTimedExchanges(path: string, opts: ReadOptions = {}): 
   const tools = new ToolStepTracker();
   const steps: TimedStep[] = [];
   let skippedLines = 0;
+  const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   try {
     const size = (await fh.stat()).size;
-    const asm = new ExchangeAssembler({});
+    const asm = new ExchangeAssembler(parser.host === 'codex' ? { sessionId: parser.fileSessionId } : {});
     for await (const batch of scanLines(fh, { offset: 0, skippingFrom: null }, size, { maxLineBytes: REPLAY_MAX_LINE_BYTES, includeUnterminated: true })) {
       skippedLines += batch.skipped.length;
       for (const l of batch.lines) {
-        const rec = parseLine(l.line);
+        const rec = parser.line(l.line);
         const at = rec ? rec.timestamp : lineTime(l.line);
         if (settle !== null && at !== null && lastLineTime !== null && at - lastLineTime > settle && asm.settleCandidate) {
           const ex = asm.peek();

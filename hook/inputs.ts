@@ -93,7 +93,7 @@ export function readFixFile(sig: string, env: NodeJS.ProcessEnv): unknown {
 
 /** Lexical check: absolute, ends in .jsonl, no `..`, inside root. */
 export function transcriptPathAcceptable(path: unknown, root: string): path is string {
-  if (typeof path !== 'string' || !path || !isAbsolute(path) || !path.endsWith('.jsonl')) return false;
+  if (!root || typeof path !== 'string' || !path || !isAbsolute(path) || !path.endsWith('.jsonl')) return false;
   if (path.split(/[\\/]/).includes('..')) return false;
   const r = resolve(root);
   return resolve(path).startsWith(r.endsWith(sep) ? r : r + sep);

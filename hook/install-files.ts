@@ -4,16 +4,18 @@
  * <cwd>/.claude/settings.json), read it, apply a pure change from hook/install.ts, back the
  * original up to `settings.json.active-brain.bak`, and write atomically (through a symlink
  * to its target, keeping the file's mode). Dry runs read only. Also reports our entries at
- * the other scope under any of the hook's events (it would fire twice).
+ * the other scope under any of the hook's events (it would fire twice). Codex CLI
+ * (`--host codex`): the same JSON shape in $CODEX_HOME/hooks.json (else ~/.codex/hooks.json),
+ * the events UserPromptSubmit and PostToolUse only; config.toml is never touched.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
-import { claudeConfigDir, homeDir } from '../shared/paths.js';
+import { claudeConfigDir, codexHomeDir, homeDir } from '../shared/paths.js';
 import {
   countOurs, detectIndent, hookCommand, lineDiff, parseSettingsText, withHookInstalled, withHookRemoved,
-  type InstallAction,
+  CODEX_EVENT_SET, type InstallAction,
 } from './install.js';
 import type { HookEvent } from '../shared/vocabulary.js';
 
@@ -118,6 +120,31 @@ function render(obj: unknown, original: string): string {
   return JSON.stringify(obj, null, detectIndent(original)) + '\n';
 }
 
+/** Codex CLI's user-level hooks file (it also reads <project>/.codex/hooks.json; we write the
+ *  user one, like Claude Code's user scope). */
+export function codexHooksPath(env: NodeJS.ProcessEnv): string {
+  return join(codexHomeDir(env), 'hooks.json');
+}
+
+export function installCodexHook(opts: Omit<ChangeOptions, 'scope'>): ChangeReport {
+  const path = codexHooksPath(opts.env);
+  const file = load(path);
+  const command = opts.command ?? defaultHookCommand(opts.env);
+  const { settings, action, events } = withHookInstalled(parseSettingsText(file.text, path), command, path, CODEX_EVENT_SET);
+  const changed = action !== 'unchanged' || !file.exists;
+  const text = changed ? render(settings, file.text) : file.text;
+  const backup = changed ? commit(file, text, opts.dryRun) : null;
+  return {
+    scope: 'user', path, action, changed, dryRun: opts.dryRun, backup, command, events, duplicates: [],
+    diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
+  };
+}
+
+export function uninstallCodexHook(opts: Omit<ChangeOptions, 'scope'>): ChangeReport {
+  const path = codexHooksPath(opts.env);
+  return removeFrom(path, { ...opts, scope: 'user' }, []);
+}
+
 export function installHook(opts: ChangeOptions): ChangeReport {
   const path = settingsPathFor(opts.scope, opts.cwd, opts.env);
   const file = load(path);
@@ -135,6 +162,10 @@ export function installHook(opts: ChangeOptions): ChangeReport {
 
 export function uninstallHook(opts: ChangeOptions): ChangeReport {
   const path = settingsPathFor(opts.scope, opts.cwd, opts.env);
+  return removeFrom(path, opts, otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env));
+}
+
+function removeFrom(path: string, opts: ChangeOptions, duplicates: string[]): ChangeReport {
   const file = load(path);
   const base = { scope: opts.scope, path, dryRun: opts.dryRun, command: null };
   if (!file.exists) return { ...base, action: 'absent', changed: false, backup: null, duplicates: [], diff: '', text: '' };
@@ -144,7 +175,7 @@ export function uninstallHook(opts: ChangeOptions): ChangeReport {
   const backup = changed ? commit(file, text, opts.dryRun) : null;
   return {
     ...base, action: changed ? 'removed' : 'absent', changed, backup,
-    duplicates: otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env),
+    duplicates,
     diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
   };
 }

@@ -31,6 +31,25 @@ export const EVENT_MATCHERS: Readonly<Record<HookEvent, string | undefined>> = {
   PostToolUseFailure: undefined,
   PostToolUse: POST_TOOL_USE_MATCHER,
 };
+/** The events Codex CLI's hooks.json gets: it has no failure event (an error arrives inside
+ *  PostToolUse's tool_response) and names its shell tool `Bash` and its patch tool
+ *  `apply_patch` (codex-rs/hooks; docs/CODEX.md). Matchers are regexes there too. */
+export const CODEX_EVENTS = ['UserPromptSubmit', 'PostToolUse'] as const satisfies readonly HookEvent[];
+export const CODEX_POST_TOOL_USE_MATCHER = '^(Bash|apply_patch|mcp__.+)$';
+export const CODEX_EVENT_MATCHERS: Readonly<Record<HookEvent, string | undefined>> = {
+  UserPromptSubmit: undefined,
+  PostToolUseFailure: undefined,
+  PostToolUse: CODEX_POST_TOOL_USE_MATCHER,
+};
+
+/** Which events, with which matchers, a settings file gets (Claude Code's or Codex's). */
+export interface EventSet {
+  events: readonly HookEvent[];
+  matchers: Readonly<Record<HookEvent, string | undefined>>;
+}
+export const CLAUDE_EVENT_SET: EventSet = { events: HOOK_EVENTS, matchers: EVENT_MATCHERS };
+export const CODEX_EVENT_SET: EventSet = { events: CODEX_EVENTS, matchers: CODEX_EVENT_MATCHERS };
+
 /** Kept for older imports: the prompt event. */
 export const HOOK_EVENT: HookEvent = 'UserPromptSubmit';
 /** Our entries are recognised by the hook's program name at the end of the command. */
@@ -131,8 +150,8 @@ const sameMatcher = (g: Obj, matcher: string | undefined) => (matcher === undefi
 
 /** One event's groups with exactly one entry of ours carrying `entry`, in a group with the
  *  event's matcher (mutates `hooks`, a clone). */
-function installEvent(hooks: Obj, event: HookEvent, entry: HookEntry, groups: unknown[] | undefined): InstallAction {
-  const matcher = EVENT_MATCHERS[event];
+function installEvent(hooks: Obj, event: HookEvent, entry: HookEntry, groups: unknown[] | undefined, matchers: EventSet['matchers']): InstallAction {
+  const matcher = matchers[event];
   const fresh = () => ({ ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] });
   const ours = (groups ?? []).flatMap((g) => (isObj(g) && Array.isArray(g.hooks) ? g.hooks.filter(isOurEntry).map((h) => ({ g, h: h as Obj })) : []));
   if (ours.length === 0) {
@@ -156,14 +175,14 @@ function installEvent(hooks: Obj, event: HookEvent, entry: HookEntry, groups: un
 
 /** Settings with exactly one entry of ours carrying `command` under each event the hook
  *  answers. Does not mutate its input. `events` says what happened per event. */
-export function withHookInstalled(settings: Obj, command: string, where = 'settings.json'): { settings: Obj; action: InstallAction; events: Record<HookEvent, InstallAction> } {
+export function withHookInstalled(settings: Obj, command: string, where = 'settings.json', set: EventSet = CLAUDE_EVENT_SET): { settings: Obj; action: InstallAction; events: Record<HookEvent, InstallAction> } {
   const out = structuredClone(settings);
   const entry = ourEntry(command);
-  const groups = HOOK_EVENTS.map((e) => groupsOf(out, e, where)); // every shape checked before anything changes
+  const groups = set.events.map((e) => groupsOf(out, e, where)); // every shape checked before anything changes
   if (!isObj(out.hooks)) out.hooks = {};
   const hooks = out.hooks as Obj;
   const events = {} as Record<HookEvent, InstallAction>;
-  HOOK_EVENTS.forEach((e, k) => { events[e] = installEvent(hooks, e, entry, groups[k]); });
+  set.events.forEach((e, k) => { events[e] = installEvent(hooks, e, entry, groups[k], set.matchers); });
   const acts = Object.values(events);
   if (acts.every((a) => a === 'unchanged')) return { settings, action: 'unchanged', events };
   return { settings: out, action: acts.every((a) => a === 'added') ? 'added' : 'updated', events };

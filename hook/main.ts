@@ -1,6 +1,6 @@
 /**
- * `active-brain-hook`: the Claude Code hook for UserPromptSubmit (the prompt channel) and
- * PostToolUseFailure / PostToolUse (the tool channel), one binary that tells them apart by
+ * `active-brain-hook`: the Claude Code (and Codex CLI: hook/host.ts) hook for UserPromptSubmit
+ * (the prompt channel) and PostToolUseFailure / PostToolUse (the tool channel), one binary that tells them apart by
  * `hook_event_name` (bundled as CommonJS into dist/hook.bundle.cjs, run through
  * bin/active-brain-hook.cjs — what install registers — or the package bin
  * bin/active-brain-hook.js). Reads the payload on stdin, the precomputed
@@ -25,6 +25,7 @@ import { readHookSettings, defaultHookSettings } from './settings.js';
 import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
+import { transcriptRootFor } from './host.js';
 
 /** Time kept back from the deadline for writing state, output and the log. */
 const DEADLINE_MARGIN_MS = 10;
@@ -146,7 +147,7 @@ async function run(): Promise<never> {
   if (!release) return silentNow('state-locked');
   const state = readState(pre.sessionId, env);
   const cache = readCache(pre.sessionId, env);
-  const transcript = cache === undefined ? { status: 'absent' as const } : transcriptFacts(pre.payload.transcript_path, settings.transcriptsRoot);
+  const transcript = cache === undefined ? { status: 'absent' as const } : transcriptFacts(pre.payload.transcript_path, transcriptRootFor(pre.payload as unknown as Record<string, unknown>, settings));
   const now = Date.now();
   const d = offerGates({
     sessionId: pre.sessionId, mode: pre.mode, settings, state, cache, transcript, now,

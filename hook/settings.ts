@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { HookSettings, ModeState } from '../shared/types.js';
-import { defaultTranscriptsRoot, hookSettingsPath } from '../shared/paths.js';
+import { defaultCodexSessionsRoot, defaultTranscriptsRoot, hookSettingsPath } from '../shared/paths.js';
 
 /** Largest settings file the hook will read. */
 export const MAX_SETTINGS_BYTES = 256 * 1024;
@@ -17,6 +17,7 @@ export function defaultHookSettings(env: NodeJS.ProcessEnv = process.env): HookS
   return {
     version: 1,
     transcriptsRoot: defaultTranscriptsRoot(env),
+    codexSessionsRoot: defaultCodexSessionsRoot(env),
     deadlineMs: 150,
     maxBytes: 400,
     tokenCeiling: 90,
@@ -59,6 +60,7 @@ export function validateHookSettings(v: unknown): HookSettings | null {
     if (o.tool !== undefined && !isToolChannel(o.tool)) return null;
   }
   if (s.toolCacheTtlMs !== undefined && !isNum(s.toolCacheTtlMs)) return null;
+  if (s.codexSessionsRoot !== undefined && (typeof s.codexSessionsRoot !== 'string' || !s.codexSessionsRoot)) return null;
   return s as unknown as HookSettings;
 }
 

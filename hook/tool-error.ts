@@ -16,10 +16,17 @@
  *       {interrupted: true}                 → interrupted
  *       anything else (Bash's {stdout, stderr, interrupted: false}, file results, arrays of
  *       content blocks without an error flag, numbers, null) → none.
+ *   Codex CLI's PostToolUse (it has no failure event; hook/host.ts tells its payloads apart):
+ *       a string `tool_response` is the model-facing output of the shell tools
+ *       (`Process exited with code N` / `Exit code: N` headers, or the legacy JSON
+ *       `{"output", "metadata": {"exit_code"}}`) → shared/codex-output.ts: "Exit code N" and
+ *       the output when N ≠ 0; other shapes as above.
  * Every text is bounded to MAX_SCAN_CHARS per part before it is joined (a 1 MB error costs
  * no more than a 16 KB one).
  */
 import { MAX_SCAN_CHARS } from '../shared/error-signature.js';
+import { codexErrorText, readCodexToolOutput } from '../shared/codex-output.js';
+import { isCodexPayload } from './host.js';
 
 export type ToolErrorFound = { kind: 'error'; text: string } | { kind: 'interrupted' } | { kind: 'none' };
 
@@ -63,8 +70,13 @@ function exitCodeOf(r: Record<string, unknown>): number | null {
   return null;
 }
 
-/** The error inside a PostToolUse `tool_response`, if it holds one (see the header). */
-export function errorInToolResponse(resp: unknown): ToolErrorFound {
+/** The error inside a PostToolUse `tool_response`, if it holds one (see the header).
+ *  `codex`: the payload came from Codex CLI (its string responses are shell output). */
+export function errorInToolResponse(resp: unknown, codex = false): ToolErrorFound {
+  if (typeof resp === 'string' && codex) {
+    const o = readCodexToolOutput(resp);
+    return o.failed ? found(cap(codexErrorText(o))) : NONE;
+  }
   if (typeof resp === 'string') return TOOL_USE_ERROR_RE.test(resp) || LEADING_ERROR_RE.test(resp) ? found(cap(resp)) : NONE;
   if (!isObj(resp)) return NONE;
   if (resp.is_error === true || resp.isError === true) return found(contentText(resp.content));
@@ -83,6 +95,6 @@ export function toolErrorOf(payload: Record<string, unknown>, event: string): To
     if (payload.is_interrupt === true) return INTERRUPTED;
     return typeof payload.error === 'string' ? found(cap(payload.error)) : NONE;
   }
-  if (event === 'PostToolUse') return errorInToolResponse(payload.tool_response);
+  if (event === 'PostToolUse') return errorInToolResponse(payload.tool_response, isCodexPayload(payload));
   return NONE;
 }

@@ -6,12 +6,14 @@
  * Notes source: a folder → every *.md, *.markdown, *.txt below it (hidden folders and
  * node_modules skipped, symlinked folders not followed), or one such file.
  * Transcripts source: a Claude Code projects root → `<root>/*\/*.jsonl` (plus `<root>/*.jsonl`
- * when pointed at one project folder), never anything under `subagents/`; or one .jsonl file.
+ * when pointed at one project folder), never anything under `subagents/`; a Codex CLI sessions
+ * root → `<root>/YYYY/MM/DD/rollout-*.jsonl` (transcript/codex-tree.ts); or one .jsonl file.
  *
  * Invalid UTF-8 is decoded with U+FFFD replacement and indexed (counted as a warning);
  * when more than `maxReplacementShare` of the characters had to be replaced, the file is
  * treated as binary and skipped.
  */
+import { codexRolloutFiles, isCodexSessionsTree } from '../transcript/codex-tree.js';
 import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
@@ -111,6 +113,7 @@ export function listSourceFiles(sourcePath: string, kind: SourceKind): SourceLis
     return { files, problems };
   }
   if (kind === 'notes') walkNotes(root, files, problems);
+  else if (isCodexSessionsTree(root)) files.push(...codexRolloutFiles(root)); // Codex CLI: YYYY/MM/DD/rollout-*.jsonl
   else {
     files.push(...transcriptFilesIn(root, problems));
     for (const d of readDir(root, problems)) {

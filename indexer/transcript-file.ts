@@ -1,5 +1,5 @@
 /**
- * Read one past Claude Code transcript for the indexer: its content hash (streamed), its
+ * Read one past Claude Code transcript (or Codex CLI rollout: transcript/host.ts) for the indexer: its content hash (streamed), its
  * exchanges and its main-lane tool steps (for error episodes, indexer/episodes.ts), counting
  * malformed lines (not JSON) and over-long lines, which are skipped — never fatal. Lines come
  * from transcript/lines.ts, records from transcript/records.ts, exchanges from
@@ -15,9 +15,8 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
 import { scanLines } from '../transcript/lines.js';
-import { parseValue } from '../transcript/records.js';
+import { parserForFile } from '../transcript/host.js';
 import { ExchangeAssembler } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import type { Exchange } from '../shared/types.js';
@@ -50,8 +49,9 @@ export async function hashFile(path: string): Promise<string> {
 }
 
 export async function readTranscript(path: string, maxLineBytes: number, now: number = Date.now()): Promise<TranscriptRead> {
+  const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   const fh = await open(path, 'r');
-  const sessionId = basename(path).replace(/\.jsonl$/, '');
+  const sessionId = parser.fileSessionId;
   const asm = new ExchangeAssembler({ sessionId, limits: { maxAssistantChars: INDEX_ASSISTANT_CHARS } });
   const tracker = new ToolStepTracker();
   let steps: ToolStep[] = [];
@@ -72,7 +72,7 @@ export async function readTranscript(path: string, maxLineBytes: number, now: nu
           asm.advance(l.endOffset);
           continue;
         }
-        const rec = parseValue(value);
+        const rec = parser.value(value);
         exchanges.push(...asm.push(rec, l.startOffset, l.endOffset));
         steps.push(...tracker.push(rec, l.startOffset, l.endOffset));
       }

@@ -18,6 +18,16 @@ export function claudeConfigDir(env: Env = process.env): string {
 export function defaultTranscriptsRoot(env: Env = process.env): string {
   return resolve(env.ACTIVE_BRAIN_TRANSCRIPTS || join(claudeConfigDir(env), 'projects'));
 }
+/** Codex CLI's home ($CODEX_HOME, else ~/.codex): hooks.json and sessions/ live there. */
+export function codexHomeDir(env: Env = process.env): string {
+  return resolve(env.CODEX_HOME || join(homedir(), '.codex'));
+}
+/** Where Codex CLI writes rollouts: ACTIVE_BRAIN_CODEX_SESSIONS, else <codex home>/sessions. */
+export function defaultCodexSessionsRoot(env: Env = process.env): string {
+  return resolve(env.ACTIVE_BRAIN_CODEX_SESSIONS || join(codexHomeDir(env), 'sessions'));
+}
+/** Offsets of the Codex rollouts the daemon tails (a file of its own: one writer per file). */
+export const codexOffsetsPath = (env: Env = process.env) => join(homeDir(env), 'offsets-codex.json');
 
 export const configPath = (env: Env = process.env) => join(homeDir(env), 'config.json');
 export const defaultStorePath = (env: Env = process.env) => join(homeDir(env), 'store.sqlite');

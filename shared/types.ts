@@ -82,6 +82,10 @@ export interface OfferCache {
 export interface HookSettings {
   version: 1;
   transcriptsRoot: string;
+  /** Codex CLI's rollouts root: a Codex payload's transcript_path must lie under it.
+   *  Optional: settings written before Codex support stay valid (a Codex transcript is then
+   *  untrusted, as any path outside the roots). */
+  codexSessionsRoot?: string;
   deadlineMs: number;
   maxBytes: number;
   tokenCeiling: number;

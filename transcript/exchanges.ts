@@ -15,6 +15,7 @@
 import { open } from 'node:fs/promises';
 import type { Exchange } from '../shared/types.js';
 import { parseLine, type ParsedRecord, type PromptKind, type RecordKind } from './records.js';
+import { parserForFile } from './host.js';
 import { scanLines, type ScanOptions } from './lines.js';
 
 /** How an exchange was closed. */
@@ -318,15 +319,16 @@ export interface FileReadOptions {
  * lines skipped). Open exchanges are flushed at end of file.
  */
 export async function* exchangesFromFile(path: string, opts: FileReadOptions = {}): AsyncGenerator<AssembledExchange> {
+  const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   const fh = await open(path, 'r');
   try {
     const size = (await fh.stat()).size;
-    const asm = new ExchangeAssembler({ sessionId: opts.sessionId, limits: opts.limits });
+    const asm = new ExchangeAssembler({ sessionId: opts.sessionId ?? (parser.host === 'codex' ? parser.fileSessionId : undefined), limits: opts.limits });
     const start = opts.startOffset ?? 0;
     asm.advance(start);
     for await (const batch of scanLines(fh, { offset: start, skippingFrom: null }, size, { ...opts.scan, includeUnterminated: true })) {
       for (const s of batch.skipped) opts.onSkipped?.(s.startOffset, s.endOffset);
-      for (const l of batch.lines) yield* asm.push(parseLine(l.line), l.startOffset, l.endOffset);
+      for (const l of batch.lines) yield* asm.push(parser.line(l.line), l.startOffset, l.endOffset);
       asm.advance(batch.state.offset);
     }
     yield* asm.flushAll();

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { createEmbedder } from '../../embed/embedder.js';
-import { defaultStorePath, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
+import { defaultStorePath, defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
 import { openReplayStore, offersOf } from '../../eval/replay.js';
 import { runBacktest, backtestReportModel, historyFiles } from '../../eval/backtest.js';
 import { createProgress } from '../../eval/progress.js';
@@ -25,7 +25,8 @@ export const DEFAULT_SINCE = '14d';
 const HELP = `usage: active-brain backtest [--since 14d|all] [--json] [--html FILE] [--seed N] [--set key=value ...]
 
 Runs the daemon's own pipeline and the hook's gates over your own Claude Code history (the
-transcripts under the configured root written within --since; default ${DEFAULT_SINCE}), with the
+transcripts under the configured root written within --since; default ${DEFAULT_SINCE}; Codex CLI
+rollouts under codexSessionsRoot too, when it exists), with the
 configured knowledge store and modes, both channels (at the prompt and at tool failures).
 A session is never offered its own transcript. Nothing is printed to Claude Code and the
 store is only read. The offers the hook would have shown become labelable
@@ -56,10 +57,11 @@ export const command: Command = {
     if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
     const { config } = loadConfig({ flags: values.set });
     const root = config.transcriptsRoot ?? defaultTranscriptsRoot();
+    const extraRoots = [config.codexSessionsRoot ?? defaultCodexSessionsRoot()]; // Codex CLI rollouts too (docs/CODEX.md)
     const now = Date.now();
     let files;
     try {
-      files = historyFiles(root, sinceMs, now);
+      files = historyFiles(root, sinceMs, now, extraRoots);
     } catch (e) {
       throw new UserError(`cannot read the transcripts root ${root} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions`, EXIT.ENV);
     }
@@ -72,7 +74,7 @@ export const command: Command = {
       const progress = createProgress('transcripts', files.length);
       const b = await runBacktest({
         config, embedder, store: opened.store, noStoreReason: opened.status === 'ok' ? undefined : opened.status,
-        root, sinceMs, now, home: homeDir(), seed, onFile: (n) => progress.update(n),
+        root, extraRoots, sinceMs, now, home: homeDir(), seed, onFile: (n) => progress.update(n),
       });
       progress.done();
       writeHistory(b.history.offers, b.history.summary);

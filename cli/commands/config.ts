@@ -23,7 +23,8 @@ export const command: Command = {
 
 Prints every configuration value and its source. Precedence (lowest first):
   default < $ACTIVE_BRAIN_HOME/config.json < environment < --set flags
-Environment: ACTIVE_BRAIN_TRANSCRIPTS (transcriptsRoot), ACTIVE_BRAIN_MODEL_PATH
+Environment: ACTIVE_BRAIN_TRANSCRIPTS (transcriptsRoot), ACTIVE_BRAIN_CODEX_SESSIONS
+(codexSessionsRoot), ACTIVE_BRAIN_MODEL_PATH
 (embedding.localModelPath), ACTIVE_BRAIN_MODEL (embedding.model), ACTIVE_BRAIN_EMBEDDING_URL
 (embedding.url), ACTIVE_BRAIN_STORE (store.path).
 Rollout states per channel: modes.<m>.state (prompt) and modes.<m>.tool.state (tool); they

@@ -2,30 +2,36 @@
  * `active-brain uninstall [--project] [--dry-run]`: removes only active-brain's entries
  * (UserPromptSubmit, PostToolUseFailure, PostToolUse) from Claude Code's settings (user
  * scope by default, --project for ./.claude/settings.json); every other setting and hook
- * stays. Pure change in hook/install.ts, files in hook/install-files.ts.
+ * stays. `--host codex`: the same in Codex CLI's $CODEX_HOME/hooks.json. Pure change in hook/install.ts, files in hook/install-files.ts.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { uninstallHook } from '../../hook/install-files.js';
+import { uninstallCodexHook, uninstallHook } from '../../hook/install-files.js';
+import { hostFlag } from './install.js';
 import { SettingsShapeError } from '../../hook/install.js';
 
 export const command: Command = {
   name: 'uninstall',
   summary: 'remove the Claude Code hook entries (only ours)',
-  help: `usage: active-brain uninstall [--project] [--dry-run] [--json]
+  help: `usage: active-brain uninstall [--project] [--host claude-code|codex] [--dry-run] [--json]
 
 Removes active-brain's hook entries (UserPromptSubmit, PostToolUseFailure, PostToolUse) and
 nothing else.
   (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
   --project   this directory's .claude/settings.json
   --dry-run   show the change and write nothing
+  --host codex  Codex CLI's $CODEX_HOME/hooks.json (else ~/.codex/hooks.json) instead
 The original is saved as settings.json.active-brain.bak. Invalid JSON: nothing changed, exit 1.
 Mentions any registration left at the other scope.`,
   async run(argv) {
-    const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
+    const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, host: { type: 'string' } }, false);
     const dryRun = Boolean(values['dry-run']);
+    const host = hostFlag(values.host);
+    if (host === 'codex' && values.project) throw new UserError('--project is for Claude Code; with --host codex the user hooks file ($CODEX_HOME/hooks.json) is changed. Drop --project.', EXIT.USAGE);
     let report;
     try {
-      report = uninstallHook({ scope: values.project ? 'project' : 'user', cwd: process.cwd(), env: process.env, dryRun });
+      report = host === 'codex'
+        ? uninstallCodexHook({ cwd: process.cwd(), env: process.env, dryRun })
+        : uninstallHook({ scope: values.project ? 'project' : 'user', cwd: process.cwd(), env: process.env, dryRun });
     } catch (e) {
       if (e instanceof SettingsShapeError) throw new UserError(e.message, EXIT.FAIL);
       throw e;
