@@ -148,6 +148,8 @@ export interface ToolDecision {
   triggerValues: Record<string, number>;
   latency: Record<string, number>;
   cacheable: boolean;
+  /** This step opened a new session in memory (its first decision was on a tool step). */
+  newSession: boolean;
 }
 
 interface SessionEntry {
@@ -244,6 +246,7 @@ export class Pipeline {
     const s = input.step;
     const now = this.deps.now();
     let entry = this.sessions.get(input.path);
+    const newSession = !entry;
     if (!entry) {
       entry = { state: createSessionState(input.sessionId), recent: [], toolRing: [], lastActive: now, sessionId: input.sessionId, worker: null };
       this.sessions.set(input.path, entry);
@@ -277,6 +280,7 @@ export class Pipeline {
       triggerValues: {},
       latency: {},
       cacheable: !entry.worker && !seed,
+      newSession,
     };
     const finish = (silence: string | null): ToolDecision => {
       d.silence = d.offer ? null : silence;

@@ -311,7 +311,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   // ---- per tool step: pipeline → tool cache (core/publish.ts) → decision log ----
   const decideTool = (path: string, f: FileEntry, step: ToolStep, seed: boolean): ToolDecision | null => {
     try {
-      return pipeline.processToolStep({ step, path, sessionId: f.sessionId, seed, subagent: f.subagent, entrypoint: f.entrypoint });
+      const td = pipeline.processToolStep({ step, path, sessionId: f.sessionId, seed, subagent: f.subagent, entrypoint: f.entrypoint });
+      if (td.newSession) event({ event: 'session-new', sessionId: td.sessionId, path });
+      return td;
     } catch (e) {
       fail('pipeline-tool', e, { sessionId: f.sessionId, path, offset: step.endOffset });
       return null;
