@@ -245,20 +245,9 @@ export class Pipeline {
     const { config } = this.deps;
     const s = input.step;
     const now = this.deps.now();
-    let entry = this.sessions.get(input.path);
-    const newSession = !entry;
-    if (!entry) {
-      entry = { state: createSessionState(input.sessionId), recent: [], toolRing: [], lastActive: now, sessionId: input.sessionId, worker: null };
-      this.sessions.set(input.path, entry);
-    }
-    entry.lastActive = now;
-    const verdict = isWorkerSession(
-      { path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null },
-      config.workers,
-      this.deps.home,
-    );
-    if (verdict) entry.worker ??= verdict;
-    if (input.subagent) entry.worker ??= 'subagent-file';
+    const { entry, newSession } = this.entryFor(input.path, input.sessionId, now, Boolean(input.subagent), {
+      path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null,
+    });
     const mode = modeFor(this.modes, s.cwd);
     const seed = Boolean(input.seed);
     const d: ToolDecision = {
@@ -379,6 +368,22 @@ export class Pipeline {
     };
   }
 
+  /** This file's session entry (created on first sight), its activity clock moved on and
+   *  its sticky worker verdict updated — the same for exchanges and tool steps. */
+  private entryFor(path: string, sessionId: string, now: number, subagent: boolean, meta: Parameters<typeof isWorkerSession>[0]): { entry: SessionEntry; newSession: boolean } {
+    let entry = this.sessions.get(path);
+    const newSession = !entry;
+    if (!entry) {
+      entry = { state: createSessionState(sessionId), recent: [], toolRing: [], lastActive: now, sessionId, worker: null };
+      this.sessions.set(path, entry);
+    }
+    entry.lastActive = now;
+    const verdict = isWorkerSession(meta, this.deps.config.workers, this.deps.home);
+    if (verdict) entry.worker ??= verdict;
+    if (subagent) entry.worker ??= 'subagent-file';
+    return { entry, newSession };
+  }
+
   async process(input: PipelineInput): Promise<Decision> {
     const tStart = performance.now();
     const { config } = this.deps;
@@ -386,20 +391,9 @@ export class Pipeline {
     const seed = Boolean(input.seed ?? ex.seed);
     const now = this.deps.now();
 
-    let entry = this.sessions.get(input.path);
-    const newSession = !entry;
-    if (!entry) {
-      entry = { state: createSessionState(ex.sessionId), recent: [], toolRing: [], lastActive: now, sessionId: ex.sessionId, worker: null };
-      this.sessions.set(input.path, entry);
-    }
-    entry.lastActive = now;
-    const verdict = isWorkerSession(
-      { path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null },
-      config.workers,
-      this.deps.home,
-    );
-    if (verdict) entry.worker ??= verdict;
-    if (input.subagent) entry.worker ??= 'subagent-file';
+    const { entry, newSession } = this.entryFor(input.path, ex.sessionId, now, Boolean(input.subagent), {
+      path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null,
+    });
     const worker = entry.worker;
 
     // Embed: whole exchange, user side, assistant side — one batched call.
