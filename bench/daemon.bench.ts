@@ -98,7 +98,7 @@ function startDaemon(env: NodeJS.ProcessEnv, sets: string[]): Run {
   return { child, pid: child.pid!, exited: new Promise((r) => child.once('exit', (c) => r(c ?? -1))) };
 }
 
-async function waitFor<T>(fn: () => T | null | false | undefined, timeoutMs: number, pollMs = 20): Promise<T> {
+export async function waitFor<T>(fn: () => T | null | false | undefined, timeoutMs: number, pollMs = 20): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = fn();
@@ -108,7 +108,7 @@ async function waitFor<T>(fn: () => T | null | false | undefined, timeoutMs: num
   }
 }
 
-function readJson(path: string): Record<string, unknown> | null {
+export function readJson(path: string): Record<string, unknown> | null {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch {

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { quantile } from './stats.js';
-import { buildStore } from './daemon.bench.js';
+import { buildStore, readJson, waitFor } from './daemon.bench.js';
 import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { openStoreWriter } from '../store/sqlite-store.js';
@@ -48,24 +48,6 @@ async function addEpisode(storePath: string, modelPath: string): Promise<void> {
   } finally {
     w.close();
     await embedder.dispose();
-  }
-}
-
-function readJson(path: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-}
-
-async function waitFor<T>(fn: () => T | null | false | undefined, timeoutMs: number, pollMs = 20): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error('timeout');
-    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
