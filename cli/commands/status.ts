@@ -67,6 +67,7 @@ knowledge store and the model, and the last error. With an embedding server (emb
 whether the daemon reaches it ("embedder": state ok or unavailable, since, message,
 nextRetryAt); while unavailable the daemon decides nothing.
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
+"transcripts_root":{"path","exists"},
 "store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
