@@ -111,7 +111,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       figures.push({ metric: 'tool-step decision inside the daemon p50 / p95', value: `${quantile(inside, 0.5).toFixed(2)} / ${quantile(inside, 0.95).toFixed(2)}`, unit: 'ms' });
     }
     notes.push('reaction: from appendFileSync of the tool_result line until cache/<session>.tool.json names that step (the decision record follows in the same tick); includes the tailer noticing the write.');
-    notes.push('the tool_use and tool_result lines are appended back to back here (no tool run time between them, the worst case): chokidar drops a file\'s change event within 5 ms of the previous one and the tailer\'s safety sweep (daemon.rootPollMs, 2 s) then picks the line up — that is the p95. With a tool\'s run time between the two records, as in real sessions, the same daemon reacts in 12–14 ms p95 (section codex, Claude Code row). Open: a trailing re-read after a burst of events.');
+    notes.push('the tool_use and tool_result lines are appended back to back, 30 ms between steps (no tool run time: the worst case for file events). chokidar emits at most one change per file per 50 ms and drops the rest; the tailer reads a file again 60 ms after its last event or growth (daemon/tailer.ts TRAILING_RECHECK_MS), so no step waits for the 2 s safety sweep (before that re-read, every other step here took 1.9 s).');
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child!.once('exit', r));

@@ -81,6 +81,15 @@ const COLD_PER_SWEEP = 50;
  *  each time: ~0.07 ms a folder measured, so thousands of folders stay cheap at this pace). */
 const DISCOVERY_EVERY_SWEEPS_NATIVE = 15;
 const DISCOVERY_EVERY_SWEEPS_POLLING = 3;
+/** After each file event, and after each read that found growth, the file is read once more
+ *  this long later (ms; a newer event or read moves it later). chokidar emits at most one
+ *  `change` per file per 50 ms (index.js `_throttle(CHANGE, path, 50)`, on top of its 5 ms
+ *  raw-event throttle) and drops the rest, so a line appended within 50 ms of the previous
+ *  one — a tool_result right after its tool_use, the next step of a fast loop — would
+ *  otherwise wait for the safety sweep (`rootPollMs`, 2 s; measured: every other step of the
+ *  tool-step bench took 1.9 s). 60 ms = that window plus room for event delivery; the cost is
+ *  one stat per burst. Test: tailer.test.ts "…chokidar drops change events…". */
+const TRAILING_RECHECK_MS = 60;
 /** The same kind of watcher error is reported at most this often (the rest are counted). */
 const WATCH_ERROR_REPEAT_MS = 10 * 60 * 1000;
 
@@ -138,6 +147,8 @@ export class Tailer extends EventEmitter {
   private sweeps = 0;
   /** Watcher errors by code: when one was last reported and how many were held back since. */
   private readonly watchErrors = new Map<string, { last: number; held: number }>();
+  /** Per file, the pending trailing re-read after its last event (TRAILING_RECHECK_MS). */
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
   /** A tick in progress (timer ticks never overlap: a slow one is skipped, not stacked). */
   private ticking: Promise<void> | null = null;
 
@@ -178,6 +189,8 @@ export class Tailer extends EventEmitter {
     this.abortReady?.();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    for (const t of this.rechecks.values()) clearTimeout(t);
+    this.rechecks.clear();
     const w = this.watcher;
     this.watcher = null;
     if (w) await w.close();
@@ -293,8 +306,8 @@ export class Tailer extends EventEmitter {
     });
     this.watcher = w;
     this.ready = false;
-    w.on('add', (p: string) => this.onSeen(p));
-    w.on('change', (p: string) => this.onSeen(p));
+    w.on('add', (p: string) => this.onEvent(p));
+    w.on('change', (p: string) => this.onEvent(p));
     w.on('unlink', (p: string) => this.onUnlink(p));
     w.on('error', (e: unknown) => this.onWatchError(e));
     await new Promise<void>((res) => {
@@ -338,6 +351,26 @@ export class Tailer extends EventEmitter {
     this.emit('warning', 'watch-error', { message: `${held > 0 ? `(${held} more since the last report) ` : ''}${message}`, code });
   }
 
+  /** A file event: read now, and once more after the throttle window (TRAILING_RECHECK_MS). */
+  private onEvent(path: string): void {
+    this.onSeen(path);
+    this.armRecheck(path);
+  }
+
+  /** Read `path` again TRAILING_RECHECK_MS after now (a later call moves it later). Armed by
+   *  every file event and every read that found growth: a write whose event chokidar drops
+   *  (throttle, same mtime tick) is then read within the window, not at the next sweep. */
+  private armRecheck(path: string): void {
+    if (this.closed || !this.files.has(path)) return;
+    clearTimeout(this.rechecks.get(path));
+    const t = setTimeout(() => {
+      this.rechecks.delete(path);
+      this.schedule(path);
+    }, TRAILING_RECHECK_MS);
+    t.unref?.();
+    this.rechecks.set(path, t);
+  }
+
   private onSeen(path: string): void {
     if (this.closed) return;
     const c = this.opts.host === 'codex' ? classifyCodexPath(this.root, path) : classifyTranscriptPath(this.root, path, this.opts.daemon.watchSubagents);
@@ -367,6 +400,8 @@ export class Tailer extends EventEmitter {
   }
 
   private onUnlink(path: string): void {
+    clearTimeout(this.rechecks.get(path));
+    this.rechecks.delete(path);
     const f = this.files.get(path);
     if (!f) return;
     this.files.delete(path);
@@ -494,6 +529,7 @@ export class Tailer extends EventEmitter {
     }
     if (st.size <= f.scan.offset) return;
     f.lastChangeAt = Date.now();
+    this.armRecheck(f.path);
 
     let fh;
     try {

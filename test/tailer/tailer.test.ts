@@ -56,6 +56,30 @@ describe('tailer', () => {
     expect(h.got[2].first).toBe(false);
   });
 
+  it('a line appended right after the previous one was read is delivered without waiting for the sweep (chokidar drops change events within 50 ms of the last)', async () => {
+    const { root, offsets } = tempDirs();
+    const proj = project(root);
+    // The safety sweep is a minute away: only file events (and the tailer's own re-check) count.
+    const h = await start(harness(root, offsets, { rootPollMs: 60_000 }));
+    const f = join(proj, `${S1}.jsonl`);
+    writeFileSync(f, rec(0) + '\n');
+    await waitFor(() => h.got.length === 1, 8000, 'first line');
+    // Each time a line arrives, the "agent" writes the next one at once — as a tool_result
+    // follows its tool_use — so the change event for it comes within chokidar's throttle window.
+    const ROUNDS = 6;
+    let written = 1;
+    h.tailer.on('lines', () => {
+      if (written < ROUNDS + 1) appendFileSync(f, rec(written++) + '\n');
+    });
+    appendFileSync(f, rec(written++) + '\n');
+    for (let i = 2; i <= ROUNDS + 1; i++) {
+      const t0 = Date.now();
+      await waitFor(() => h.got.length >= i, 8000, `line ${i}`);
+      expect(Date.now() - t0, `line ${i} waited for a sweep`).toBeLessThan(1500);
+    }
+    expect(h.linesOf(f)).toEqual(Array.from({ length: ROUNDS + 1 }, (_, i) => rec(i)));
+  });
+
   it('seeds from the last seedHistoryBytes of a long file seen at start, aligned to a line start', async () => {
     const { root, offsets } = tempDirs();
     const proj = project(root);
