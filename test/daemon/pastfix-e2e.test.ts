@@ -9,42 +9,15 @@
  *   a first-seen error   → silent (control)
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { repoRoot } from '../helpers/model.js';
+import { failurePayload, hookRecords, runHook } from './hook-process.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
 
-const HOOK = join(repoRoot, 'bin', 'active-brain-hook.cjs');
 let e: Env;
 afterEach(() => e?.cleanup());
-
-function failurePayload(env: Env, sessionId: string, error: string, command = 'git push 2>&1') {
-  return {
-    session_id: sessionId,
-    transcript_path: join(env.project, `${sessionId}.jsonl`),
-    cwd: '/work/app',
-    permission_mode: 'default',
-    hook_event_name: 'PostToolUseFailure',
-    tool_name: 'Bash',
-    tool_input: { command, description: 'Push to remote' },
-    tool_use_id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
-    error,
-    is_interrupt: false,
-  };
-}
-
-function runHook(env: Env, payload: unknown) {
-  const r = spawnSync(process.execPath, [HOOK], { input: JSON.stringify(payload), env: env.env, encoding: 'utf8', timeout: 10_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function hookRecords(env: Env): Array<Record<string, unknown>> {
-  const p = join(env.home, 'logs', 'hook.jsonl');
-  return existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
-}
 
 describe('Past fix at the failure, end to end', () => {
   it('soak logs would-fire and prints nothing; live prints the fix; a first-seen error stays silent', async () => {
