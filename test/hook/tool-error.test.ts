@@ -96,7 +96,9 @@ describe('errorSig (the hook\'s signature): always errorSignature(…).sig', () 
   const line = fc.oneof(
     fc.constantFrom('Exit code 1', 'Compiling 41 files (.ex)', 'Generated spotter app', '> proj@1.0.0 test', ' \u2713 src/a.test.ts > works (3 ms)',
       'fatal: not a git repository', 'Error: Cannot find module \'x\'', '    at Object.<anonymous> (/a/b.ts:1:2)', 'npm ERR! code ELIFECYCLE', '', '   ',
-      'To push the current branch and set the remote as upstream, use', '\u001b[31merror\u001b[0m: failed', '50%\r100%', 'AssertionError: expected 2 to be 3'),
+      'To push the current branch and set the remote as upstream, use', '\u001b[31merror\u001b[0m: failed', '50%\r100%', 'AssertionError: expected 2 to be 3',
+      // Lines whose lead word only appears once normalized or cleaned (errorSig's pre-filter must let them through):
+      'the file was   not    found', 'err\u0007or: disk', 'fa\uFFFDiled to start', 'is not\u2022a directory', 'could\tnot open x', 'UNKNOWN \u212Aey', 'Cannot find x', 'main.ts:3:4 not a function', '<tool_use_error>File does not exist.</tool_use_error>', '  \u2713 computes case 3 correctly (21 ms)'),
     fc.string({ maxLength: 60 }),
     fc.string({ unit: 'binary', maxLength: 30 }),
   );
