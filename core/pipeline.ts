@@ -49,8 +49,9 @@ export interface PipelineDeps {
   noBuilderReason?: string;
   /** The store's episode lookups for the tool channel's Past fix (null: no store). */
   episodes?: EpisodeLookup | null;
-  /** Replays of history: a Past fix may come only from episodes met before the clock's now
-   *  (the store may hold sessions later than the one replayed). The daemon leaves it off. */
+  /** Replays of history: a Past fix may come only from episodes met before the clock's now,
+   *  and a prompt-channel offer only from chunks created before it (the store may hold
+   *  sessions and notes later than the one replayed). The daemon leaves it off. */
   pastOnly?: boolean;
   config: Config;
   /** State dir (worker detection: sessions under it are active-brain's own). */
@@ -496,6 +497,7 @@ export class Pipeline {
         trigger: tr.kind!,
         excludeChunkIds: [...state.offered],
         rng: this.deps.rng,
+        ...(this.deps.pastOnly ? { asOf: this.deps.now() } : {}),
       });
     } catch (e) {
       decision.latency.build = ms(tBuild);

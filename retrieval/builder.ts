@@ -161,9 +161,14 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     const ranked: FusedCandidate[] = [];
     let scopeDropped = 0;
     let ownDropped = 0;
+    let laterDropped = 0;
     for (const f of top) {
       const c = chunks.get(f.chunkId);
       if (!c) continue;
+      if (req.asOf !== undefined && c.createdAt > req.asOf) {
+        laterDropped++;
+        continue;
+      }
       if (!scopeAllows(c.regionScope, req.cwd)) {
         scopeDropped++;
         continue;
@@ -178,6 +183,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     figures.fused = fusedAll.length;
     figures.scopeDropped = scopeDropped;
     figures.ownSessionDropped = ownDropped;
+    figures.laterDropped = laterDropped;
     figures.considered = ranked.length;
     if (ranked.length === 0) return silence('no-candidates', { ...figures, ms: ms() });
 

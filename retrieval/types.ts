@@ -20,6 +20,10 @@ export interface OfferRequest {
   excludeChunkIds: number[];
   /** Deterministic randomness (wander), seeded per session in replay. */
   rng: () => number;
+  /** Replays of history (backtest, replay): only chunks created at or before this time (ms)
+   *  may be offered — the store may hold sessions and notes written after the exchange
+   *  replayed. The daemon leaves it unset (everything stored is in the past). */
+  asOf?: number;
 }
 
 export interface CandidateInfo {

@@ -65,6 +65,16 @@ async function run(p: Pipeline, exs: Exchange[], extra: { seed?: boolean; subage
 }
 
 describe('pipeline', () => {
+  it('a replay (pastOnly) with its clock before every stored chunk offers nothing from the future (control: the same clock without pastOnly offers)', async () => {
+    const early = { now: () => T0 - DAY };
+    const live = await run(new Pipeline(deps(cfg(), early)), session());
+    expect(live[4].offer).toMatchObject({ type: 'past-fix' });
+    const replay = await run(new Pipeline(deps(cfg(), { ...early, pastOnly: true })), session());
+    expect(replay[4].trigger).toBe('error');
+    expect(replay[4].offer).toBeNull();
+    expect(replay[4].silence).toBe('no-candidates');
+  });
+
   it('control: a new tool error after warm-up produces an offer, remembered in the session FIFO', async () => {
     const p = new Pipeline(deps(cfg()));
     const ds = await run(p, session());

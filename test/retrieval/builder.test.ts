@@ -50,6 +50,18 @@ describe('offer types (each a control that does produce an offer)', () => {
     expect(d.offer?.handle ?? '').not.toMatch(/^past-sessions\/proj-a\/2026-10-12/);
   });
 
+  test('a replay (asOf) is never offered a chunk created after its clock (control: the past-fix case above)', async () => {
+    const req = await request(s.embedder, exchange(PG_ERROR_TURN), { trigger: 'error' });
+    const now = await builder().build({ ...req, asOf: Date.now() + 86_400_000 });
+    expect(now.offer).toMatchObject({ type: 'past-fix', region: 'past-sessions' });
+    expect(now.figures.laterDropped).toBe(0);
+    // Before anything in the fixture was written: every candidate is from "the future".
+    const before = await builder().build({ ...req, asOf: 0 });
+    expect(before.offer).toBeNull();
+    expect(before.figures.laterDropped).toBeGreaterThan(0);
+    expect(before.silence).toBe('no-candidates');
+  });
+
   test('contradicts: the note advises against what the turn does', async () => {
     const d = await builder().build(await request(s.embedder, exchange(CACHE_TURN)));
     expect(d.offer).toMatchObject({ type: 'contradicts', region: 'ops' });
