@@ -3,7 +3,8 @@
  * it was already done: the model loads; the transcripts root is a `transcripts` source in
  * region `sessions`; it is indexed (cli/commands/index-cmd.ts runIndexJob, recorded like any
  * index run); the Claude Code hooks are registered (hook/install-files.ts installHook and
- * config/hook-settings.ts — what `active-brain install` calls); the daemon and the scheduled
+ * config/hook-settings.ts — what `active-brain install` calls), and Codex CLI's when it is
+ * there (`install --host codex`); the daemon and the scheduled
  * index are installed (ops/service.ts); a health summary from the status functions. With
  * `dryRun` no step writes anything: each reads and says what it would do.
  */
@@ -11,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { hookSettingsFromConfig, writeHookSettings } from '../config/hook-settings.js';
-import { defaultStorePath, defaultTranscriptsRoot, hookSettingsPath, modelCacheDir } from '../shared/paths.js';
+import { codexHomeDir, defaultStorePath, defaultTranscriptsRoot, hookSettingsPath, modelCacheDir } from '../shared/paths.js';
 import { isAppError } from '../shared/errors.js';
 import { createEmbedder, resolveModel } from '../embed/embedder.js';
 import type { Embedder } from '../embed/types.js';
@@ -19,7 +20,7 @@ import { listSourceFiles } from '../indexer/files.js';
 import { createProgress } from '../indexer/progress.js';
 import { openStoreReader } from '../store/sqlite-store.js';
 import type { SourceRecord } from '../store/types.js';
-import { installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
+import { installCodexHook, installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
 import { countOurs, parseSettingsText, SettingsShapeError } from '../hook/install.js';
 import { commandsOk, installService, type Platform } from '../ops/service.js';
 import { pluginRegistrations } from '../ops/plugin-registration.js';
@@ -179,6 +180,22 @@ export function hooksStep(ctx: SetupContext): Step | StepFailure {
   for (const d of report.duplicates) parts.push(`warning: also registered in ${d} (it would fire twice: \`active-brain uninstall --project\` there)`);
   for (const p of pluginRegistrations(ctx.env, ctx.cwd)) parts.push(`warning: the Claude Code plugin ${p.id} is enabled too (${p.why}; every offer would fire twice: \`active-brain uninstall\` keeps the plugin, or \`claude plugin uninstall ${p.id}\`)`);
   return ok('hooks', report.changed || settingsChanged, parts.join('; '));
+}
+
+/** Codex CLI's hooks file, as `active-brain install --host codex` writes it — only when this
+ *  user has Codex (its home, $CODEX_HOME or ~/.codex, exists); otherwise skipped, saying so. */
+export function codexHooksStep(ctx: SetupContext): Step | StepFailure {
+  const home = codexHomeDir(ctx.env);
+  if (!existsSync(home)) return ok('codex-hooks', false, `Codex CLI not found (${home} does not exist): skipped`);
+  let report;
+  try {
+    report = installCodexHook({ cwd: ctx.cwd, env: ctx.env, dryRun: ctx.dryRun });
+  } catch (e) {
+    if (e instanceof SettingsShapeError) return failed('codex-hooks', e.message, EXIT.FAIL);
+    throw e;
+  }
+  const verb = ctx.dryRun ? 'would register' : report.action === 'updated' ? 'updated' : 'registered';
+  return ok('codex-hooks', report.changed, report.changed ? `${verb} in ${report.path}` : `already registered in ${report.path}`);
 }
 
 /** The daemon and the scheduled index as user services. */

@@ -5,7 +5,7 @@
  * KILL file and config; the store summary is passed in by the caller (it needs SQLite).
  */
 import { existsSync } from 'node:fs';
-import { canaryPath, defaultTranscriptsRoot, killPath } from '../shared/paths.js';
+import { canaryPath, defaultCodexSessionsRoot, defaultTranscriptsRoot, killPath } from '../shared/paths.js';
 import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
@@ -38,6 +38,9 @@ export interface DaemonStatus {
   /** Where the daemon reads transcripts from (config transcriptsRoot or the default), and
    *  whether it exists: a wrong root means silence forever. */
   transcripts_root: { path: string; exists: boolean };
+  /** Codex CLI's sessions root the daemon also tails (codexSessionsRoot or the default); absent
+   *  when the user has no Codex. */
+  codex_sessions_root: { path: string; exists: boolean };
   store: StoreSummary;
   model: { configured: string; localPath: string | null; store: string | null };
   /** The embedding server as the running daemon sees it (embedding.url set and the daemon
@@ -75,6 +78,7 @@ function configuredModel(e: Config['embedding']): string {
 
 export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.ProcessEnv = process.env, now = Date.now()): DaemonStatus {
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
+  const codexRoot = config.codexSessionsRoot ?? defaultCodexSessionsRoot(env);
   const lock = lockState(env, now);
   const canary = readCanary(canaryPath(env));
   const d = diagnose(lock, canary, now);
@@ -90,6 +94,7 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
     mode: states.length === 0 ? null : states.length === 1 ? states[0] : 'mixed',
     killed: existsSync(killPath(env)),
     transcripts_root: { path: root, exists: existsSync(root) },
+    codex_sessions_root: { path: codexRoot, exists: existsSync(codexRoot) },
     store,
     model: {
       configured: configuredModel(config.embedding),

@@ -1,20 +1,23 @@
 /**
  * `active-brain doctor`: every set-up check a new user needs, each with pass/fail, what it
  * saw and the fix. Reads the config, the transcripts root, the Claude Code settings files
- * (hook/install-files.ts), the daemon's lock and canary (daemon/status.ts), the store
+ * (hook/install-files.ts), Codex CLI's sessions root and hooks file when it is used, the daemon's lock and canary (daemon/status.ts), the store
  * (read-only) and the model; writes only a probe file in the state dir (removed at once).
  * Each check is a small function returning a DoctorCheck; runDoctor runs them in order.
  * JSON keys (DESIGN.md): {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.
  */
-import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
+import { codexHooksPath } from '../hook/install-files.js';
+import { CODEX_EVENTS } from '../hook/install.js';
+import { codexRolloutFiles } from '../transcript/codex-tree.js';
+import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
 import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
-import { hookRegistrations } from './hook-registrations.js';
+import { hookRegistrations, registeredEvents } from './hook-registrations.js';
 
 export interface DoctorCheck {
   name: string;
@@ -90,6 +93,27 @@ export function checkHooks(env: NodeJS.ProcessEnv, cwd: string): DoctorCheck[] {
     }
     return ok(name, `registered ${r.files.length ? 'in' : 'by the'} ${where[0]}`);
   });
+}
+
+/**
+ * Codex CLI, when this user has it (its sessions root exists): how many rollouts the daemon
+ * tails there, and whether Codex's hooks file registers our hook for every event Codex gets
+ * (hook/install.ts CODEX_EVENTS). A user without Codex passes with "not used".
+ */
+export function checkCodex(config: Config, env: NodeJS.ProcessEnv): DoctorCheck {
+  const name = 'codex';
+  const root = config.codexSessionsRoot ?? defaultCodexSessionsRoot(env);
+  if (!existsSync(root)) return ok(name, `not used (${root} does not exist)`);
+  const rollouts = codexRolloutFiles(root).length;
+  const hooksPath = codexHooksPath(env);
+  let events = new Set<string>();
+  try {
+    events = registeredEvents(JSON.parse(readFileSync(hooksPath, 'utf8')));
+  } catch { /* absent or unreadable: nothing registered */ }
+  const missing = CODEX_EVENTS.filter((e) => !events.has(e));
+  const seen = `${root}: ${rollouts} rollout(s)`;
+  if (missing.length) return bad(name, `${seen}; ${hooksPath} does not register the hook for ${missing.join(', ')}`, 'run "active-brain install --host codex" (docs/CODEX.md)');
+  return ok(name, `${seen}; hook registered in ${hooksPath} (${CODEX_EVENTS.join(', ')})`);
 }
 
 export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorCheck {
@@ -168,6 +192,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   const checks: DoctorCheck[] = [];
   checks.push(checkTranscriptsRoot(config, env));
   checks.push(...checkHooks(env, cwd));
+  checks.push(checkCodex(config, env));
   const storeCheck = await checkStore(config, env);
   checks.push(checkDaemon(daemonStatus(config, { path: displayLocation(storeLocation(config, env)), present: storePresent(storeLocation(config, env)) }, env)));
   checks.push(storeCheck.check);

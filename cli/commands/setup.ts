@@ -7,7 +7,7 @@
  */
 import { parseFlags, printJson, EXIT, isTty, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { healthStep, hooksStep, modelStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
+import { codexHooksStep, healthStep, hooksStep, modelStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
 
 const isFailure = (s: Step | StepFailure): s is StepFailure => 'exit' in s;
 
@@ -32,6 +32,8 @@ changed or that it was already done, so running it again is safe:
                    logs/index.jsonl like every index run
   hooks            the Claude Code hooks at user scope and hook-settings.json, exactly as
                    \`active-brain install\` does
+  codex-hooks      Codex CLI's hooks file, as \`active-brain install --host codex\` does — only
+                   when Codex is there ($CODEX_HOME or ~/.codex exists); skipped otherwise
   service          the daemon and the scheduled index (every indexer.intervalMinutes) as
                    user services, as \`active-brain service install\` does
   health           daemon state, store size, hooks registered, the last index run
@@ -67,6 +69,7 @@ documents not indexed, daemon did not come up) · 2 bad flags or config · 3 env
         if (take(source)) {
           if (index) take(index);
           take(hooksStep(ctx));
+          take(codexHooksStep(ctx));
           const service = serviceStep(ctx);
           const started = take(service) && ctx.manage && !ctx.dryRun;
           take(await healthStep(ctx, started));

@@ -35,6 +35,7 @@ function human(s: Status): string {
     lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
   }
   lines.push(`sessions: ${s.transcripts_root.path}${s.transcripts_root.exists ? '' : ' — does not exist: set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions'}`);
+  if (s.codex_sessions_root.exists) lines.push(`codex:    ${s.codex_sessions_root.path} (Codex CLI rollouts, tailed too)`);
   lines.push(`kill:     ${s.killed ? 'KILL file present — no offers (remove with "active-brain unkill")' : 'off'}`);
   const modes = Object.entries(s.modes).map(([n, m]) => `${n} (${formatStates(m.channels)})`).join(', ');
   lines.push(`modes:    ${modes || '(none)'}`);
@@ -67,7 +68,7 @@ knowledge store and the model, and the last error. With an embedding server (emb
 whether the daemon reaches it ("embedder": state ok or unavailable, since, message,
 nextRetryAt); while unavailable the daemon decides nothing.
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
-"transcripts_root":{"path","exists"},
+"transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
 "store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".

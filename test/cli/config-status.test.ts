@@ -39,4 +39,14 @@ describe('config and status show the roots', () => {
     mkdirSync(missing);
     expect(cli({ ...e, env: { ...e.env, ACTIVE_BRAIN_TRANSCRIPTS: missing } }, ['status']).stdout).not.toContain('does not exist');
   });
+
+  it('status names the Codex sessions root when the user has Codex (control: no Codex, no line)', () => {
+    e = tempEnv('ab-status-');
+    const root = join(e.env.CODEX_HOME!, 'sessions');
+    expect(JSON.parse(cli(e, ['status', '--json']).stdout).codex_sessions_root).toEqual({ path: root, exists: false });
+    expect(cli(e, ['status']).stdout).not.toMatch(/^codex:/m);
+    mkdirSync(root, { recursive: true });
+    expect(JSON.parse(cli(e, ['status', '--json']).stdout).codex_sessions_root).toEqual({ path: root, exists: true });
+    expect(cli(e, ['status']).stdout).toMatch(new RegExp(`^codex: +${root} \\(Codex CLI rollouts, tailed too\\)$`, 'm'));
+  });
 });

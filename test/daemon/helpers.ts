@@ -36,8 +36,11 @@ export function tempEnv(tag = 'ab-daemon-'): Env {
     ACTIVE_BRAIN_TRANSCRIPTS: root,
     ACTIVE_BRAIN_MODEL_PATH: offlineModelPath(),
     ACTIVE_BRAIN_STORE: join(home, 'store.sqlite'),
+    // Codex CLI's home, absent unless a test makes it: the user's real ~/.codex never leaks in.
+    CODEX_HOME: join(base, 'codex'),
   };
   delete env.ACTIVE_BRAIN_MODEL;
+  delete env.ACTIVE_BRAIN_CODEX_SESSIONS;
   const pids: number[] = [];
   return {
     home,

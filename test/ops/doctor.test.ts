@@ -4,9 +4,10 @@
  * with its fix), and passes those checks once they are right (the controls).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { ROLLOUT_1 } from '../helpers/codex.js';
 import { BIN, appendExchange, cli, newSession, startDaemon, tempEnv, waitCanary, type Env } from '../daemon/helpers.js';
 
 let e: Env;
@@ -37,6 +38,21 @@ describe('active-brain doctor', () => {
     const text = cli(e, ['doctor']);
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/FAIL\s+transcripts-root/);
+  });
+
+  it('Codex CLI: "not used" without it; with rollouts and no hook it fails naming install --host codex; passes once installed', () => {
+    e = tempEnv('ab-doctor-');
+    e.env.CLAUDE_CONFIG_DIR = join(e.home, '..', 'claude');
+    expect(doctor(e).by('codex')).toMatchObject({ pass: true, detail: expect.stringContaining('not used') });
+    const day = join(e.env.CODEX_HOME!, 'sessions', '2026', '11', '30');
+    mkdirSync(day, { recursive: true });
+    copyFileSync(ROLLOUT_1, join(day, ROLLOUT_1.split('/').at(-1)!));
+    const missing = doctor(e).by('codex');
+    expect(missing).toMatchObject({ pass: false, detail: expect.stringContaining('1 rollout(s)') });
+    expect(missing.detail).toContain('UserPromptSubmit, PostToolUse');
+    expect(missing.fix).toContain('active-brain install --host codex');
+    expect(cli(e, ['install', '--host', 'codex']).code).toBe(0);
+    expect(doctor(e).by('codex')).toMatchObject({ pass: true, detail: expect.stringContaining('hook registered in') });
   });
 
   it('passes those checks once the root holds sessions, the hook is installed and the daemon runs', async () => {

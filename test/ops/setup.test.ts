@@ -16,7 +16,7 @@ import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { validate, loadSchema } from '../helpers/json-schema.js';
 
 const cli = join(repoRoot, 'bin', 'active-brain.js');
-const STEPS = ['model', 'sessions-source', 'index', 'hooks', 'service', 'health'];
+const STEPS = ['model', 'sessions-source', 'index', 'hooks', 'codex-hooks', 'service', 'health'];
 
 interface Home { home: string; projects: string; env: NodeJS.ProcessEnv }
 function tempHome(model = offlineModelPath()): Home {
@@ -24,7 +24,7 @@ function tempHome(model = offlineModelPath()): Home {
   const projects = join(home, '.claude', 'projects', '-work-app');
   mkdirSync(projects, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, ACTIVE_BRAIN_MODEL_PATH: model };
-  for (const k of ['ACTIVE_BRAIN_HOME', 'ACTIVE_BRAIN_TRANSCRIPTS', 'ACTIVE_BRAIN_STORE', 'ACTIVE_BRAIN_MODEL', 'CLAUDE_CONFIG_DIR', 'XDG_CONFIG_HOME']) delete env[k];
+  for (const k of ['ACTIVE_BRAIN_HOME', 'ACTIVE_BRAIN_TRANSCRIPTS', 'ACTIVE_BRAIN_STORE', 'ACTIVE_BRAIN_MODEL', 'CLAUDE_CONFIG_DIR', 'XDG_CONFIG_HOME', 'CODEX_HOME', 'ACTIVE_BRAIN_CODEX_SESSIONS']) delete env[k];
   return { home, projects, env };
 }
 
@@ -83,7 +83,7 @@ describe('active-brain setup', () => {
     const r = setupJson(h, '--dry-run');
     expect(r.code, r.stderr).toBe(0);
     expect(r.pass).toBe(true);
-    expect(r.steps.map((s) => s.name)).toEqual(process.platform === 'linux' || process.platform === 'darwin' ? STEPS : STEPS.slice(0, 5));
+    expect(r.steps.map((s) => s.name)).toEqual(process.platform === 'linux' || process.platform === 'darwin' ? STEPS : STEPS.slice(0, 6));
     expect(r.step('sessions-source')).toMatchObject({ changed: true, detail: expect.stringContaining('would register') });
     expect(r.step('index')).toMatchObject({ changed: true, detail: expect.stringContaining('1 transcript file') });
     expect(r.step('hooks')).toMatchObject({ changed: true, detail: expect.stringContaining(`would register in ${settingsFile(h)}`) });
@@ -143,6 +143,22 @@ describe('active-brain setup', () => {
     expect(third.code).toBe(0);
     expect(third.steps.filter((s) => s.changed).map((s) => s.name)).toEqual(['index']);
     expect(third.step('index').detail).toMatch(/indexed 1 session file\(s\).*2 unchanged/);
+  });
+
+  it('Codex CLI present (~/.codex): its hooks file is registered too, once (control: without it the step is skipped)', () => {
+    const h = tempHome();
+    session(h, 'one');
+    const without = setupJson(h);
+    expect(without.step('codex-hooks')).toMatchObject({ ok: true, changed: false, detail: expect.stringContaining('Codex CLI not found') });
+    mkdirSync(join(h.home, '.codex'));
+    const first = setupJson(h);
+    expect(first.code).toBe(0);
+    expect(first.step('codex-hooks')).toMatchObject({ ok: true, changed: true, detail: `registered in ${join(h.home, '.codex', 'hooks.json')}` });
+    const hooks = JSON.parse(readFileSync(join(h.home, '.codex', 'hooks.json'), 'utf8')) as { hooks: Record<string, unknown> };
+    expect(Object.keys(hooks.hooks).sort()).toEqual(['PostToolUse', 'UserPromptSubmit']);
+    expect(JSON.stringify(hooks.hooks)).toContain('active-brain-hook');
+    const second = setupJson(h);
+    expect(second.step('codex-hooks')).toMatchObject({ changed: false, detail: expect.stringContaining('already registered') });
   });
 
   it('a model that cannot load: exit 3, says how to get one, writes nothing', () => {
