@@ -150,6 +150,7 @@ table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #d0d7d
 .tick{font-size:9px;fill:#57606a}.offer{font-size:12px}.silences{color:#57606a;font-size:12px;margin:2px 0}
 .legend span{margin-right:14px}.o-printed{color:#1a7f37}.o-would-fire{color:#0969da}.o-held{color:#9a6700}
 code{font-size:12px}.meta{color:#57606a}
+.session{content-visibility:auto;contain-intrinsic-size:auto 260px}
 .f-printed{fill:${OUTCOME_COLOR.printed}}.f-would-fire{fill:${OUTCOME_COLOR['would-fire']}}.f-held{fill:${OUTCOME_COLOR.held}}.f-silent{fill:${OUTCOME_COLOR.silent}}.f-err{fill:#cf222e}`;
 
 export function renderReport(m: ReportModel): string {
