@@ -25,7 +25,7 @@ import type { OfferBuilder } from '../retrieval/types.js';
 import { openStoreReader } from '../store/reader.js';
 import { displayLocation, storeLocation, storePresent } from '../store/location.js';
 import { isStoreUnreachable } from '../store/pg-sync.js';
-import { StoreGuard } from './store-health.js';
+import { StoreDownError, StoreGuard } from './store-health.js';
 import type { StoreReader } from '../store/types.js';
 import { ensureDir } from '../shared/atomic.js';
 import {
@@ -353,7 +353,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     try {
       d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent, provisional });
     } catch (e) {
-      storeLost();
+      // The store went away under this step: silent (the store-down event says why), not an error.
+      if (guard.faults !== faults || e instanceof StoreDownError) return storeLost(), null;
       fail('pipeline', e, { sessionId: f.sessionId, path, offset: ex.endOffset });
       return null;
     }
@@ -371,7 +372,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       if (td.newSession) event({ event: 'session-new', sessionId: td.sessionId, path });
       return td;
     } catch (e) {
-      storeLost();
+      if (guard.faults !== faults || e instanceof StoreDownError) return storeLost(), null;
       fail('pipeline-tool', e, { sessionId: f.sessionId, path, offset: step.endOffset });
       return null;
     }

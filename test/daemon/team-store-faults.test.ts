@@ -17,6 +17,9 @@ import { offlineEmbedder } from '../helpers/embedder.js';
 import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
 import { openStoreWriter } from '../../store/writer.js';
 import { errorSignature } from '../../shared/error-signature.js';
+import { PgError } from '../../store/pg-sync.js';
+import { STORE_RETRY_FIRST_MS, STORE_RETRY_MAX_MS, StoreDownError, StoreGuard, retryDelayMs } from '../../daemon/store-health.js';
+import type { StoreReader } from '../../store/types.js';
 import {
   appendExchange, assistantLine, cli, decisions, events, newSession, readJson, startDaemon, tempEnv, turnEndLine, userLine, waitCanary, waitFor,
   type Daemon, type Env, type Session,
@@ -46,6 +49,48 @@ function appendErrorSession(s: Session): void {
 
 type Cache = { turn: number; offer: Record<string, unknown> | null };
 type Health = { state: string; since: number; location: string; message: string | null; nextRetryAt: number | null };
+
+describe('store guard (daemon/store-health.ts)', () => {
+  it('backoff: 1 s doubling, capped at 60 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 100].map(retryDelayMs)).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
+    expect(retryDelayMs(1)).toBe(STORE_RETRY_FIRST_MS);
+    expect(retryDelayMs(1e9)).toBe(STORE_RETRY_MAX_MS);
+  });
+
+  it('a lost connection marks the store down and every later call through that reader throws; other errors do not', () => {
+    let t = 1_000_000;
+    const g = new StoreGuard('postgres://r:***@h/db', () => t);
+    let mode: 'ok' | 'lost' | 'bad' = 'ok';
+    const reader = g.wrap({
+      regions: () => {
+        if (mode === 'lost') throw new PgError({ message: 'Connection terminated unexpectedly', code: 'CONNECTION_LOST' });
+        if (mode === 'bad') throw new PgError({ message: 'syntax error', code: '42601' });
+        return [];
+      },
+      close: () => undefined,
+    } as unknown as StoreReader);
+    g.ok();
+    expect(reader.regions()).toEqual([]);
+    mode = 'bad';
+    expect(() => reader.regions()).toThrow(/syntax error/);
+    expect(g.down).toBe(false);
+    expect(g.faults).toBe(0);
+    mode = 'lost';
+    expect(() => reader.regions()).toThrow(PgError);
+    expect(g.faults).toBe(1);
+    expect(g.snapshot()).toMatchObject({ state: 'down', since: t, failures: 1, nextRetryAt: t + 1000 });
+    mode = 'ok';
+    expect(() => reader.regions()).toThrow(StoreDownError); // a dead reader stays dead
+    expect(g.due()).toBe(false);
+    t += 1000;
+    expect(g.due()).toBe(true);
+    g.lost(new Error('ECONNREFUSED')); // the reconnect failed: same since, longer wait, same fault
+    expect(g.snapshot()).toMatchObject({ state: 'down', since: t - 1000, failures: 2, nextRetryAt: t + 2000 });
+    expect(g.faults).toBe(1);
+    g.ok();
+    expect(g.snapshot()).toMatchObject({ state: 'ok', message: null, nextRetryAt: null });
+  });
+});
 
 describe('daemon on the team store: faults', () => {
   let server: TestPostgres;
@@ -114,7 +159,7 @@ describe('daemon on the team store: faults', () => {
       const dec = await waitFor(() => decisions(e).find((r) => r.sessionId === s.id && r.turn === 4), 30_000, 'decision for the error turn while down');
       expect(dec).toMatchObject({ would_fire: false });
       expect(dec.offer ?? null).toBeNull();
-      expect(['store-down', 'build-error']).toContain(dec.silence);
+      expect(dec.silence).toBe('store-down');
       // No cache for that turn (and never a cache holding an offer).
       const c = readJson<Cache>(join(e.home, 'cache', `${s.id}.json`));
       expect(c?.offer ?? null).toBeNull();
