@@ -170,6 +170,8 @@ describe('daemon on the team store: faults', () => {
       expect(st.last_error).toMatch(/^store-down: /);
       const human = cli(e, ['status']).stdout;
       expect(human).toMatch(/UNREACHABLE since \d{4}-\d\d-\d\dT/);
+      const doctor = JSON.parse(cli(e, ['doctor', '--json']).stdout) as { checks: Array<{ name: string; pass: boolean; detail: string }> };
+      expect(doctor.checks.find((c) => c.name === 'daemon')).toMatchObject({ pass: false, detail: expect.stringMatching(/team store .* unreachable since/) });
       const canary = readJson<{ store?: Health }>(join(e.home, 'canary.json'));
       expect(canary?.store?.state).toBe('down');
       expect(events(e, 'store-down').length).toBeGreaterThanOrEqual(1);
@@ -214,6 +216,6 @@ describe('daemon on the team store: faults', () => {
     expect(f).toMatchObject({ sig: sig.sig, storeStamp: expect.stringMatching(/^generation:\d+$/) });
     expect(f.fixes[0].sourceSession).toBe('past-1');
     expect(JSON.stringify(f.fixes[0].offer)).toContain('--set-upstream origin feature-x');
-    expect(events(e, 'fixes-synced').length).toBeGreaterThanOrEqual(1);
+    await waitFor(() => events(e, 'fixes-synced').length >= 1, 5000, 'fixes-synced event');
   }, 60_000);
 });
