@@ -306,6 +306,15 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       }
       return;
     }
+    if (guard.down) {
+      // Reopening after a loss failed for another reason (e.g. a password changed meanwhile):
+      // stay down and keep the backoff, so a lasting setup error costs one attempt a minute.
+      const prevMessage = guard.snapshot()?.message;
+      guard.lost(r.error ?? r.problem);
+      pipeline.setOfferBuilder(null, STORE_DOWN);
+      if (r.problem && prevMessage !== r.problem) fail(r.silence ?? 'store-unreadable', r.problem, { path: shownStore });
+      return;
+    }
     if (r.silence !== silenceReason || r.problem) {
       silenceReason = r.silence ?? 'no-store';
       pipeline.setOfferBuilder(null, silenceReason);
