@@ -33,7 +33,9 @@ export type EventName =
   | 'config-reloaded'
   | 'housekeeping'
   | 'fixes-synced'
-  | 'root-missing';
+  | 'root-missing'
+  | 'store-down'
+  | 'store-reconnected';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {

@@ -23,7 +23,9 @@ import { createOfferBuilder } from '../retrieval/builder.js';
 import { createReasoner } from '../retrieval/reasoner.js';
 import type { OfferBuilder } from '../retrieval/types.js';
 import { openStoreReader } from '../store/reader.js';
-import { storeLocation, storePresent } from '../store/location.js';
+import { displayLocation, storeLocation, storePresent } from '../store/location.js';
+import { isStoreUnreachable } from '../store/pg-sync.js';
+import { StoreDownError, StoreGuard } from './store-health.js';
 import type { StoreReader } from '../store/types.js';
 import { ensureDir } from '../shared/atomic.js';
 import {
@@ -122,20 +124,24 @@ function looksMalformed(line: string): boolean {
   }
 }
 
-/** Open the store read-only and check it was built with this embedder's model. */
-function openStore(path: string, embedder: Embedder): { store: StoreReader | null; silence: string | null; problem: string | null } {
+/** Silence code while the store's server cannot be reached (the daemon reconnects with backoff). */
+const STORE_DOWN = 'store-down';
+
+/** Open the store read-only (watched by `guard`) and check it was built with this embedder's
+ *  model. An unreachable server is `store-down` (retried), not `store-unreadable` (a setup error). */
+function openStore(path: string, embedder: Embedder, guard: StoreGuard): { store: StoreReader | null; silence: string | null; problem: string | null; error?: unknown } {
   if (!storePresent(path)) return { store: null, silence: 'no-store', problem: null };
   let store: StoreReader;
   try {
-    store = openStoreReader(path);
+    store = guard.wrap(openStoreReader(path));
   } catch (e) {
-    return { store: null, silence: 'store-unreadable', problem: errMsg(e) };
+    return { store: null, silence: isStoreUnreachable(e) ? STORE_DOWN : 'store-unreadable', problem: errMsg(e), error: e };
   }
   try {
     store.checkModel(embedder.modelId, embedder.dim);
   } catch (e) {
     store.close();
-    return { store: null, silence: 'store-model-mismatch', problem: errMsg(e) };
+    return { store: null, silence: isStoreUnreachable(e) ? STORE_DOWN : 'store-model-mismatch', problem: errMsg(e), error: e };
   }
   return { store, silence: null, problem: null };
 }
@@ -235,32 +241,78 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   let lastActivity = Date.now();
   // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
   const fixes = new FixesWriter(fixesDir(env));
+  // ---- a store whose server can go away (the team store): daemon/store-health.ts ----
+  const shownStore = displayLocation(storePath);
+  const guard = new StoreGuard(shownStore);
   let fixesStamp = '';
-  const storeStamp = () => `${fileStamp(storePath)}|${fileStamp(`${storePath}-wal`)}`;
   function syncFixes(): void {
     const s = store as StoreReader | null;
     if (!s || killed || stopping) return;
-    const stamp = storeStamp();
-    if (stamp === fixesStamp) return;
-    fixesStamp = stamp;
     const t0 = performance.now();
     try {
+      // The reader's change stamp (file stamp for SQLite, meta.generation for PostgreSQL).
+      const stamp = s.changeStamp();
+      if (stamp === fixesStamp) return;
       const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
       const r = fixes.sync(files);
+      // Only a complete rebuild counts: a read that failed is tried again next cycle.
+      fixesStamp = stamp;
       if (r.written + r.removed + r.failed > 0) {
         event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: files.size, ms: Math.round(performance.now() - t0) } });
       }
     } catch (e) {
-      fail('fixes-sync', e, { path: storePath });
+      if (!isStoreUnreachable(e) && !guard.down) fail('fixes-sync', e, { path: shownStore });
     }
+    storeLost();
+  }
+  /** After a guarded call saw the server go: drop the reader, go silent, reconnect later. */
+  function storeLost(): void {
+    const s = store as StoreReader | null;
+    if (!s || !guard.down) return;
+    store = null;
+    builder = null;
+    silenceReason = STORE_DOWN;
+    pipeline.setOfferBuilder(null, STORE_DOWN);
+    try { s.close(); } catch { /* the connection is gone already */ }
+    const h = guard.snapshot()!;
+    lastError = `${STORE_DOWN}: ${h.message}`;
+    event({ event: 'store-down', reason: 'connection-lost', path: shownStore, message: clip(h.message ?? ''), figures: { retryInMs: (h.nextRetryAt ?? h.since) - Date.now() } });
   }
   const tryStore = () => {
-    const r = openStore(storePath, embedder);
+    const wasDown = guard.down;
+    const r = openStore(storePath, embedder, guard);
     if (r.store) {
       store = r.store;
+      guard.ok();
       builder = createOfferBuilder({ store: r.store, embedder, config, reasoner });
       pipeline.setOfferBuilder(builder, 'no-store', r.store);
+      silenceReason = 'no-store';
+      if (wasDown) {
+        if (lastError?.startsWith(STORE_DOWN)) lastError = null;
+        event({ event: 'store-reconnected', reason: 'reopened', path: shownStore });
+      }
       syncFixes();
+      return;
+    }
+    if (r.silence === STORE_DOWN) {
+      const first = !guard.down;
+      const delay = guard.lost(r.error);
+      silenceReason = STORE_DOWN;
+      pipeline.setOfferBuilder(null, STORE_DOWN);
+      lastError = `${STORE_DOWN}: ${r.problem}`;
+      if (first) {
+        event({ event: 'store-down', reason: 'unreachable', path: shownStore, message: r.problem ?? '', figures: { retryInMs: delay } });
+        say(`${r.problem} — running without retrieval until it answers (retrying with backoff)`);
+      }
+      return;
+    }
+    if (guard.down) {
+      // Reopening after a loss failed for another reason (e.g. a password changed meanwhile):
+      // stay down and keep the backoff, so a lasting setup error costs one attempt a minute.
+      const prevMessage = guard.snapshot()?.message;
+      guard.lost(r.error ?? r.problem);
+      pipeline.setOfferBuilder(null, STORE_DOWN);
+      if (r.problem && prevMessage !== r.problem) fail(r.silence ?? 'store-unreadable', r.problem, { path: shownStore });
       return;
     }
     if (r.silence !== silenceReason || r.problem) {
@@ -294,27 +346,42 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     { root: config.codexSessionsRoot ?? defaultCodexSessionsRoot(env), host: 'codex', offsetsPath: codexOffsetsPath(env), daemon: config.daemon },
   ]);
 
+  /** The store was lost while this step read it: whatever it built rests on a partial read.
+   *  Silent, no cache (the hook keeps what it had); logged with reason store-down. */
+  const discardForStoreLoss = (d: Decision | ToolDecision) => {
+    d.offer = null;
+    d.silence = STORE_DOWN;
+    d.cacheable = false;
+    storeLost();
+  };
   // ---- per exchange: pipeline → cache (core/publish.ts) → decision log ----
   type Published = { d: Decision; cache: OfferCache | null };
   const decide = async (path: string, f: FileEntry, ex: AssembledExchange, provisional = false): Promise<Published | null> => {
     let d: Decision;
+    const faults = guard.faults;
     try {
       d = await pipeline.process({ exchange: ex, path, seed: ex.seed, subagent: f.subagent, provisional });
     } catch (e) {
+      // The store went away under this step: silent (the store-down event says why), not an error.
+      if (guard.faults !== faults || e instanceof StoreDownError) return storeLost(), null;
       fail('pipeline', e, { sessionId: f.sessionId, path, offset: ex.endOffset });
       return null;
     }
+    if (guard.faults !== faults) discardForStoreLoss(d);
     if (d.newSession) event({ event: 'session-new', sessionId: d.sessionId, path });
     const cache = publishDecision(f, d, { provisional, path, now: Date.now(), ttlSeconds: config.daemon.cacheTtlSeconds });
     return { d, cache };
   };
   // ---- per tool step: pipeline → tool cache (core/publish.ts) → decision log ----
   const decideTool = (path: string, f: FileEntry, step: ToolStep, seed: boolean): ToolDecision | null => {
+    const faults = guard.faults;
     try {
       const td = pipeline.processToolStep({ step, path, sessionId: f.sessionId, seed, subagent: f.subagent, entrypoint: f.entrypoint });
+      if (guard.faults !== faults) discardForStoreLoss(td);
       if (td.newSession) event({ event: 'session-new', sessionId: td.sessionId, path });
       return td;
     } catch (e) {
+      if (guard.faults !== faults || e instanceof StoreDownError) return storeLost(), null;
       fail('pipeline-tool', e, { sessionId: f.sessionId, path, offset: step.endOffset });
       return null;
     }
@@ -498,6 +565,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     killed,
     lastError: log.lastError ?? lastError,
     ...(embedderHealth(embedder) ? { embedder: embedderHealth(embedder) } : {}),
+    ...(guard.snapshot() ? { store: guard.snapshot()! } : {}),
   });
   // `enable` / `disable` change modes in config.json (and the hook's settings at once): the
   // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. Only
@@ -542,6 +610,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       event({ event: 'session-evicted', reason: ev.reason, sessionId: ev.sessionId, path: ev.path });
     }
     if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
+    storeLost();
+    if (!store && guard.due()) tryStore();
     syncFixes();
     reloadModes();
     housekeeping();

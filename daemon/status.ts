@@ -9,7 +9,7 @@ import { canaryPath, defaultCodexSessionsRoot, defaultTranscriptsRoot, killPath 
 import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
-import type { Canary, EmbedderHealth, ModeState } from '../shared/types.js';
+import type { Canary, EmbedderHealth, ModeState, StoreHealth } from '../shared/types.js';
 import { DEFAULT_LOCAL_MODEL } from '../embed/embedder.js';
 import { serverModelId } from '../embed/server.js';
 
@@ -46,6 +46,9 @@ export interface DaemonStatus {
   /** The embedding server as the running daemon sees it (embedding.url set and the daemon
    *  running; else null). */
   embedder: EmbedderHealth | null;
+  /** The store as the running daemon sees it (daemon/store-health.ts): `down` with `since`
+   *  while its server cannot be reached; null when the daemon is not running or never opened it. */
+  store_health: StoreHealth | null;
   uptime_s: number | null;
   last_error: string | null;
   modes: Record<string, { state: ModeState; cwdGlobs: string[] }>;
@@ -102,6 +105,7 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
       store: store.model ?? null,
     },
     embedder: live ? (canary!.embedder ?? null) : null,
+    store_health: live ? (canary!.store ?? null) : null,
     uptime_s: live ? Math.round((now - canary!.startedAt) / 1000) : null,
     last_error: canary?.lastError ?? null,
     modes,

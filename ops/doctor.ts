@@ -118,6 +118,11 @@ export function checkCodex(config: Config, env: NodeJS.ProcessEnv): DoctorCheck 
 
 export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorCheck {
   const name = 'daemon';
+  const h = status.store_health;
+  if (status.running && h?.state === 'down') {
+    // The canary's store health (daemon/store-health.ts): alive, but silent until the server answers.
+    return bad(name, `running (pid ${status.pid}), but the team store ${h.location} is unreachable since ${new Date(h.since).toISOString()} — no offers meanwhile (${h.message})`, 'start the PostgreSQL server (or fix the network): the daemon reconnects by itself within a minute');
+  }
   if (status.running) return ok(name, `running (pid ${status.pid}), canary ${status.canary_age_s} s old, ${status.sessions ?? 0} session(s) watched`);
   const why = status.problem ? ` (${status.problem})` : '';
   return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');

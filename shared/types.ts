@@ -200,6 +200,24 @@ export interface Canary {
   lastError: string | null;
   /** Only with an embedding server (embedding.url): whether it answers (embed/resilient.ts). */
   embedder?: EmbedderHealth;
+  /** The store as the daemon last saw it (daemon/store-health.ts); absent until it was opened or lost. */
+  store?: StoreHealth;
+}
+
+/** The daemon's store: `down` while its server cannot be reached (the daemon reconnects with
+ *  backoff, decisions are silent `store-down` meanwhile). Written in the canary, shown by `status`. */
+export interface StoreHealth {
+  state: 'ok' | 'down';
+  /** The store location (a URL without its password). */
+  location: string;
+  /** When the state last changed (ms epoch). */
+  since: number;
+  /** Why it is down (the last error), null when ok. */
+  message: string | null;
+  /** Failed reconnect attempts since it was lost. */
+  failures: number;
+  /** When the next reconnect attempt is due (ms epoch), null when ok. */
+  nextRetryAt: number | null;
 }
 
 /** The daemon's embedding server as it last saw it. Written in the canary, shown by `status`. */

@@ -14,6 +14,12 @@ const INIT_HINT = 'create it with `active-brain store init --url <administrator 
 /** Connection failure → StoreError naming the fix. */
 export function pgConnectError(url: string, e: unknown): StoreError {
   if (e instanceof StoreError) return e;
+  // The cause stays attached: the daemon tells "unreachable, retry later" (store/pg-sync.ts
+  // isStoreUnreachable: refused, reset, server starting up) from a setup error.
+  return Object.assign(connectError(url, e), { cause: e });
+}
+
+function connectError(url: string, e: unknown): StoreError {
   const where = redactUrl(url);
   const code = e instanceof PgError ? e.code : (e as { code?: string })?.code ?? null;
   const msg = (e as Error)?.message ?? String(e);

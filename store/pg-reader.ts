@@ -285,6 +285,11 @@ export class PgStoreReader implements StoreReader {
     return this.db;
   }
 
+  /** meta.generation, asked now (not the GENERATION_CHECK_MS cache): the writer bumps it on every commit. */
+  changeStamp(): string {
+    return `generation:${this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'generation'`)?.value ?? '0'}`;
+  }
+
   close(): void {
     this.matrix = null;
     this.db.close();

@@ -127,6 +127,15 @@ export function isConnectionLoss(info: PgErrorInfo): boolean {
   return (info.code !== null && CONNECTION_CODES.has(info.code)) || CONNECTION_MESSAGE.test(info.message);
 }
 
+/** True when `e` means the team store's server cannot be reached right now (connection lost,
+ *  refused or timed out, also when opening: the StoreError keeps the PgError as its cause),
+ *  as opposed to a setup error that retrying cannot fix (bad password, unknown database…). */
+export function isStoreUnreachable(e: unknown): boolean {
+  if (e instanceof PgError) return isConnectionLoss(e.info);
+  const cause = (e as { cause?: unknown } | null)?.cause;
+  return cause instanceof PgError && isConnectionLoss(cause.info);
+}
+
 /** True for a `postgres://` / `postgresql://` store location. */
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);

@@ -453,6 +453,18 @@ export class SqliteStoreReader implements StoreReader {
     return this.db;
   }
 
+  changeStamp(): string {
+    const stamp = (f: string) => {
+      try {
+        const st = statSync(f);
+        return `${st.mtimeMs}:${st.size}`;
+      } catch {
+        return '';
+      }
+    };
+    return `${stamp(this.path)}|${stamp(`${this.path}-wal`)}`;
+  }
+
   close(): void {
     this.matrix = null;
     this.termStats?.close();

@@ -108,6 +108,11 @@ export interface StoreReader extends EpisodeReader {
   /** Throws StoreModelMismatchError (message says to re-index) when the store was built with
    *  another model id or dimension. A store with no vectors yet accepts any model. */
   checkModel(modelId: string, dim: number): void;
+  /** A short string that changes whenever the indexer committed (SQLite: the file's and its
+   *  WAL's mtime+size; PostgreSQL: meta.generation, bumped by the writer on every commit).
+   *  The daemon compares it each cycle to rebuild the hook's fixes files. Throws like any
+   *  other read (a lost connection is a PgError). */
+  changeStamp(): string;
   close(): void;
 }
 

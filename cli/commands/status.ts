@@ -52,6 +52,12 @@ function human(s: Status): string {
         : `embedder: server ${e.url} UNAVAILABLE for ${Math.round((Date.now() - e.since) / 1000)} s — no decisions meanwhile (${e.message}); retrying${e.nextRetryAt ? ` in ${Math.max(0, Math.round((e.nextRetryAt - Date.now()) / 1000))} s` : ''}`,
     );
   }
+  const h = s.store_health;
+  if (h && h.state === 'down') {
+    lines.push(
+      `store:    daemon: team store ${h.location} UNREACHABLE since ${new Date(h.since).toISOString()} (${Math.round((Date.now() - h.since) / 1000)} s) — no offers meanwhile (${h.message}); reconnecting${h.nextRetryAt ? ` in ${Math.max(0, Math.round((h.nextRetryAt - Date.now()) / 1000))} s` : ''}, nothing to do once the server is back`,
+    );
+  }
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
   return lines.join('\n');
 }
@@ -66,10 +72,12 @@ canary was rewritten within 3 cycles — plus uptime, sessions watched, the kill
 every mode's rollout state per channel (prompt: at the prompt, tool: at a tool call), the
 knowledge store and the model, and the last error. With an embedding server (embedding.url),
 whether the daemon reaches it ("embedder": state ok or unavailable, since, message,
-nextRetryAt); while unavailable the daemon decides nothing.
+nextRetryAt); while unavailable the daemon decides nothing. "store_health" is the store as the
+daemon sees it (state ok or down, location, since, message, failures, nextRetryAt): a team store
+whose server went away is down, offers are silent and the daemon reconnects (1 s doubling to 60 s).
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
-"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","uptime_s","last_error","problem","lock":{…},
+"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
 Exit 0 when the daemon is running, 1 when it is not.`,

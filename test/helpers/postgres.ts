@@ -30,6 +30,10 @@ export interface TestPostgres {
   psql(sql: string, db?: string): string;
   /** Restart the server (fault tests). */
   restart(): void;
+  /** Stop the server, keeping its data (fault tests; start it again with resume()). */
+  halt(): void;
+  /** Start a halted server again on the same port. */
+  resume(): void;
   stop(): void;
 }
 
@@ -106,6 +110,12 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     restart() {
       stopServer('immediate');
+      start();
+    },
+    halt() {
+      stopServer('immediate');
+    },
+    resume() {
       start();
     },
     stop() {

@@ -6,11 +6,14 @@ import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 
-// Fault: the server restarts while the indexer writes a changed folder. The indexer fails
-// with a clear error (no crash, no hang); every document is whole — all old chunks or all new
+// Fault: the server restarts while the indexer writes a changed folder (after its first
+// commits, while it still runs: asserted). The indexer fails with exit 3 and a clear error
+// naming the lost connection (no crash, no hang); every document is whole — all old chunks or all new
 // ones, never a mix (one transaction per document) — and the next run completes.
 const cli = join(repoRoot, 'bin', 'active-brain.js');
 const NOTES = 400;
+/** Commits seen before the restart (generation steps; one per document, maybe one for the run). */
+const FIRST_COMMITS = 5;
 
 describe('team store: server restart mid-index', () => {
   let server: TestPostgres;
@@ -57,21 +60,29 @@ describe('team store: server restart mid-index', () => {
   it('documents stay whole across the restart and the next run completes', async () => {
     write('NEWV');
     const gen0 = Number(q(`SELECT value FROM active_brain.meta WHERE key = 'generation'`));
-    const pending = run(['index', '--json']);
+    let finished = false;
+    const pending = run(['index', '--json']).finally(() => (finished = true));
+    // Restart only once the indexer has committed its first few documents (the writer bumps
+    // meta.generation per commit) and is still running: the fault hits mid-index, never before
+    // it began or after it ended (400 documents take far longer than a restart, even loaded).
     const t0 = Date.now();
-    while (Number(q(`SELECT value FROM active_brain.meta WHERE key = 'generation'`)) < gen0 + 5 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
+    while (!finished && Number(q(`SELECT value FROM active_brain.meta WHERE key = 'generation'`)) < gen0 + FIRST_COMMITS) {
+      if (Date.now() - t0 > 120_000) throw new Error('the indexer committed nothing within 120 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(finished, 'the indexer finished before the restart: the test would not exercise the fault').toBe(false);
     server.restart();
     const interrupted = await pending;
+    // The fault bit: the indexer reported the lost connection (exit 3, what to do), no crash.
+    expect(interrupted.code, interrupted.err).toBe(3);
+    expect(interrupted.err).toMatch(/lost the connection to the team store .*run the command again/);
+    expect(interrupted.err).not.toMatch(/unexpected error/);
     const mixed = q(`SELECT count(*) FROM (SELECT document_id FROM active_brain.chunks GROUP BY 1 HAVING bool_or(text LIKE '%NEWV%') AND bool_or(text LIKE '%OLDV%')) m`);
     expect(mixed).toBe('0');
     const newDocs = Number(q(`SELECT count(DISTINCT document_id) FROM active_brain.chunks WHERE text LIKE '%NEWV%'`));
     // Interrupted part-way: some documents new, the rest still old and readable.
-    expect(interrupted.code === 0 ? NOTES : newDocs).toBeLessThanOrEqual(NOTES);
-    if (interrupted.code !== 0) {
-      expect(newDocs).toBeLessThan(NOTES);
-      expect(interrupted.err).toMatch(/lost the connection to the team store .*run the command again/);
-      expect(interrupted.err).not.toMatch(/unexpected error/);
-    }
+    expect(newDocs).toBeGreaterThanOrEqual(FIRST_COMMITS - 1);
+    expect(newDocs).toBeLessThan(NOTES);
     expect(q(`SELECT count(*) FROM active_brain.documents`)).toBe(String(NOTES));
     const again = await run(['index', '--json']);
     expect(again.code, again.err).toBe(0);
