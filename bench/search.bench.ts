@@ -27,9 +27,9 @@ import type { PruneOptions } from '../store/term-stats.js';
 import { prng, zipfSampler } from './synthetic.js';
 
 /** Words of the model vocabulary used (most frequent first). */
-const VOCAB_SIZE = 30_000;
-const ZIPF_S = 1.07;
-const WORDS_PER_CHUNK = 90;
+export const VOCAB_SIZE = 30_000;
+export const ZIPF_S = 1.07;
+export const WORDS_PER_CHUNK = 90;
 const QUERY_WORDS_MIN = 3;
 const QUERY_WORDS_MAX = 10;
 const QUERIES = 300;
@@ -42,7 +42,7 @@ const TARGET_P95_MS = 50;
 const TARGET_SIZE = 100_000;
 
 /** Plain lower-case words of the model's WordPiece vocabulary, in its (frequency) order. */
-function modelWords(modelPath: string): string[] {
+export function modelWords(modelPath: string): string[] {
   const tok = JSON.parse(readFileSync(join(modelPath, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } };
   return Object.entries(tok.model.vocab)
     .sort((a, b) => a[1] - b[1])
@@ -51,7 +51,7 @@ function modelWords(modelPath: string): string[] {
     .slice(0, VOCAB_SIZE);
 }
 
-function sumNormalized(ids: number[], wordVecs: Float32Array[], dim: number): Float32Array {
+export function sumNormalized(ids: number[], wordVecs: Float32Array[], dim: number): Float32Array {
   const v = new Float32Array(dim);
   for (const id of ids) {
     const w = wordVecs[id];
