@@ -78,7 +78,8 @@ export function pushStore(local: SqliteExport, target: StoreWriter, audience: st
   return counts;
 }
 
-/** True when the push wrote no document. */
+/** True when the push wrote no document (a source whose audience changed moves its rows all the same:
+ *  addSource does that, and the counts do not show it). */
 export function pushWroteNothing(c: PushCounts): boolean {
   return c.added + c.replaced + c.removed === 0;
 }

@@ -66,7 +66,7 @@ export async function runPush(argv: string[]): Promise<number> {
     const wrote = !pushWroteNothing(counts);
     const out = { to: redactUrl(to), from, audience, ...counts, wrote };
     if (values.json) printJson(out);
-    else if (!wrote) process.stdout.write(`nothing to push: the team store at ${out.to} already holds the ${counts.unchanged} document(s) of ${from}\n`);
+    else if (!wrote) process.stdout.write(`nothing to push: the team store at ${out.to} already holds the ${counts.unchanged} document(s) of ${from} (their sources' audience: ${audience})\n`);
     else process.stdout.write(`pushed ${from} to ${out.to} (audience ${audience}): ${counts.added} added, ${counts.replaced} replaced, ${counts.removed} removed, ${counts.unchanged} unchanged; ${counts.chunks} chunk(s) written, vectors copied\n`);
     return EXIT.OK;
   } catch (e) {
