@@ -108,6 +108,17 @@ describe('a team of two users on one team store (real server, real daemons)', ()
     const a = await session(alice);
     expect(a.cache.offer).toMatchObject({ type: 'past-fix' });
     const aliceHandle = a.cache.offer!.handle;
+    // The hook (soak) logs the offer; `label` on a terminal shows its chunk read from the team store.
+    const hook = spawnSync(process.execPath, [join(repoRoot, 'bin', 'active-brain-hook.js')], {
+      env: alice.env, encoding: 'utf8',
+      input: JSON.stringify({ session_id: a.s.id, transcript_path: a.s.path, cwd: a.s.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'what now?' }),
+    });
+    expect(hook.status).toBe(0);
+    if (spawnSync('sh', ['-c', 'command -v script']).status === 0) {
+      const l = spawnSync('sh', ['-c', `(sleep 4; printf 'y\\n') | script -qec "${process.execPath} ${BIN} label --seed 1" /dev/null`], { env: alice.env, encoding: 'utf8', timeout: 40_000 });
+      expect(l.stdout).toContain(`chunk (${a.cache.offer!.region}, `);
+      expect(l.stdout).not.toContain('chunk not shown');
+    }
     const b = await session(bob);
     expect(b.cache.offer?.handle ?? null).not.toBe(aliceHandle);
     expect(decisions(bob).filter((r) => r.sessionId === b.s.id).map((r) => (r.offer as { handle?: string } | null)?.handle)).not.toContain(aliceHandle);
