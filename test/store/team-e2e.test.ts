@@ -6,8 +6,10 @@
  * and tail one transcript each that hits the same tool error: alice's daemon offers the past
  * fix from her private notes; bob's never does (a decision for the error turn, no offer). The
  * control: the same notes pushed again with audience team → bob's daemon offers them on his
- * next session, so the negative side fails if row-level security lets the rows through. Neither
- * reader role can INSERT.
+ * next session, so the negative side fails if row-level security lets the rows through. Then
+ * vice versa: alice's notes private again and bob's own copy private to bob — each daemon
+ * offers its owner's copy (different handles), never the other's. Neither reader role can
+ * INSERT; `label` on a terminal shows the offered chunk read from the team store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync } from 'node:fs';
@@ -50,6 +52,7 @@ describe('a team of two users on one team store (real server, real daemons)', ()
   let server: TestPostgres;
   let teamNotes: TestStore;
   let aliceNotes: TestStore;
+  let bobNotes: TestStore | undefined;
   let init: { writerUrl: string; readerUrl: string; users: Record<string, string> };
   const envs: Env[] = [];
   const daemons: Daemon[] = [];
@@ -88,6 +91,7 @@ describe('a team of two users on one team store (real server, real daemons)', ()
     for (const e of envs) e.cleanup();
     teamNotes?.cleanup();
     aliceNotes?.cleanup();
+    bobNotes?.cleanup();
     server?.stop();
   });
 
@@ -127,7 +131,19 @@ describe('a team of two users on one team store (real server, real daemons)', ()
     expect(push(aliceNotes.path, 'team')).toMatchObject({ wrote: false });
     const b2 = await session(bob);
     expect(b2.cache.offer).toMatchObject({ type: 'past-fix', handle: aliceHandle });
-  }, 150_000);
+
+    // Vice versa: alice's notes private again, bob's own copy of them private to him (another
+    // source, so other handles): each daemon offers its owner's copy, never the other's.
+    expect(push(aliceNotes.path, 'user:alice')).toMatchObject({ wrote: false });
+    bobNotes = await buildStore(FIXTURE);
+    expect(push(bobNotes.path, 'user:bob').added).toBeGreaterThan(0);
+    const b3 = await session(bob);
+    expect(b3.cache.offer).toMatchObject({ type: 'past-fix' });
+    expect(b3.cache.offer!.handle).not.toBe(aliceHandle);
+    const a2 = await session(alice);
+    expect(a2.cache.offer).toMatchObject({ type: 'past-fix', handle: aliceHandle });
+    expect(decisions(alice).map((r) => (r.offer as { handle?: string } | null)?.handle)).not.toContain(b3.cache.offer!.handle);
+  }, 200_000);
 
   it('neither reader can write (INSERT fails on the server)', () => {
     for (const url of [init.users.alice, init.users.bob]) {
