@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
 import type { Embedder } from '../embed/types.js';
 import { parseBeir, type BeirData } from './beir.js';
-import { buildTempStore } from './temp-store.js';
+import { buildTempStore, checkStoreUrl } from './temp-store.js';
 import { collectArmLists, collectDepth, perQueryScores, meanScores, BEIR_METRICS, type ArmScores } from './arms.js';
 import { loadEmbedder } from './load-embedder.js';
 import { createProgress } from './progress.js';
@@ -30,6 +30,8 @@ Files:
   --qrels FILE     TSV with a header: query-id <TAB> corpus-id <TAB> score
 Options:
   --model PATH     a local transformers.js model folder (default: the configured model)
+  --store-url URL  an administrator's postgres:// URL: the temporary store is a fresh schema
+                   on that server (created, then dropped, with its roles): the team store's ranking
   --json           one JSON object: {"queries", "ndcg@10": {"keyword","vector","hybrid"}, "recall@100": {…}, …}
   --set key=value  config override`;
 
@@ -39,6 +41,8 @@ export interface BeirReport {
   unjudged: number;
   skipped: BeirData['skipped'];
   model: string;
+  /** Where the temporary store was built. */
+  backend: 'sqlite' | 'postgres';
   fusion: HybridFusion;
   scores: ArmScores;
 }
@@ -47,20 +51,20 @@ export interface BeirReport {
 export async function evaluateBeir(
   data: BeirData,
   embedder: Embedder,
-  opts: { fusion?: Partial<HybridFusion>; onProgress?: (phase: 'index' | 'query', done: number) => void } = {},
+  opts: { fusion?: Partial<HybridFusion>; onProgress?: (phase: 'index' | 'query', done: number) => void; storeUrl?: string } = {},
 ): Promise<BeirReport> {
   const fusion: HybridFusion = { ...HYBRID_DEFAULTS, ...opts.fusion };
   const store = await buildTempStore(
     embedder,
     [{ name: 'corpus', title: '', items: data.docs.map((d) => ({ id: d.id, heading: d.title, text: d.text })) }],
-    { onProgress: (n) => opts.onProgress?.('index', n) },
+    { onProgress: (n) => opts.onProgress?.('index', n), storeUrl: opts.storeUrl },
   );
   try {
     const lists = await collectArmLists(store.reader, embedder, data.queries, collectDepth(BEIR_METRICS, fusion), (n) => opts.onProgress?.('query', n));
     const scores = meanScores(perQueryScores(data.queries, lists, store.idOf, BEIR_METRICS, fusion));
     const rounded: ArmScores = {};
     for (const [name, a] of Object.entries(scores)) rounded[name] = { keyword: round4(a.keyword), vector: round4(a.vector), hybrid: round4(a.hybrid) };
-    return { queries: data.queries.length, documents: data.docs.length, unjudged: data.unjudged, skipped: data.skipped, model: embedder.modelId, fusion, scores: rounded };
+    return { queries: data.queries.length, documents: data.docs.length, unjudged: data.unjudged, skipped: data.skipped, model: embedder.modelId, backend: opts.storeUrl ? 'postgres' : 'sqlite', fusion, scores: rounded };
   } finally {
     store.dispose();
   }
@@ -75,12 +79,12 @@ function readText(path: string, what: string): string {
 }
 
 export function reportJson(r: BeirReport): Record<string, unknown> {
-  return { queries: r.queries, ...r.scores, documents: r.documents, unjudged_queries: r.unjudged, skipped_lines: r.skipped, model: r.model, fusion: r.fusion };
+  return { queries: r.queries, ...r.scores, documents: r.documents, unjudged_queries: r.unjudged, skipped_lines: r.skipped, model: r.model, backend: r.backend, fusion: r.fusion };
 }
 
 export function reportText(r: BeirReport): string {
   const lines = [
-    `BEIR retrieval: ${r.queries} queries over ${r.documents} documents (model ${r.model})`,
+    `BEIR retrieval: ${r.queries} queries over ${r.documents} documents (model ${r.model}, store ${r.backend})`,
     `not scored: ${r.unjudged} queries without a relevant judged document; skipped lines: corpus ${r.skipped.corpus}, queries ${r.skipped.queries}, qrels ${r.skipped.qrels}`,
     `hybrid fusion: ${r.fusion.method}, keyword ${r.fusion.keywordWeight} / vector ${r.fusion.vectorWeight}`,
     '',
@@ -93,13 +97,14 @@ export function reportText(r: BeirReport): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { corpus: { type: 'string' }, queries: { type: 'string' }, qrels: { type: 'string' }, model: { type: 'string' } }, false);
+  const { values } = parseFlags(argv, { corpus: { type: 'string' }, queries: { type: 'string' }, qrels: { type: 'string' }, model: { type: 'string' }, 'store-url': { type: 'string' } }, false);
   if (values.help) {
     process.stdout.write(help + '\n');
     return EXIT.OK;
   }
   const missing = (['corpus', 'queries', 'qrels'] as const).filter((k) => !values[k]);
   if (missing.length > 0) throw new UserError(`eval beir needs ${missing.map((m) => `--${m} FILE`).join(', ')}. Run with --help for usage.`, EXIT.USAGE);
+  const storeUrl = checkStoreUrl(values['store-url']);
   let data: BeirData;
   try {
     data = parseBeir(readText(values.corpus!, 'corpus'), readText(values.queries!, 'queries'), readText(values.qrels!, 'qrels'));
@@ -120,6 +125,7 @@ export async function run(argv: string[]): Promise<number> {
         }
         bars[p].update(n);
       },
+      storeUrl,
     });
     bars[phase].done();
     if (values.json) printJson(reportJson(report));

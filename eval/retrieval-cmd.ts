@@ -9,7 +9,7 @@ import { readDataset } from './dataset-file.js';
 import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
 import type { Embedder } from '../embed/types.js';
 import { parseLocomo, scoredQuestions, ADVERSARIAL_CATEGORY, type LocomoConversation } from './locomo.js';
-import { buildTempStore } from './temp-store.js';
+import { buildTempStore, checkStoreUrl } from './temp-store.js';
 import { collectArmLists, collectDepth, perQueryScores, meanScores, LOCOMO_METRICS, type ArmScores, type EvalQuery } from './arms.js';
 import { loadEmbedder } from './load-embedder.js';
 import { createProgress } from './progress.js';
@@ -17,7 +17,7 @@ import { round4 } from './metrics.js';
 import { HYBRID_DEFAULTS } from '../search/fusion.js';
 import type { Arm, HybridFusion } from '../search/search.js';
 
-export const help = `usage: active-brain eval retrieval --locomo FILE [--json] [--model PATH] [--conversations N]
+export const help = `usage: active-brain eval retrieval --locomo FILE [--json] [--model PATH] [--conversations N] [--store-url URL]
 
 Retrieval quality on LoCoMo (a JSON list of conversations): for each conversation, every
 turn is indexed into a temporary store (one chunk per turn: speaker, session date, text,
@@ -30,6 +30,9 @@ Options:
   --model PATH         a local transformers.js model folder (default: the configured model;
                        offline: .models/offline-glove-sif, built by \`npm run model:offline\`)
   --conversations N    only the first N conversations
+  --store-url URL      an administrator's postgres:// URL: each temporary store is a fresh
+                       schema on that server (created, then dropped, with its roles), so
+                       the figures are the team store's (PostgreSQL full text) ranking
   --json               one JSON object: {"questions", "recall@5": {"keyword","vector","hybrid"},
                        "recall@10": {…}, "ndcg@10": {…}, …}
   --set key=value      config override (e.g. embedding.batchSize=64)`;
@@ -46,6 +49,8 @@ export interface LocomoReport {
   conversations: number;
   skipped: { adversarial: number; noEvidence: number; missingEvidenceIds: number };
   model: string;
+  /** Where the temporary stores were built. */
+  backend: 'sqlite' | 'postgres';
   fusion: HybridFusion;
   scores: ArmScores;
   perConversation: ConversationFigures[];
@@ -55,7 +60,7 @@ export interface LocomoReport {
 export async function evaluateLocomo(
   convs: LocomoConversation[],
   embedder: Embedder,
-  opts: { fusion?: Partial<HybridFusion>; onConversation?: (done: number) => void } = {},
+  opts: { fusion?: Partial<HybridFusion>; onConversation?: (done: number) => void; storeUrl?: string } = {},
 ): Promise<LocomoReport> {
   const fusion: HybridFusion = { ...HYBRID_DEFAULTS, ...opts.fusion };
   const depth = collectDepth(LOCOMO_METRICS, fusion);
@@ -85,6 +90,7 @@ export async function evaluateLocomo(
       const store = await buildTempStore(
         embedder,
         [...sessions].map(([n, turns]) => ({ name: `${conv.id}-session-${n}`, title: '', items: turns.map((t) => ({ id: t.diaId, heading: '', text: t.text })) })),
+        { storeUrl: opts.storeUrl },
       );
       try {
         const lists = await collectArmLists(store.reader, embedder, queries, depth);
@@ -102,6 +108,7 @@ export async function evaluateLocomo(
     conversations: perConversation.length,
     skipped,
     model: embedder.modelId,
+    backend: opts.storeUrl ? 'postgres' : 'sqlite',
     fusion,
     scores: roundScores(meanScores(all)),
     perConversation,
@@ -122,6 +129,7 @@ export function reportJson(r: LocomoReport): Record<string, unknown> {
     conversations: r.conversations,
     skipped: r.skipped,
     model: r.model,
+    backend: r.backend,
     fusion: r.fusion,
     per_conversation: r.perConversation.map((c) => ({ id: c.id, turns: c.turns, questions: c.questions, ...c.scores })),
   };
@@ -130,7 +138,7 @@ export function reportJson(r: LocomoReport): Record<string, unknown> {
 /** Human-readable table of a report. */
 export function reportText(r: LocomoReport): string {
   const lines = [
-    `LoCoMo retrieval: ${r.questions} questions over ${r.conversations} conversations (model ${r.model})`,
+    `LoCoMo retrieval: ${r.questions} questions over ${r.conversations} conversations (model ${r.model}, store ${r.backend})`,
     `skipped: ${r.skipped.adversarial} adversarial, ${r.skipped.noEvidence} without usable evidence, ${r.skipped.missingEvidenceIds} evidence ids with no turn`,
     `hybrid fusion: ${r.fusion.method}, keyword ${r.fusion.keywordWeight} / vector ${r.fusion.vectorWeight}, ${r.fusion.candidates} candidates per arm`,
     '',
@@ -143,7 +151,7 @@ export function reportText(r: LocomoReport): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { locomo: { type: 'string' }, model: { type: 'string' }, conversations: { type: 'string' } }, false);
+  const { values } = parseFlags(argv, { locomo: { type: 'string' }, model: { type: 'string' }, conversations: { type: 'string' }, 'store-url': { type: 'string' } }, false);
   if (values.help) {
     process.stdout.write(help + '\n');
     return EXIT.OK;
@@ -154,6 +162,7 @@ export async function run(argv: string[]): Promise<number> {
     limit = Number(values.conversations);
     if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--conversations must be a positive integer (got "${values.conversations}")`, EXIT.USAGE);
   }
+  const storeUrl = checkStoreUrl(values['store-url']);
   let convs = readDataset(values.locomo, 'a LoCoMo', (raw) => parseLocomo(JSON.parse(raw)));
   if (limit !== undefined) convs = convs.slice(0, limit);
   if (convs.every((c) => scoredQuestions(c).length === 0)) {
@@ -162,7 +171,7 @@ export async function run(argv: string[]): Promise<number> {
   const embedder = await loadEmbedder(values.model, values.set);
   try {
     const progress = createProgress('conversations', convs.length);
-    const report = await evaluateLocomo(convs, embedder, { onConversation: (n) => progress.update(n) });
+    const report = await evaluateLocomo(convs, embedder, { onConversation: (n) => progress.update(n), storeUrl });
     progress.done();
     if (values.json) printJson(reportJson(report));
     else process.stdout.write(reportText(report) + '\n');

@@ -2,7 +2,10 @@
  * A throw-away knowledge store for evaluations and benchmarks: items (external id, heading,
  * text) are embedded with the given Embedder and written straight through the store writer
  * API (no markdown indexer) into a fresh temp directory; the store is then reopened
- * read-only for searching. `dispose()` closes it and deletes the directory.
+ * read-only for searching. `dispose()` closes it and deletes the directory. With storeUrl
+ * (an administrator's postgres:// URL) the store is a fresh temporary schema on that server
+ * (store/pg-temp.ts), written by its writer role, searched through its team reader, and
+ * dropped by dispose(): the evaluation then measures the PostgreSQL ranking.
  * Used by eval retrieval (LoCoMo), eval beir, bench/search.bench.ts and test/search.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +14,9 @@ import { join } from 'node:path';
 import type { StoreReader } from '../store/types.js';
 import type { Embedder } from '../embed/types.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
+import { createTempPgStore, type TempPgStore } from '../store/pg-temp.js';
+import { isPostgresUrl } from '../store/pg-sync.js';
+import { UserError, EXIT } from '../cli/command.js';
 
 export interface TempItem {
   /** External id (LoCoMo dia_id, BEIR _id): what metrics compare. */
@@ -51,15 +57,19 @@ export interface BuildOptions {
   onProgress?: (done: number) => void;
   /** Precomputed vectors by external id (skips embedding those items: benchmarks). */
   vectorOf?: (item: TempItem, index: number) => Float32Array | undefined;
+  /** An administrator's postgres:// URL: build the store in a temporary schema there. */
+  storeUrl?: string;
 }
 
 /** Embed and write every group into a fresh temp store; returns it opened read-only. */
 export async function buildTempStore(embedder: Embedder, groups: TempGroup[], opts: BuildOptions = {}): Promise<TempStore> {
   const dir = mkdtempSync(join(opts.parent ?? tmpdir(), 'active-brain-eval-'));
-  const path = join(dir, 'store.sqlite');
   const handleToId = new Map<string, string>();
+  let pg: TempPgStore | null = null;
   try {
-    const writer = openStoreWriter(path);
+    if (opts.storeUrl) pg = createTempPgStore(opts.storeUrl);
+    const path = pg ? pg.readerUrl : join(dir, 'store.sqlite');
+    const writer = openStoreWriter(pg ? pg.writerUrl : path);
     try {
       writer.setModel(embedder.modelId, embedder.dim);
       writer.ensureRegion(TEMP_REGION, 'global');
@@ -113,12 +123,20 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
         try {
           reader.close();
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          try {
+            pg?.drop();
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
         }
       },
     };
   } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      pg?.drop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     throw e;
   }
 }
@@ -126,4 +144,11 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
 /** The text embedded for an item: heading (e.g. a BEIR title) and body. */
 export function embedText(it: TempItem): string {
   return it.heading ? `${it.heading}\n${it.text}` : it.text;
+}
+
+/** The evals' --store-url: undefined, or a postgres:// URL (else a usage error). */
+export function checkStoreUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  if (!isPostgresUrl(url)) throw new UserError(`--store-url needs postgres://USER:PASSWORD@HOST:PORT/DATABASE, a role that may create schemas and roles (store init's administrator URL); got "${url}"`, EXIT.USAGE);
+  return url;
 }

@@ -213,7 +213,8 @@ export function initPgStore(db: PgSyncConnection, schema: string, users: string[
       db.query(`ALTER ROLE ${x.name} SET search_path = ${schema}`);
       db.query(`ALTER ROLE ${x.name} SET default_transaction_read_only = on`);
       const audiences = x.user ? ['team', `user:${x.user}`] : ['team'];
-      db.query(`DELETE FROM ${schema}.reader_audiences WHERE role = $1`, [x.name]);
+      // Keep the grants `store grant` added (project:…, another user's); reset the role's own.
+      db.query(`DELETE FROM ${schema}.reader_audiences WHERE role = $1 AND audience = ANY($2::text[])`, [x.name, audiences]);
       for (const a of audiences) db.query(`INSERT INTO ${schema}.reader_audiences (role, audience) VALUES ($1, $2)`, [x.name, a]);
     }
     db.query('COMMIT');
@@ -234,4 +235,45 @@ export function urlWithRole(url: string, role: string, password: string): string
   u.username = encodeURIComponent(role);
   u.password = encodeURIComponent(password);
   return u.toString();
+}
+
+export interface GrantResult {
+  role: string;
+  /** False when the role already had (grant) or lacked (revoke) the audience. */
+  changed: boolean;
+  /** The role's audiences afterwards. */
+  audiences: string[];
+}
+
+/** The audiences a reader always has (store init grants them; revoke refuses them). */
+export function baseAudiences(user: string | null): string[] {
+  return user ? ['team', `user:${user}`] : ['team'];
+}
+
+/** Give (or take back) reader `user`'s role (null: the team reader) an audience, through an
+ *  administrator's connection (reader_audiences is the administrator's: the writer may not change it). */
+export function grantAudience(db: PgSyncConnection, schema: string, user: string | null, audience: string, revoke: boolean): GrantResult {
+  checkSchemaName(schema);
+  if (user !== null) checkUserName(user);
+  checkAudience(audience);
+  const r = roleNames(schema);
+  const role = user === null ? r.teamReader : r.userReader(user);
+  if (pgSchemaVersion(db, schema) === 0) throw new StoreError('STORE_EMPTY', `no team store in schema ${schema}: run \`active-brain store init --url <administrator URL> --schema ${schema}\` first`);
+  if (!db.one(`SELECT 1 FROM pg_auth_members m JOIN pg_roles u ON u.oid = m.member JOIN pg_roles g ON g.oid = m.roleid WHERE u.rolname = $1 AND g.rolname = $2`, [role, r.readers])) {
+    throw new StoreError('BAD_INPUT', `no reader ${user ?? '(team)'} in schema ${schema} (role ${role}): create it with \`active-brain store init --url <administrator URL> --schema ${schema} --user ${user ?? '<name>'}\` (re-running init issues new passwords for every role)`);
+  }
+  if (baseAudiences(user).includes(audience)) {
+    if (revoke) throw new StoreError('BAD_INPUT', `${role} always reads audience ${audience} (store init grants it): to keep a user from the store, drop their role (DROP ROLE ${role})`);
+    return { role, changed: false, audiences: audiencesOf(db, schema, role) };
+  }
+  const changed = revoke
+    ? db.query(`DELETE FROM ${schema}.reader_audiences WHERE role = $1 AND audience = $2 RETURNING 1`, [role, audience]).length > 0
+    : db.query(`INSERT INTO ${schema}.reader_audiences (role, audience) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [role, audience]).length > 0;
+  // Readers refresh their in-memory vectors when the generation moves: a grant changes what they see.
+  if (changed) db.query(`UPDATE ${schema}.meta SET value = (value::bigint + 1)::text WHERE key = 'generation'`);
+  return { role, changed, audiences: audiencesOf(db, schema, role) };
+}
+
+function audiencesOf(db: PgSyncConnection, schema: string, role: string): string[] {
+  return db.query<{ audience: string }>(`SELECT audience FROM ${schema}.reader_audiences WHERE role = $1 ORDER BY audience`, [role]).map((x) => x.audience);
 }

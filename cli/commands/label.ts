@@ -16,7 +16,8 @@ import { exchangesBefore, findTranscript, toolStepsAround } from '../../ops/tran
 import { judgedChannels, parseChannelFlag } from '../../ops/channel-state.js';
 import { channelOf } from '../../ops/channel-records.js';
 import { formatOfferLine } from '../../shared/offer-format.js';
-import { defaultStorePath, defaultTranscriptsRoot } from '../../shared/paths.js';
+import { defaultTranscriptsRoot } from '../../shared/paths.js';
+import { storeLocation, storePresent } from '../../store/location.js';
 import type { Channel } from '../../shared/vocabulary.js';
 import type { Config } from '../../config/schema.js';
 
@@ -100,10 +101,19 @@ async function show(s: OfferSample, config: Config): Promise<void> {
   else await showToolContext(s, path);
   const line = formatOfferLine({ handle: s.handle, type: s.type, confidence: s.confidence, reason: '' }, { maxBytes: config.hook.maxBytes });
   out.write(`\n  offer: ${line?.text ?? s.handle}\n`);
-  const storePath = config.store.path ?? defaultStorePath();
-  if (existsSync(storePath)) {
-    const { openStoreReader } = await import('../../store/sqlite-store.js');
-    const store = openStoreReader(storePath);
+  // The store the daemon reads: store.url (team store on PostgreSQL) or store.path.
+  const storePath = storeLocation(config);
+  if (storePresent(storePath)) {
+    const { openStoreReader, StoreError } = await import('../../store/sqlite-store.js');
+    let store;
+    try {
+      store = openStoreReader(storePath);
+    } catch (e) {
+      // The offer can still be judged from the transcript; say why the chunk is not shown.
+      if (!(e instanceof StoreError)) throw e;
+      out.write(`  (chunk not shown: ${e.message})\n`);
+      return;
+    }
     try {
       const c = store.chunkByHandle(s.handle);
       out.write(c ? `  chunk (${c.region}, ${c.path}):\n    ${clip(c.text, CHUNK_CHARS)}\n` : '  (chunk no longer in the store)\n');

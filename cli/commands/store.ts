@@ -9,8 +9,10 @@ import { StoreError } from '../../store/errors.js';
 import { PgSyncConnection, isPostgresUrl, redactUrl } from '../../store/pg-sync.js';
 import { DEFAULT_PG_SCHEMA, initPgStore, urlWithRole } from '../../store/pg-schema.js';
 import { pgConnectError } from '../../store/pg-common.js';
+import { PUSH_HELP, runPush } from './store-push.js';
+import { GRANT_HELP, runGrant } from './store-grant.js';
 
-const HELP = `usage: active-brain store init --url postgres://ADMIN@HOST:PORT/DB [--schema NAME]
+const INIT_HELP = `usage: active-brain store init --url postgres://ADMIN@HOST:PORT/DB [--schema NAME]
                               [--user NAME ...] [--json]
 
 Creates (or migrates) the team store in schema NAME (default ${DEFAULT_PG_SCHEMA}) of the
@@ -31,18 +33,33 @@ daemon, search and recall set store.url (or ACTIVE_BRAIN_STORE_URL) to their rea
 "users":{"<name>":"<reader URL>"}} (url without its password; the others carry theirs).
 Exit 0 done · 2 usage · 3 server unreachable, login refused or too few rights.`;
 
+const HELP = `${INIT_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}`;
+const SUBCOMMANDS = ['init', 'push', 'grant', 'revoke'] as const;
+
 export const command: Command = {
   name: 'store',
-  summary: 'create the team store on PostgreSQL (store init) and its roles',
+  summary: 'the team store on PostgreSQL: store init, push (local store into it), grant / revoke audiences',
   help: HELP,
+  ownHelp: true,
   async run(argv) {
+    const sub0 = argv.find((a) => !a.startsWith('-'));
+    if (sub0 === 'push') return runPush(argv.filter((a) => a !== sub0));
+    if (sub0 === 'grant' || sub0 === 'revoke') return runGrant(argv.filter((a) => a !== sub0), sub0);
+    if (sub0 === undefined && argv.some((a) => a === '--help' || a === '-h')) {
+      process.stdout.write(HELP + '\n');
+      return EXIT.OK;
+    }
     const { values, positionals } = parseFlags(argv, {
       url: { type: 'string' },
       schema: { type: 'string' },
       user: { type: 'string', multiple: true },
     });
     const [sub, ...rest] = positionals;
-    if (sub !== 'init') throw new UserError(`${sub ? `unknown store command "${sub}"` : 'store needs a command'}: use \`active-brain store init --url postgres://…\` (see --help)`, EXIT.USAGE);
+    if (sub !== 'init') throw new UserError(`${sub ? `unknown store command "${sub}"` : 'store needs a command'}: use one of ${SUBCOMMANDS.join(', ')} (\`active-brain store --help\`)`, EXIT.USAGE);
+    if (values.help) {
+      process.stdout.write(INIT_HELP + '\n');
+      return EXIT.OK;
+    }
     if (rest.length) throw new UserError(`store init takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
     const url = values.url;
     if (!url || !isPostgresUrl(url)) throw new UserError('store init needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)', EXIT.USAGE);
