@@ -3,7 +3,7 @@
  * role: SELECT only, default_transaction_read_only, row-level security limiting every row to
  * the role's audiences (store/pg-schema.ts). Opening refuses a role that could write.
  *
- * Keyword search runs on the server (tsvector + GIN, ts_rank with title/heading weights);
+ * Keyword search runs on the server (tsvector + GIN, IDF-weighted ts_rank: store/pg-keyword.ts);
  * name lookups, chunk fetches and episodes are plain queries. Vector search scans an
  * in-memory matrix (store/vector-matrix.ts, as the SQLite store does) filled from the rows
  * this role may see; when meta.generation moves (the writer bumps it on every commit) the
@@ -11,13 +11,12 @@
  * only new rows' vectors are fetched. Calls are synchronous over store/pg-sync.ts.
  */
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
-import { queryTokens } from './fts-query.js';
 import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
-import { BM25_WEIGHTS, MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
+import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
-import { PG_TS_CONFIG } from './pg-schema.js';
 import { checkPgSchema, pgConnectError, pgInfo, roleRights } from './pg-common.js';
+import { PgKeywordSearch } from './pg-keyword.js';
 
 /** The reader asks the server whether the store changed at most this often (ms): the bound on how
  *  stale a search may be, against one round trip per call (a hybrid search makes three). */
@@ -25,10 +24,6 @@ export const GENERATION_CHECK_MS = 250;
 /** Vectors fetched per query while filling the matrix. */
 export const VECTOR_PAGE = 5_000;
 
-/** ts_rank weights {D, C, B, A} (a function: reader.ts and this module import each other): body text, -, heading (B), title (A), scaled from BM25_WEIGHTS. */
-const tsWeights = () => `{${BM25_WEIGHTS.text / BM25_WEIGHTS.title},${BM25_WEIGHTS.text / BM25_WEIGHTS.title},${BM25_WEIGHTS.heading / BM25_WEIGHTS.title},1}`;
-/** ts_rank normalization 1: divide by 1 + log(document length) (long chunks do not win by size). */
-const TS_NORMALIZATION = 1;
 
 type NameMatch = 'alias' | 'title' | 'suffix';
 const MATCH_SCORE: Record<NameMatch, number> = { alias: 3, title: 2, suffix: 1 };
@@ -76,12 +71,6 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
 
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
-/** tsquery text OR-ing the query's content words (letters, digits and marks only: no tsquery operator can appear). */
-export function tsQueryText(query: string): string | null {
-  const tokens = queryTokens(query);
-  return tokens.length ? tokens.map((t) => `'${t}'`).join(' | ') : null;
-}
-
 export class PgStoreReader implements StoreReader {
   private generation: string | null = null;
   private checkedAt = 0;
@@ -89,9 +78,11 @@ export class PgStoreReader implements StoreReader {
   private matrix: VectorMatrix | null = null;
   private matrixGeneration: string | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
+  private readonly keyword: PgKeywordSearch;
 
   constructor(readonly url: string, private readonly db: PgSyncConnection, private readonly scanMethod?: ScanMethod) {
     checkPgSchema(db, redactUrl(url));
+    this.keyword = new PgKeywordSearch(db);
   }
 
   /** Drop caches when the writer committed since we last looked (checked at most every GENERATION_CHECK_MS). */
@@ -104,6 +95,7 @@ export class PgStoreReader implements StoreReader {
       this.generation = g;
       this.regionCache = null;
       this.episodeIndexCache = null;
+      this.keyword.invalidate();
     }
   }
 
@@ -127,19 +119,10 @@ export class PgStoreReader implements StoreReader {
 
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
-    const q = tsQueryText(query);
-    if (!q) return [];
+    this.refresh();
     const sel = this.select(filter);
     if (sel && sel.ids.length === 0) return [];
-    const exclude = filter?.excludeChunkIds ?? [];
-    const rows = this.db.query<{ id: number; s: number }>(
-      `SELECT c.id, ts_rank($1::float4[], c.fts, q, ${TS_NORMALIZATION}) AS s
-       FROM chunks c, to_tsquery('${PG_TS_CONFIG}', $2) q
-       WHERE c.fts @@ q AND ($3::int[] IS NULL OR c.region_id = ANY($3::int[])) AND NOT (c.id = ANY($4::int[]))
-       ORDER BY s DESC, c.id LIMIT $5`,
-      [tsWeights(), q, sel ? sel.ids : null, exclude, k],
-    );
-    return rows.map((r, i) => ({ chunkId: r.id, score: r.s, rank: i + 1 }));
+    return this.keyword.search(query, k, sel ? sel.ids : null, filter?.excludeChunkIds ?? []);
   }
 
   /** The matrix of visible vectors, refreshed incrementally when the generation moved. */
