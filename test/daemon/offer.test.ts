@@ -9,10 +9,10 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { repoRoot } from '../helpers/model.js';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { buildStore, type TestStore } from '../retrieval/helpers.js';
-import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
+import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
+import { PG_WARMUP, appendPgErrorExchange } from './pg-error-session.js';
 import {
   appendExchange,
   assistantLine,
@@ -36,31 +36,10 @@ beforeAll(async () => {
 });
 afterAll(() => store?.cleanup());
 
-const WARMUP: Array<[string, string]> = [
-  ['Set up the postgres connection for the api service', 'Added a pg pool in src/db/pool.ts.'],
-  ['Add a health check endpoint that runs a query against postgres', 'Added GET /health running SELECT 1.'],
-  ['Write a load test for the api with many concurrent requests', 'Added a k6 script with 200 virtual users.'],
-  ['Run the load test against the api and the database', 'Running it now.'],
-];
 
-/** The failing exchange in real transcript format: a Bash tool call whose result is an error. */
-function appendErrorExchange(s: Session, entrypoint?: string): void {
-  const toolId = `toolu_${randomUUID().replace(/-/g, '')}`;
-  const patch = (line: string) => (entrypoint ? JSON.stringify({ ...JSON.parse(line), entrypoint }) : line);
-  const toolUse = JSON.stringify({
-    ...JSON.parse(assistantLine(s, '')),
-    message: { role: 'assistant', id: `msg_${randomUUID()}`, type: 'message', content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm run load-test' } }] },
-  });
-  const result = JSON.stringify({
-    ...JSON.parse(userLine(s, '')),
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, is_error: true, content: PG_ERROR_TURN.toolErrors[0] }] },
-  });
-  const lines = [userLine(s, PG_ERROR_TURN.user), toolUse, result, assistantLine(s, PG_ERROR_TURN.assistant), turnEndLine(s)];
-  appendFileSync(s.path, lines.map(patch).join('\n') + '\n');
-}
 
 function appendWarmup(s: Session, entrypoint?: string): void {
-  for (const [u, a] of WARMUP) {
+  for (const [u, a] of PG_WARMUP) {
     if (!entrypoint) appendExchange(s, u, a);
     else appendFileSync(s.path, [userLine(s, u), assistantLine(s, a), turnEndLine(s)].map((l) => JSON.stringify({ ...JSON.parse(l), entrypoint })).join('\n') + '\n');
   }
@@ -78,7 +57,7 @@ describe('daemon offers (real process, real store)', () => {
 
     const s = newSession(e);
     appendWarmup(s);
-    appendErrorExchange(s);
+    appendPgErrorExchange(s);
     const cachePath = join(e.home, 'cache', `${s.id}.json`);
     const cache = await waitFor(() => {
       const c = readJson<{ turn: number; offer: Record<string, unknown> | null }>(cachePath);
@@ -98,7 +77,7 @@ describe('daemon offers (real process, real store)', () => {
     // The same conversation from a `claude -p` worker: observed, never offered, no cache.
     const w = newSession(e);
     appendWarmup(w, 'sdk-cli');
-    appendErrorExchange(w, 'sdk-cli');
+    appendPgErrorExchange(w, 'sdk-cli');
     await waitFor(() => decisions(e).some((r) => r.sessionId === w.id && r.turn === 4), 20_000, 'worker decision');
     const wd = decisions(e).find((r) => r.sessionId === w.id && r.turn === 4)!;
     expect(wd).toMatchObject({ worker: true, would_fire: false, silence: 'worker-entrypoint' });

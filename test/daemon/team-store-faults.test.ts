@@ -8,43 +8,27 @@
  * (the reader's change stamp is meta.generation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { T0 } from '../retrieval/helpers.js';
+import { PG_WARMUP, appendPgErrorExchange } from './pg-error-session.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
-import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
+import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { openStoreWriter } from '../../store/writer.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { PgError } from '../../store/pg-sync.js';
 import { STORE_RETRY_FIRST_MS, STORE_RETRY_MAX_MS, StoreDownError, StoreGuard, retryDelayMs } from '../../daemon/store-health.js';
 import type { StoreReader } from '../../store/types.js';
 import {
-  appendExchange, assistantLine, cli, decisions, events, newSession, readJson, startDaemon, tempEnv, turnEndLine, userLine, waitCanary, waitFor,
+  appendExchange, cli, decisions, events, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
   type Daemon, type Env, type Session,
 } from './helpers.js';
 
-const WARMUP: Array<[string, string]> = [
-  ['Set up the postgres connection for the api service', 'Added a pg pool in src/db/pool.ts.'],
-  ['Add a health check endpoint that runs a query against postgres', 'Added GET /health running SELECT 1.'],
-  ['Write a load test for the api with many concurrent requests', 'Added a k6 script with 200 virtual users.'],
-  ['Run the load test against the api and the database', 'Running it now.'],
-];
-
 /** Four warm-up exchanges, then a failing Bash call whose error the store has a past fix for (turn 4). */
 function appendErrorSession(s: Session): void {
-  for (const [u, a] of WARMUP) appendExchange(s, u, a);
-  const toolId = `toolu_${randomUUID().replace(/-/g, '')}`;
-  const toolUse = JSON.stringify({
-    ...JSON.parse(assistantLine(s, '')),
-    message: { role: 'assistant', id: `msg_${randomUUID()}`, type: 'message', content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm run load-test' } }] },
-  });
-  const result = JSON.stringify({
-    ...JSON.parse(userLine(s, '')),
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, is_error: true, content: PG_ERROR_TURN.toolErrors[0] }] },
-  });
-  appendFileSync(s.path, [userLine(s, PG_ERROR_TURN.user), toolUse, result, assistantLine(s, PG_ERROR_TURN.assistant), turnEndLine(s)].join('\n') + '\n');
+  for (const [u, a] of PG_WARMUP) appendExchange(s, u, a);
+  appendPgErrorExchange(s);
 }
 
 type Cache = { turn: number; offer: Record<string, unknown> | null };

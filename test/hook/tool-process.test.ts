@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, writeToolCache, toolPayloadFor, payloadFor,
-  cacheFor, writeCache, offer, runHook, lastRecord, logRecords, readStateFile, printedLine, hookBundle, cleanupTemp, type Ctx,
+  cacheFor, writeCache, offer, runHook, lastRecord, readStateFile, printedLine, hookBundle, cleanupTemp, type Ctx,
 } from './helpers.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 import { errorSignature } from '../../shared/error-signature.js';

@@ -12,39 +12,21 @@
  * INSERT; `label` on a terminal shows the offered chunk read from the team store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { buildStore, type TestStore } from '../retrieval/helpers.js';
-import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
+import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { repoRoot } from '../helpers/model.js';
+import { PG_WARMUP, appendPgErrorExchange } from '../daemon/pg-error-session.js';
 import {
-  appendExchange, assistantLine, decisions, newSession, readJson, startDaemon, tempEnv, turnEndLine, userLine, waitCanary, waitFor,
+  appendExchange, decisions, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
   type Daemon, type Env, type Session,
 } from '../daemon/helpers.js';
 
 const BIN = join(repoRoot, 'bin', 'active-brain.js');
-const WARMUP: Array<[string, string]> = [
-  ['Set up the postgres connection for the api service', 'Added a pg pool in src/db/pool.ts.'],
-  ['Add a health check endpoint that runs a query against postgres', 'Added GET /health running SELECT 1.'],
-  ['Write a load test for the api with many concurrent requests', 'Added a k6 script with 200 virtual users.'],
-  ['Run the load test against the api and the database', 'Running it now.'],
-];
 
-function appendErrorExchange(s: Session): void {
-  const toolId = `toolu_${randomUUID().replace(/-/g, '')}`;
-  const toolUse = JSON.stringify({
-    ...JSON.parse(assistantLine(s, '')),
-    message: { role: 'assistant', id: `msg_${randomUUID()}`, type: 'message', content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm run load-test' } }] },
-  });
-  const result = JSON.stringify({
-    ...JSON.parse(userLine(s, '')),
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, is_error: true, content: PG_ERROR_TURN.toolErrors[0] }] },
-  });
-  appendFileSync(s.path, [userLine(s, PG_ERROR_TURN.user), toolUse, result, assistantLine(s, PG_ERROR_TURN.assistant), turnEndLine(s)].join('\n') + '\n');
-}
 
 interface Cache { turn: number; offer: { type: string; handle: string; region: string } | null }
 
@@ -65,8 +47,8 @@ describe('a team of two users on one team store (real server, real daemons)', ()
   };
   const session = async (e: Env): Promise<{ s: Session; cache: Cache }> => {
     const s = newSession(e);
-    for (const [u, a] of WARMUP) appendExchange(s, u, a);
-    appendErrorExchange(s);
+    for (const [u, a] of PG_WARMUP) appendExchange(s, u, a);
+    appendPgErrorExchange(s);
     const cache = await waitFor(() => {
       const c = readJson<Cache>(join(e.home, 'cache', `${s.id}.json`));
       return c && c.turn === 4 ? c : null;
