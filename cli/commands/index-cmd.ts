@@ -13,7 +13,6 @@ import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { defaultStorePath } from '../../shared/paths.js';
 import { openStoreWriter } from '../../store/sqlite-store.js';
 import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
 import { writerStoreLocation } from '../../store/location.js';
