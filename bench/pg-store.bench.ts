@@ -14,9 +14,8 @@
  * the offline model (walk, chunk, embed, store), chunks stored ÷ wall time.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import type { BenchOptions, BenchResult, Figure } from './types.js';

@@ -4,13 +4,12 @@
  * of one first line: used by the indexer's source listing (indexer/files.ts) and by
  * `eval pastfix` (one project per cwd). Unreadable folders and files are skipped.
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { FIRST_LINE_BYTES, headTextSync } from './host.js';
 
 const YEAR_RE = /^\d{4}$/;
 const TWO_DIGITS_RE = /^\d{2}$/;
-/** Bytes read for a rollout's cwd (session_meta holds instructions: often a few KB). */
-const FIRST_LINE_BYTES = 256 * 1024;
 
 function dirs(dir: string, re: RegExp): string[] {
   try {
@@ -52,30 +51,18 @@ const CWD_LINES = 16;
 /** The cwd a rollout names: its session_meta's, else the first turn_context's (a rollout
  *  without session_meta), else null. Reads at most FIRST_LINE_BYTES. */
 export function rolloutCwd(path: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(FIRST_LINE_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    for (const l of buf.subarray(0, n).toString('utf8').split('\n', CWD_LINES)) {
-      let v: { type?: unknown; payload?: { cwd?: unknown; meta?: { cwd?: unknown } } };
-      try {
-        v = JSON.parse(l) as typeof v;
-      } catch {
-        continue;
-      }
-      if (v?.type !== 'session_meta' && v?.type !== 'turn_context') continue;
-      const cwd = v.payload?.meta?.cwd ?? v.payload?.cwd;
-      if (typeof cwd === 'string' && cwd) return cwd;
+  const text = headTextSync(path, FIRST_LINE_BYTES);
+  if (text === null) return null;
+  for (const l of text.split('\n', CWD_LINES)) {
+    let v: { type?: unknown; payload?: { cwd?: unknown; meta?: { cwd?: unknown } } };
+    try {
+      v = JSON.parse(l) as typeof v;
+    } catch {
+      continue;
     }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
+    if (v?.type !== 'session_meta' && v?.type !== 'turn_context') continue;
+    const cwd = v.payload?.meta?.cwd ?? v.payload?.cwd;
+    if (typeof cwd === 'string' && cwd) return cwd;
   }
+  return null;
 }

@@ -83,9 +83,8 @@ export async function parserForFile(path: string): Promise<LineParser> {
   return parserFor(path, first);
 }
 
-/** The first line of a file (at most FIRST_LINE_BYTES), or null. Synchronous: for callers that
- *  build a parser inside a synchronous step (daemon/main.ts, once per file). */
-function firstLineSync(path: string): string | null {
+/** The first `bytes` bytes of a file as text, or null when it cannot be read. Synchronous. */
+export function headTextSync(path: string, bytes: number = FIRST_LINE_BYTES): string | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -93,15 +92,21 @@ function firstLineSync(path: string): string | null {
     return null;
   }
   try {
-    const buf = Buffer.allocUnsafe(FIRST_LINE_BYTES);
-    const text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
-    const nl = text.indexOf('\n');
-    return nl >= 0 ? text.slice(0, nl) : null; // an unterminated first line is still being written
+    const buf = Buffer.allocUnsafe(bytes);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The first line of a file (at most FIRST_LINE_BYTES), or null. Synchronous: for callers that
+ *  build a parser inside a synchronous step (daemon/main.ts, once per file). */
+function firstLineSync(path: string): string | null {
+  const text = headTextSync(path);
+  const nl = text === null ? -1 : text.indexOf('\n');
+  return nl >= 0 ? text!.slice(0, nl) : null; // an unterminated first line is still being written
 }
 
 /** The parser for a file the daemon tails, synchronously: the host from the path; a Codex parser is primed with the file's first line

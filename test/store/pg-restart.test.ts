@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startPostgres, storeInitCli, type TestPostgres } from '../helpers/postgres.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 
 // Fault: the server restarts while the indexer writes a changed folder (after its first
@@ -40,13 +40,7 @@ describe('team store: server restart mid-index', () => {
     server = await startPostgres();
     server.psql('CREATE DATABASE team');
     dir = mkdtempSync(join(tmpdir(), 'ab-pgrestart-'));
-    const out = await new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, [cli, 'store', 'init', '--url', server.urlFor('team'), '--json'], { env: { ...process.env, ACTIVE_BRAIN_HOME: join(dir, 'h0') } });
-      let o = '';
-      c.stdout.on('data', (b) => (o += b));
-      c.on('exit', () => resolve(o));
-    });
-    writerUrl = JSON.parse(out).writerUrl;
+    writerUrl = (await storeInitCli(server.urlFor('team'), join(dir, 'h0'))).writerUrl;
     mkdirSync(join(dir, 'notes'));
     write('OLDV');
     const first = await run(['index', 'add', join(dir, 'notes'), '--region', 'notes', '--json']);

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startPostgres, storeInitCli, type TestPostgres } from '../helpers/postgres.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 
 // Two indexers on two "machines" (processes with their own state dirs, so the per-machine
@@ -33,13 +33,7 @@ describe('team store: two writers at once', () => {
     server = await startPostgres();
     server.psql('CREATE DATABASE team');
     dir = mkdtempSync(join(tmpdir(), 'ab-pgwriters-'));
-    const initOut = await new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, [cli, 'store', 'init', '--url', server.urlFor('team'), '--json'], { env: { ...process.env, ACTIVE_BRAIN_HOME: join(dir, 'h0') } });
-      let out = '';
-      c.stdout.on('data', (b) => (out += b));
-      c.on('exit', () => resolve(out));
-    });
-    writerUrl = JSON.parse(initOut).writerUrl;
+    writerUrl = (await storeInitCli(server.urlFor('team'), join(dir, 'h0'))).writerUrl;
     mkdirSync(join(dir, 'notes'));
     for (let i = 0; i < NOTES; i++) {
       writeFileSync(join(dir, 'notes', `n${String(i).padStart(2, '0')}.md`), `# Note ${i}\n\nThe service number ${i} restarts its worker pool after a timeout.\n\n## More\n\nSection two of note ${i} talks about retries and backoff.\n`);
