@@ -27,7 +27,9 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
   hook:<event>       the hook is registered for UserPromptSubmit, PostToolUseFailure and
                      PostToolUse, in exactly one place: a settings file or the enabled
                      active-brain Claude Code plugin (two would fire twice)
-  daemon             running, with a fresh canary
+  codex              Codex CLI, when its sessions root exists: the rollouts there and
+                     Codex's hooks.json registering the hook ("not used" without Codex)
+  daemon             running, with a fresh canary (and, on a team store, the store reachable)
   store              the knowledge store is readable and not empty
   model              the embedding model loads and matches the store
   state-dir          $ACTIVE_BRAIN_HOME is writable
