@@ -3,12 +3,13 @@
  * role: SELECT only, default_transaction_read_only, row-level security limiting every row to
  * the role's audiences (store/pg-schema.ts). Opening refuses a role that could write.
  *
- * Keyword search runs on the server (tsvector + GIN, IDF-weighted ts_rank: store/pg-keyword.ts);
- * name lookups, chunk fetches and episodes are plain queries. Vector search scans an
- * in-memory matrix (store/vector-matrix.ts, as the SQLite store does) filled from the rows
- * this role may see; when meta.generation moves (the writer bumps it on every commit) the
- * matrix is refreshed incrementally: the visible ids are listed, rows gone are dropped and
- * only new rows' vectors are fetched. Calls are synchronous over store/pg-sync.ts.
+ * Searches run in the reader's memory over the rows this role may see: vectors in a matrix
+ * (store/vector-matrix.ts, as the SQLite store does), words in a BM25 index of the rows'
+ * tsvectors (store/keyword-index.ts via store/pg-keyword.ts). When meta.generation moves (the
+ * writer bumps it on every commit) both are refreshed incrementally in one snapshot: the
+ * visible ids are listed, rows gone are dropped and only new rows' vectors and tsvectors are
+ * fetched. Name lookups, chunk fetches and episodes are plain queries. Calls are synchronous
+ * over store/pg-sync.ts.
  */
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
@@ -17,12 +18,17 @@ import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSe
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
 import { checkPgSchema, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';
+import { KeywordIndex } from './keyword-index.js';
 
 /** The reader asks the server whether the store changed at most this often (ms): the bound on how
  *  stale a search may be, against one round trip per call (a hybrid search makes three). */
 export const GENERATION_CHECK_MS = 250;
-/** Vectors fetched per query while filling the matrix. */
+/** Rows (vector + tsvector) fetched per query while filling the in-memory indexes. */
 export const VECTOR_PAGE = 5_000;
+/** A new vector matrix gets this factor of the rows it needs as capacity, so the chunks the
+ *  writer adds next are appended in place (a new matrix costs a copy of every row: ~130 ms at
+ *  100k × 100-d here) — 10 % more memory for it. */
+export const MATRIX_HEADROOM = 1.1;
 
 
 type NameMatch = 'alias' | 'title' | 'suffix';
@@ -71,13 +77,41 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
 
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
+/** The ids (ascending) and regions of every chunk the role may see, as two aggregated binary
+ *  strings of big-endian int4 (the cheapest form measured: 100k row objects through the bridge,
+ *  or one text aggregate, cost several times more — docs/STORE.md). */
+function visibleRows(db: PgSyncConnection): { ids: Int32Array; regions: Int32Array } {
+  const row = db.one<{ ids: Uint8Array | null; regions: Uint8Array | null }>(
+    `SELECT string_agg(int4send(id), '') AS ids, string_agg(int4send(region_id), '') AS regions FROM chunks`,
+  );
+  const decode = (b: Uint8Array | null | undefined): Int32Array => {
+    if (!b) return new Int32Array(0);
+    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const out = new Int32Array(b.byteLength >> 2);
+    for (let i = 0; i < out.length; i++) out[i] = view.getInt32(i * 4);
+    return out;
+  };
+  const ids = decode(row?.ids);
+  const regions = decode(row?.regions);
+  if (ids.length !== regions.length) throw new StoreError('STORE_UNREADABLE', `the team store listed ${ids.length} chunk ids but ${regions.length} regions: run the command again`);
+  // In table order (sorting on the server cost more than here); usually ascending already.
+  let sorted = true;
+  for (let i = 1; i < ids.length && sorted; i++) sorted = ids[i - 1] < ids[i];
+  if (sorted) return { ids, regions };
+  const order = Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b]);
+  return { ids: Int32Array.from(order, (i) => ids[i]), regions: Int32Array.from(order, (i) => regions[i]) };
+}
+
 export class PgStoreReader implements StoreReader {
   private generation: string | null = null;
   private checkedAt = 0;
   private regionCache: Region[] | null = null;
   private matrix: VectorMatrix | null = null;
-  private matrixGeneration: string | null = null;
+  private keywords: KeywordIndex | null = null;
+  private localGeneration: string | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
+  /** meta's model and dim, read once per generation (every search checks them). */
+  private modelCache: Map<string, string> | null = null;
   private readonly keyword: PgKeywordSearch;
 
   constructor(readonly url: string, private readonly db: PgSyncConnection, private readonly scanMethod?: ScanMethod) {
@@ -95,7 +129,7 @@ export class PgStoreReader implements StoreReader {
       this.generation = g;
       this.regionCache = null;
       this.episodeIndexCache = null;
-      this.keyword.invalidate();
+      this.modelCache = null;
     }
   }
 
@@ -119,47 +153,61 @@ export class PgStoreReader implements StoreReader {
 
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
-    this.refresh();
+    const { keywords } = this.loadLocal();
     const sel = this.select(filter);
     if (sel && sel.ids.length === 0) return [];
-    return this.keyword.search(query, k, sel ? sel.ids : null, filter?.excludeChunkIds ?? []);
+    const exclude = filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null;
+    return this.keyword.search(query, k, keywords, { allowedRegions: sel ? sel.mask : null, exclude });
   }
 
-  /** The matrix of visible vectors, refreshed incrementally when the generation moved. */
-  private loadMatrix(): VectorMatrix | null {
+  /** The in-memory indexes of the visible rows (vector matrix, keyword index), refreshed
+   *  incrementally when the generation moved. */
+  private loadLocal(): { matrix: VectorMatrix | null; keywords: KeywordIndex } {
     this.refresh();
-    if (this.matrix && this.matrixGeneration === this.generation) return this.matrix;
+    if (this.keywords && this.localGeneration === this.generation) return { matrix: this.matrix, keywords: this.keywords };
     const dimRow = this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'dim'`);
-    if (!dimRow) return null;
-    const dim = Number(dimRow.value);
+    const dim = dimRow ? Number(dimRow.value) : null;
     const generation = this.generation;
+    const keywords = this.keywords ?? new KeywordIndex();
+    // The keyword index changes in place: until this refresh completes it belongs to no
+    // generation, and a failure half-way discards it (the next search starts over).
+    this.keywords = null;
     // One repeatable-read snapshot: the id list and the rows fetched agree.
     this.db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
-      const visible = this.db.query<{ id: number; region_id: number }>(`SELECT id, region_id FROM chunks ORDER BY id`);
-      const old = this.matrix && this.matrix.dim === dim ? this.matrix : null;
-      const oldRow = new Map<number, number>();
-      if (old) for (let r = 0; r < old.n; r++) oldRow.set(old.ids[r], r);
-      const missing = visible.filter((v) => !oldRow.has(v.id)).map((v) => v.id);
+      const { ids, regions } = visibleRows(this.db);
+      const needsText = keywords.syncTo(ids, regions);
+      const old = this.matrix && dim !== null && this.matrix.dim === dim ? this.matrix : null;
+      // Row of each visible id in the old matrix (its rows are in id order too), −1 = not there.
+      const oldRow = new Int32Array(ids.length).fill(-1);
+      if (old) for (let i = 0, r = 0; i < ids.length; i++) {
+        while (r < old.n && old.ids[r] < ids[i]) r++;
+        if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
+      }
+      const missing: number[] = [];
+      const pos = new Map<number, number>();
+      for (let i = 0; i < ids.length; i++) {
+        if (needsText[i] || (dim !== null && oldRow[i] < 0)) {
+          missing.push(ids[i]);
+          pos.set(ids[i], i);
+        }
+      }
       const fetched = new Map<number, Uint8Array>();
       for (let i = 0; i < missing.length; i += VECTOR_PAGE) {
         const page = missing.slice(i, i + VECTOR_PAGE);
-        for (const r of this.db.query<{ id: number; vec: Uint8Array }>(`SELECT id, vec FROM chunks WHERE id = ANY($1::int[])`, [page])) fetched.set(r.id, r.vec);
-      }
-      const m = new VectorMatrix(dim, visible.length, { method: this.scanMethod });
-      for (const v of visible) {
-        const r = oldRow.get(v.id);
-        if (r !== undefined && old) m.addRow(v.id, v.region_id, old.data.subarray(r * old.stride, r * old.stride + dim));
-        else {
-          const blob = fetched.get(v.id);
-          if (!blob || blob.byteLength !== dim * 4) continue; // gone meanwhile or foreign dimension: never mix in
-          m.addRow(v.id, v.region_id, blobToFloat32(blob));
+        for (const r of this.db.query<{ id: number; vec: Uint8Array; fts: string }>(`SELECT id, vec, fts::text AS fts FROM chunks WHERE id = ANY($1::int[])`, [page])) {
+          const at = pos.get(r.id)!;
+          if (oldRow[at] < 0) fetched.set(r.id, r.vec);
+          if (needsText[at]) keywords.add(r.id, regions[at], r.fts);
         }
       }
+      keywords.maintain();
+      const m = dim === null ? null : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
       this.db.query('COMMIT');
       this.matrix = m;
-      this.matrixGeneration = generation;
-      return m;
+      this.keywords = keywords;
+      this.localGeneration = generation;
+      return { matrix: m, keywords };
     } catch (e) {
       try {
         this.db.query('ROLLBACK');
@@ -170,8 +218,59 @@ export class PgStoreReader implements StoreReader {
     }
   }
 
+  /** The matrix for the visible rows: the old one updated in place when every new row sorts
+   *  after the rows it keeps (the usual case: the writer's new chunks get higher ids) and it
+   *  has room, else a new one (with MATRIX_HEADROOM spare rows) copying the kept rows in runs. */
+  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
+    const fresh = (i: number): Float32Array | null => {
+      const blob = fetched.get(ids[i]);
+      // Gone meanwhile or of a foreign dimension: never mixed in.
+      return blob && blob.byteLength === dim * 4 ? blobToFloat32(blob) : null;
+    };
+    let appendOnly = old !== null;
+    let added = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (oldRow[i] < 0) added++;
+      else if (added > 0) appendOnly = false;
+    }
+    if (old && appendOnly) {
+      const keep = new Uint8Array(old.n);
+      for (let i = 0; i < ids.length; i++) if (oldRow[i] >= 0) keep[oldRow[i]] = 1;
+      old.retain(keep);
+      for (let i = 0, row = 0; i < ids.length; i++) if (oldRow[i] >= 0) old.regionIds[row++] = regions[i];
+      let m = old;
+      if (old.n + added > old.capacity) {
+        m = new VectorMatrix(dim, Math.ceil((old.n + added) * MATRIX_HEADROOM), { method: this.scanMethod });
+        m.copyRows(old, 0, old.n);
+      }
+      for (let i = 0; i < ids.length; i++) {
+        if (oldRow[i] >= 0) continue;
+        const v = fresh(i);
+        if (v) m.addRow(ids[i], regions[i], v);
+      }
+      return m;
+    }
+    const m = new VectorMatrix(dim, Math.ceil(ids.length * MATRIX_HEADROOM), { method: this.scanMethod });
+    for (let i = 0; i < ids.length; ) {
+      if (old && oldRow[i] >= 0) {
+        // A run of rows the old matrix holds in the same order: one copy, regions set after.
+        let j = i + 1;
+        while (j < ids.length && oldRow[j] === oldRow[j - 1] + 1) j++;
+        const at = m.n;
+        m.copyRows(old, oldRow[i], j - i);
+        for (let x = i; x < j; x++) m.regionIds[at + x - i] = regions[x];
+        i = j;
+        continue;
+      }
+      const v = fresh(i);
+      if (v) m.addRow(ids[i], regions[i], v);
+      i++;
+    }
+    return m;
+  }
+
   vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
-    const m = this.loadMatrix();
+    const m = this.loadLocal().matrix;
     if (!m || k <= 0) return queries.map(() => []);
     const sel = this.select(filter);
     if (sel && sel.ids.length === 0) return queries.map(() => []);
@@ -227,7 +326,9 @@ export class PgStoreReader implements StoreReader {
   }
 
   checkModel(modelId: string, dim: number): void {
-    const m = new Map(this.db.query<{ key: string; value: string }>(`SELECT key, value FROM meta WHERE key IN ('model', 'dim')`).map((r) => [r.key, r.value]));
+    this.refresh();
+    this.modelCache ??= new Map(this.db.query<{ key: string; value: string }>(`SELECT key, value FROM meta WHERE key IN ('model', 'dim')`).map((r) => [r.key, r.value]));
+    const m = this.modelCache;
     if (!m.has('model') || !m.has('dim')) return;
     if (m.get('model') !== modelId || Number(m.get('dim')) !== dim) {
       throw new StoreModelMismatchError({ model: m.get('model')!, dim: Number(m.get('dim')) }, { model: modelId, dim });
@@ -275,6 +376,7 @@ export class PgStoreReader implements StoreReader {
 
   close(): void {
     this.matrix = null;
+    this.keywords = null;
     this.db.close();
   }
 }

@@ -2,7 +2,7 @@
  * The team store's PostgreSQL schema, its migrations and its roles (run by `active-brain
  * store init` through an administrator's URL). Everything lives in one PostgreSQL schema
  * (default `active_brain`): meta · regions · sources · documents · chunks (text, tsvector
- * `fts` with a GIN index, the normalized Float32 vector as bytea `vec` — searched in memory,
+ * `fts`, the normalized Float32 vector as bytea `vec` — both searched in the reader's memory,
  * store/pg-reader.ts) · aliases · episodes · signatures · reader_audiences.
  *
  * Roles (cluster-wide names derived from the schema): `<schema>_writer` (the indexer: read
@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { StoreError } from './errors.js';
 import type { PgSyncConnection } from './pg-sync.js';
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 export const DEFAULT_PG_SCHEMA = 'active_brain';
 /** Sources' audiences: the whole team, one user, or the sessions of one project. */
 export const AUDIENCE_PATTERN = /^(team|user:[a-z][a-z0-9_]{0,30}|project:.+)$/;
@@ -149,7 +149,20 @@ function v1(s: string): string {
 }
 
 /** Migrations by version (each one transaction, run by store init). */
-export const PG_MIGRATIONS: ReadonlyArray<{ version: number; up: (schema: string) => string }> = [{ version: 1, up: v1 }];
+export const PG_MIGRATIONS: ReadonlyArray<{ version: number; up: (schema: string) => string }> = [
+  { version: 1, up: v1 },
+  { version: 2, up: v2 },
+];
+
+/** v2: readers search in their own memory (store/keyword-index.ts, store/vector-matrix.ts).
+ *  They list every visible chunk's id and region on each refresh; a covering index (the policy's
+ *  `audience` included) makes that an index-only scan instead of a pass over every chunk's text,
+ *  vector and tsvector. The GIN index on `fts` served the server-side ranking v1 readers ran and
+ *  only slows writes now: dropped (the tsvector column stays: readers build their index from it). */
+function v2(schema: string): string {
+  return `CREATE INDEX IF NOT EXISTS chunks_listing ON ${schema}.chunks (id) INCLUDE (region_id, audience);
+          DROP INDEX IF EXISTS ${schema}.chunks_fts;`;
+}
 
 function quoteLiteral(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;

@@ -62,6 +62,38 @@ export class VectorMatrix {
     this.data.set(v, r * this.stride);
   }
 
+  /** Keep only the rows whose keep[row] is 1, in order, moved down in place (no new memory). */
+  retain(keep: Uint8Array): void {
+    let w = 0;
+    for (let r = 0; r < this.n; ) {
+      if (!keep[r]) {
+        r++;
+        continue;
+      }
+      let end = r + 1;
+      while (end < this.n && keep[end]) end++;
+      if (w !== r) {
+        this.ids.copyWithin(w, r, end);
+        this.regionIds.copyWithin(w, r, end);
+        this.data.copyWithin(w * this.stride, r * this.stride, end * this.stride);
+      }
+      w += end - r;
+      r = end;
+    }
+    this.n = w;
+  }
+
+  /** Append `count` rows of `src` from row `from` on in one copy (same dimension): a refresh
+   *  keeps the runs of rows it already holds without a per-row copy. */
+  copyRows(src: VectorMatrix, from: number, count: number): void {
+    if (src.stride !== this.stride) throw new Error(`rows of a ${src.dim}-d matrix copied into a ${this.dim}-d one`);
+    if (this.n + count > this.capacity || from + count > src.n) throw new Error('vector matrix copy out of range');
+    this.ids.set(src.ids.subarray(from, from + count), this.n);
+    this.regionIds.set(src.regionIds.subarray(from, from + count), this.n);
+    this.data.set(src.data.subarray(from * src.stride, (from + count) * src.stride), this.n * this.stride);
+    this.n += count;
+  }
+
   /** Top-k rows by dot product (= cosine: rows and queries are normalized), one list per query.
    *  Queries are scored in groups of QUERY_GROUP per pass, so 4 queries read the matrix once. */
   search(queries: Float32Array[], k: number, filter: MatrixFilter): Hit[][] {

@@ -173,4 +173,34 @@ describe('team store on PostgreSQL', () => {
     expect(r.episodesBySignature(['sig-upstream'])).toEqual([]); // the quoting chunk changed
     r.close();
   });
+
+  it('schema v1 → v2: readers refuse the old schema naming store init; store init adds the listing index, drops the unused GIN index, keeps the rows', () => {
+    server.psql('CREATE DATABASE old');
+    const url = server.urlFor('old');
+    const admin = PgSyncConnection.connect(url);
+    try {
+      const first = initPgStore(admin, 'active_brain', []);
+      const reader = urlWithRole(url, first.roles.readers[0].name, first.roles.readers[0].password);
+      const writer = urlWithRole(url, first.roles.writer.name, first.roles.writer.password);
+      const w = openStoreWriter(writer);
+      w.setModel('test-model', DIM);
+      index(w, 'notes', join(dir, 'old'), 'team', [{ file: 'a.md', title: 'A', chunks: [{ heading: '', text: 'kept across the migration', createdAt: 1 }] }], 90);
+      w.close();
+      // Take it back to version 1 (what a store made by the previous release holds).
+      admin.query(`DROP INDEX active_brain.chunks_listing`);
+      admin.query(`CREATE INDEX chunks_fts ON active_brain.chunks USING gin(fts)`);
+      admin.query(`UPDATE active_brain.meta SET value = '1' WHERE key = 'schema_version'`);
+      expect(() => openStoreReader(reader)).toThrow(/older than 2: run `active-brain store init/);
+      const again = initPgStore(admin, 'active_brain', []);
+      expect(again.version).toBe(2);
+      const indexes = admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'active_brain' AND tablename = 'chunks'`).map((x) => x.indexname);
+      expect(indexes).toContain('chunks_listing');
+      expect(indexes).not.toContain('chunks_fts');
+      const r = openStoreReader(urlWithRole(url, again.roles.readers[0].name, again.roles.readers[0].password));
+      expect(r.getChunks(r.keywordSearch('migration', 5).map((h) => h.chunkId)).map((c) => c.text)).toEqual(['kept across the migration']);
+      r.close();
+    } finally {
+      admin.close();
+    }
+  });
 });

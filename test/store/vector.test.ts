@@ -110,6 +110,34 @@ describe('vector scan kernel', () => {
   });
 });
 
+describe('vector matrix updates in place (the team store reader refreshes this way)', () => {
+  it.each(['wasm-simd', 'js'] as const)('%s: retain() and copyRows() answer exactly as a matrix built from the kept rows', (method) => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 1, max: 1000 }), (keepFlags, extra, seed) => {
+        const dim = 6;
+        const rnd = prng(seed);
+        const rows = keepFlags.map(() => randomUnit(rnd, dim));
+        const added = Array.from({ length: extra }, () => randomUnit(rnd, dim));
+        const m = new VectorMatrix(dim, rows.length + extra, { method });
+        rows.forEach((v, i) => m.addRow(i + 1, 1 + (i % 2), v));
+        m.retain(Uint8Array.from(keepFlags, (k) => (k ? 1 : 0)));
+        const grown = new VectorMatrix(dim, m.n + extra, { method });
+        grown.copyRows(m, 0, m.n);
+        added.forEach((v, i) => grown.addRow(1000 + i, 1, v));
+        const fresh = new VectorMatrix(dim, rows.length + extra, { method });
+        rows.forEach((v, i) => keepFlags[i] && fresh.addRow(i + 1, 1 + (i % 2), v));
+        added.forEach((v, i) => fresh.addRow(1000 + i, 1, v));
+        expect(grown.n).toBe(fresh.n);
+        const q = [randomUnit(rnd, dim)];
+        const f = { allowedRegions: new Uint8Array([0, 1, 0]), exclude: null };
+        expect(grown.search(q, 8, f)).toEqual(fresh.search(q, 8, f));
+        expect(grown.search(q, 8, { allowedRegions: null, exclude: null })).toEqual(fresh.search(q, 8, { allowedRegions: null, exclude: null }));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe.each([['wasm-simd', () => r], ['js', () => rJs]] as const)('vector search (%s)', (_name, reader) => {
   let r: StoreReader;
   beforeAll(() => {
