@@ -40,7 +40,7 @@ export function checkPgSchema(db: PgSyncConnection, where: string): number {
   const row = db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`);
   const v = row ? Number(row.value) : 0;
   if (v > PG_SCHEMA_VERSION) throw new StoreError('SCHEMA_TOO_NEW', `team store schema version ${v} is newer than this active-brain supports (${PG_SCHEMA_VERSION}): upgrade active-brain`);
-  if (v < PG_SCHEMA_VERSION) throw new StoreError('SCHEMA_OLD', `team store schema version ${v} is older than ${PG_SCHEMA_VERSION}: run \`active-brain store init --url <administrator URL>\` to migrate it`);
+  if (v < PG_SCHEMA_VERSION) throw new StoreError('SCHEMA_OLD', `team store schema version ${v} is older than ${PG_SCHEMA_VERSION}: run \`active-brain store migrate --url <administrator URL>\` (roles and passwords are kept)`);
   return v;
 }
 

@@ -176,6 +176,43 @@ export function pgSchemaVersion(db: PgSyncConnection, schema: string): number {
   return row ? Number(row.value) : 0;
 }
 
+/** Run the migrations above `current` (inside the caller's transaction), recording each version. */
+function applyMigrations(db: PgSyncConnection, schema: string, current: number): void {
+  for (const m of PG_MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.query(m.up(schema));
+    db.query(`INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(m.version)]);
+  }
+}
+
+export interface MigrateResult {
+  schema: string;
+  from: number;
+  to: number;
+}
+
+/** Bring an existing team store's schema to PG_SCHEMA_VERSION without touching roles, passwords
+ *  or grants (`active-brain store migrate`, after an upgrade): every URL keeps working. Refuses
+ *  a schema that is not there (run store init) or newer than this build. One transaction. */
+export function migratePgStore(db: PgSyncConnection, schema: string): MigrateResult {
+  checkSchemaName(schema);
+  db.query('BEGIN');
+  try {
+    db.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`active-brain init ${schema}`]);
+    const current = pgSchemaVersion(db, schema);
+    if (current === 0) throw new StoreError('STORE_MISSING', `no team store in schema ${schema}: create it with \`active-brain store init --url <administrator URL>\``);
+    if (current > PG_SCHEMA_VERSION) {
+      throw new StoreError('SCHEMA_TOO_NEW', `team store schema ${schema} has version ${current}, newer than this active-brain supports (${PG_SCHEMA_VERSION}): upgrade active-brain`);
+    }
+    applyMigrations(db, schema, current);
+    db.query('COMMIT');
+    return { schema, from: current, to: PG_SCHEMA_VERSION };
+  } catch (e) {
+    db.query('ROLLBACK');
+    throw e;
+  }
+}
+
 export interface InitResult {
   schema: string;
   version: number;
@@ -208,11 +245,7 @@ export function initPgStore(db: PgSyncConnection, schema: string, users: string[
     ensureRole(r.readers, false, null);
     readers.forEach((x, i) => ensureRole(x.name, true, secrets.readers[i]));
     db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    for (const m of PG_MIGRATIONS) {
-      if (m.version <= current) continue;
-      db.query(m.up(schema));
-      db.query(`INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(m.version)]);
-    }
+    applyMigrations(db, schema, current);
     const tables = PG_TABLES.map((t) => `${schema}.${t}`).join(', ');
     db.query(`REVOKE ALL ON SCHEMA ${schema} FROM PUBLIC`);
     db.query(`GRANT USAGE ON SCHEMA ${schema} TO ${r.writer}, ${r.readers}`);

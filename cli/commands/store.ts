@@ -2,12 +2,14 @@
  * `active-brain store init --url URL [--schema NAME] [--user NAME ...] [--json]`: create or
  * migrate the team store on PostgreSQL (store/pg-schema.ts) through an administrator's URL,
  * create its writer role and reader roles (the team's, and one per --user) with fresh
- * passwords, and print their URLs. The administrator URL is used once and never stored.
+ * passwords, and print their URLs. `store migrate --url URL [--schema NAME] [--json]`: only the
+ * schema migrations, roles and passwords untouched (after an upgrade). The administrator URL
+ * is used once and never stored. push / grant / revoke live in their own modules.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { StoreError } from '../../store/errors.js';
 import { PgSyncConnection, isPostgresUrl, redactUrl } from '../../store/pg-sync.js';
-import { DEFAULT_PG_SCHEMA, initPgStore, urlWithRole } from '../../store/pg-schema.js';
+import { DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, initPgStore, migratePgStore, urlWithRole } from '../../store/pg-schema.js';
 import { pgConnectError } from '../../store/pg-common.js';
 import { PUSH_HELP, runPush } from './store-push.js';
 import { GRANT_HELP, runGrant } from './store-grant.js';
@@ -16,12 +18,12 @@ const INIT_HELP = `usage: active-brain store init --url postgres://ADMIN@HOST:PO
                               [--user NAME ...] [--json]
 
 Creates (or migrates) the team store in schema NAME (default ${DEFAULT_PG_SCHEMA}) of the
-database: regions, sources, documents, chunks (full text: tsvector + GIN; vectors stored
-in the database, searched in the reader's memory), episodes, aliases, meta, with row-level
+database: regions, sources, documents, chunks (full text as tsvector and vectors, both
+searched in each reader's memory), episodes, aliases, meta, with row-level
 security by audience. Creates the roles NAME_writer (the indexer) and NAME_reader (the
 team: sees audience team) and, per --user alice, NAME_reader_alice (team + user:alice).
 Readers have SELECT only and default_transaction_read_only. Re-running is safe: it
-migrates, and issues new passwords (old URLs stop working).
+migrates, and issues new passwords (old URLs stop working; to migrate only, use store migrate).
 The URL must be a role that may create roles and schemas (e.g. the database owner with
 CREATEROLE); it is not stored anywhere.
 
@@ -33,12 +35,23 @@ daemon, search and recall set store.url (or ACTIVE_BRAIN_STORE_URL) to their rea
 "users":{"<name>":"<reader URL>"}} (url without its password; the others carry theirs).
 Exit 0 done · 2 usage · 3 server unreachable, login refused or too few rights.`;
 
-const HELP = `${INIT_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}`;
-const SUBCOMMANDS = ['init', 'push', 'grant', 'revoke'] as const;
+const MIGRATE_HELP = `usage: active-brain store migrate --url postgres://ADMIN@HOST:PORT/DB [--schema NAME] [--json]
+
+Brings an existing team store's schema to version ${PG_SCHEMA_VERSION} (the one this active-brain reads)
+after an upgrade, in one transaction: roles, passwords and grants are not touched, so every
+reader and writer URL keeps working. Readers and writers refuse an older schema and name
+this command. Nothing to do → says so (exit 0).
+
+--json prints {"schema","from","to","migrated"}.
+Exit 0 done · 2 usage · 3 no store in that schema (run store init), schema newer than this
+build (upgrade active-brain), server unreachable or login refused.`;
+
+const HELP = `${INIT_HELP}\n\n${MIGRATE_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}`;
+const SUBCOMMANDS = ['init', 'migrate', 'push', 'grant', 'revoke'] as const;
 
 export const command: Command = {
   name: 'store',
-  summary: 'the team store on PostgreSQL: store init, push (local store into it), grant / revoke audiences',
+  summary: 'the team store on PostgreSQL: store init, migrate, push (local store into it), grant / revoke audiences',
   help: HELP,
   ownHelp: true,
   async run(argv) {
@@ -55,6 +68,7 @@ export const command: Command = {
       user: { type: 'string', multiple: true },
     });
     const [sub, ...rest] = positionals;
+    if (sub === 'migrate') return runMigrate(values, rest);
     if (sub !== 'init') throw new UserError(`${sub ? `unknown store command "${sub}"` : 'store needs a command'}: use one of ${SUBCOMMANDS.join(', ')} (\`active-brain store --help\`)`, EXIT.USAGE);
     if (values.help) {
       process.stdout.write(INIT_HELP + '\n');
@@ -101,6 +115,38 @@ export const command: Command = {
     }
   },
 };
+
+function runMigrate(values: { url?: string; schema?: string; user?: string[]; help?: boolean; json?: boolean }, rest: string[]): number {
+  if (values.help) {
+    process.stdout.write(MIGRATE_HELP + '\n');
+    return EXIT.OK;
+  }
+  if (rest.length) throw new UserError(`store migrate takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
+  if (values.user?.length) throw new UserError('store migrate takes no --user (it changes no role): use store init to add readers', EXIT.USAGE);
+  const url = values.url;
+  if (!url || !isPostgresUrl(url)) throw new UserError('store migrate needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)', EXIT.USAGE);
+  let db: PgSyncConnection;
+  try {
+    db = PgSyncConnection.connect(url);
+  } catch (e) {
+    throw asUserError(pgConnectError(url, e));
+  }
+  try {
+    const r = migratePgStore(db, values.schema ?? DEFAULT_PG_SCHEMA);
+    const out = { schema: r.schema, from: r.from, to: r.to, migrated: r.from !== r.to };
+    if (values.json) printJson(out);
+    else process.stdout.write(out.migrated ? `team store schema ${out.schema} migrated from version ${out.from} to ${out.to}; roles and passwords unchanged\n` : `team store schema ${out.schema} is at version ${out.to} already: nothing to do\n`);
+    return EXIT.OK;
+  } catch (e) {
+    if (e instanceof StoreError) throw asUserError(e);
+    if ((e as { code?: string }).code === '42501') {
+      throw new UserError(`store migrate: ${redactUrl(url)} may not change schema ${values.schema ?? DEFAULT_PG_SCHEMA} (${(e as Error).message}): use the database owner or a superuser`, EXIT.ENV);
+    }
+    throw asUserError(pgConnectError(url, e));
+  } finally {
+    db.close();
+  }
+}
 
 function asUserError(e: StoreError): UserError {
   return new UserError(e.message, e.exitCode);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { PgSyncConnection, PgError } from '../../store/pg-sync.js';
-import { initPgStore, urlWithRole, type InitResult } from '../../store/pg-schema.js';
+import { initPgStore, migratePgStore, urlWithRole, type InitResult } from '../../store/pg-schema.js';
 import { openStoreReader, openStoreWriter, StoreError } from '../../store/sqlite-store.js';
 import type { PgStoreReader } from '../../store/pg-reader.js';
 import type { ChunkInput, StoreWriter } from '../../store/types.js';
@@ -174,7 +174,7 @@ describe('team store on PostgreSQL', () => {
     r.close();
   });
 
-  it('schema v1 → v2: readers refuse the old schema naming store init; store init adds the listing index, drops the unused GIN index, keeps the rows', () => {
+  it('schema v1 → v2: readers refuse the old schema naming store migrate; it adds the listing index, drops the unused GIN index, keeps rows, roles and passwords', () => {
     server.psql('CREATE DATABASE old');
     const url = server.urlFor('old');
     const admin = PgSyncConnection.connect(url);
@@ -190,13 +190,15 @@ describe('team store on PostgreSQL', () => {
       admin.query(`DROP INDEX active_brain.chunks_listing`);
       admin.query(`CREATE INDEX chunks_fts ON active_brain.chunks USING gin(fts)`);
       admin.query(`UPDATE active_brain.meta SET value = '1' WHERE key = 'schema_version'`);
-      expect(() => openStoreReader(reader)).toThrow(/older than 2: run `active-brain store init/);
-      const again = initPgStore(admin, 'active_brain', []);
-      expect(again.version).toBe(2);
+      expect(() => openStoreReader(reader)).toThrow(/older than 2: run `active-brain store migrate --url <administrator URL>` \(roles and passwords are kept\)/);
+      expect(() => openStoreWriter(writer)).toThrow(/store migrate/);
+      expect(migratePgStore(admin, 'active_brain')).toEqual({ schema: 'active_brain', from: 1, to: 2 });
+      expect(migratePgStore(admin, 'active_brain')).toEqual({ schema: 'active_brain', from: 2, to: 2 }); // nothing left to do
+      expect(() => migratePgStore(admin, 'nothing_here')).toThrow(/no team store in schema nothing_here: create it with `active-brain store init/);
       const indexes = admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'active_brain' AND tablename = 'chunks'`).map((x) => x.indexname);
       expect(indexes).toContain('chunks_listing');
       expect(indexes).not.toContain('chunks_fts');
-      const r = openStoreReader(urlWithRole(url, again.roles.readers[0].name, again.roles.readers[0].password));
+      const r = openStoreReader(reader); // the URL from before the migration still works
       expect(r.getChunks(r.keywordSearch('migration', 5).map((h) => h.chunkId)).map((c) => c.text)).toEqual(['kept across the migration']);
       r.close();
     } finally {

@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PG_SCHEMA_VERSION } from '../../store/pg-schema.js';
+import { PgSyncConnection } from '../../store/pg-sync.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 
@@ -58,6 +60,21 @@ describe('team store CLI: store init, index add --audience, search per reader', 
     expect(new URL(init.readerUrl).username).toBe('active_brain_reader');
     expect(new URL(init.writerUrl).username).toBe('active_brain_writer');
     expect(Object.keys(init.users).sort()).toEqual(['alice', 'bob']);
+  });
+
+  it('store migrate: nothing to do on a current schema, the URLs keep working; a schema with no store is refused', () => {
+    const r = run(['store', 'migrate', '--url', server.urlFor('team'), '--json'], null);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({ schema: 'active_brain', from: PG_SCHEMA_VERSION, to: PG_SCHEMA_VERSION, migrated: false });
+    expect(run(['store', 'migrate', '--url', server.urlFor('team')], null).out).toMatch(/at version \d+ already: nothing to do/);
+    const missing = run(['store', 'migrate', '--url', server.urlFor('team'), '--schema', 'nothing_here'], null);
+    expect(missing.code).toBe(3);
+    expect(missing.err).toMatch(/no team store in schema nothing_here: create it with `active-brain store init/);
+    expect(run(['store', 'migrate', '--help'], null).out).toMatch(/roles, passwords and grants are not touched/);
+    expect(run(['store', 'migrate'], null).code).toBe(2);
+    // The URLs from store init still log in (migrate issued no new passwords).
+    for (const u of [init.readerUrl, init.writerUrl, init.users.alice]) PgSyncConnection.connect(u).close();
   });
 
   it('the writer indexes team and private notes; each reader sees its audience only', () => {
