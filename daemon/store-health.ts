@@ -8,7 +8,7 @@
  * daemon's (daemon/main.ts), paced by retryDelayMs. The health goes into the canary and
  * `active-brain status` (shared/types.ts StoreHealth). A SQLite store never goes down here.
  */
-import { isStoreUnreachable } from '../store/pg-sync.js';
+import { PgError, isConnectionLoss, isStoreUnreachable } from '../store/pg-sync.js';
 import type { StoreReader } from '../store/types.js';
 import type { StoreHealth } from '../shared/types.js';
 
@@ -65,7 +65,9 @@ export class StoreGuard {
 
   /** Record a loss (a guarded call or a failed open); returns the delay before the next attempt. */
   lost(e: unknown): number {
-    const message = e instanceof Error ? e.message : String(e);
+    // The CLI's text for a lost connection ends "run the command again"; the daemon retries by
+    // itself, so it keeps only what the server or socket said.
+    const message = e instanceof PgError && isConnectionLoss(e.info) ? `lost the connection: ${e.info.message}` : e instanceof Error ? e.message : String(e);
     const t = this.now();
     const wasDown = this.health?.state === 'down';
     if (!wasDown) this.faults++;

@@ -369,6 +369,16 @@ export class PgStoreReader implements StoreReader {
     return this.db;
   }
 
+  emptyAdvice(): string {
+    // A reader sees its own rows of reader_audiences (policy own_rows), never anyone else's.
+    const audiences = this.db.query<{ audience: string }>(`SELECT audience FROM reader_audiences ORDER BY audience`).map((r) => r.audience);
+    const where = redactUrl(this.url);
+    if (audiences.length === 0) {
+      return `the team store at ${where} shows this reader nothing: its role has no audience granted — ask the administrator to run \`active-brain store init --url <administrator URL>\` (it grants \`team\` to every reader) or \`active-brain store grant\``;
+    }
+    return `the team store at ${where} holds no chunks for this reader's audiences (${audiences.join(', ')}): index or push notes with the writer URL (\`active-brain index add <path> --region <name> --audience team\`, or \`active-brain store push --to <writer URL>\`)`;
+  }
+
   /** meta.generation, asked now (not the GENERATION_CHECK_MS cache): the writer bumps it on every commit. */
   changeStamp(): string {
     return `generation:${this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'generation'`)?.value ?? '0'}`;

@@ -453,6 +453,10 @@ export class SqliteStoreReader implements StoreReader {
     return this.db;
   }
 
+  emptyAdvice(): string {
+    return `the knowledge store at ${this.path} is empty: add a source with \`active-brain index add <path> --region <name>\`, then run \`active-brain index\``;
+  }
+
   changeStamp(): string {
     const stamp = (f: string) => {
       try {

@@ -113,6 +113,10 @@ export interface StoreReader extends EpisodeReader {
    *  The daemon compares it each cycle to rebuild the hook's fixes files. Throws like any
    *  other read (a lost connection is a PgError). */
   changeStamp(): string;
+  /** What to tell a person whose search finds the store empty (no chunk this reader may see):
+   *  the next step, which differs between a fresh local file and a team store whose reader
+   *  role was granted no audience. */
+  emptyAdvice(): string;
   close(): void;
 }
 

@@ -65,16 +65,16 @@ holds no chunks yet (build one with "active-brain index add <path> --region <nam
       throw e;
     }
     let chunk: ChunkRecord | null;
-    let empty = false;
+    let empty: string | null = null;
     try {
       chunk = reader.chunkByHandle(handle);
-      empty = !chunk && reader.info().chunks === 0;
+      if (!chunk && reader.info().chunks === 0) empty = reader.emptyAdvice();
     } finally {
       reader.close();
     }
-    if (empty) {
-      // A store with nothing in it is "no knowledge store" for the user: the same exit 3 and advice.
-      throw new UserError(`the knowledge store at ${storePath} holds no chunks yet: build it with "active-brain index add <path> --region <name>"`, EXIT.ENV);
+    if (empty !== null) {
+      // A store with nothing in it (for this reader) is "no knowledge store": exit 3 and the next step.
+      throw new UserError(empty, EXIT.ENV);
     }
     if (!chunk) {
       throw new UserError(`no chunk with handle "${handle}" in ${storePath}: it may have been re-indexed away; try active-brain search "<words>"`, EXIT.FAIL);

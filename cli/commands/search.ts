@@ -8,7 +8,7 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import { isAppError } from '../../shared/errors.js';
 import { openStoreReader } from '../../store/sqlite-store.js';
-import { displayLocation, storeLocation } from '../../store/location.js';
+import { storeLocation } from '../../store/location.js';
 import type { StoreReader } from '../../store/types.js';
 import { createEmbedder } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -99,7 +99,7 @@ export const command: Command = {
     try {
       store = openStoreReader(storePath);
       if (store.info().chunks === 0) {
-        throw new UserError(`the knowledge store at ${displayLocation(storePath)} is empty: add a source with \`active-brain index add <path> --region <name>\`, then run \`active-brain index\``, EXIT.ENV);
+        throw new UserError(store.emptyAdvice(), EXIT.ENV);
       }
       const regions = values.region ?? [];
       if (regions.length > 0) {

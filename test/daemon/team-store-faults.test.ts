@@ -63,6 +63,7 @@ describe('store guard (daemon/store-health.ts)', () => {
     expect(() => reader.regions()).toThrow(PgError);
     expect(g.faults).toBe(1);
     expect(g.snapshot()).toMatchObject({ state: 'down', since: t, failures: 1, nextRetryAt: t + 1000 });
+    expect(g.snapshot()!.message).toBe('lost the connection: Connection terminated unexpectedly'); // not the CLI's "run the command again"
     mode = 'ok';
     expect(() => reader.regions()).toThrow(StoreDownError); // a dead reader stays dead
     expect(g.due()).toBe(false);

@@ -102,14 +102,14 @@ describe('active-brain recall', () => {
     expect(help.out).toMatch(/^usage: active-brain recall <handle>/);
   });
 
-  it('a store that holds no chunks yet (index add never ran) is "no store": exit 3 with the same advice', () => {
+  it('a store that holds no chunks yet (index add never ran) is "no store": exit 3 with the same advice as search', () => {
     const emptyHome = join(t.dir, 'sourceless-home');
     const w = openStoreWriter(join(emptyHome, 'store.sqlite'));
     w.ensureRegion('notes', 'global');
     w.close();
     const r = cli(['recall', 'a#1'], { ACTIVE_BRAIN_HOME: emptyHome });
     expect(r.code).toBe(3);
-    expect(r.err).toContain('holds no chunks yet');
+    expect(r.err).toContain('is empty');
     expect(r.err).toContain('active-brain index add');
   });
 

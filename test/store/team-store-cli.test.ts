@@ -77,6 +77,22 @@ describe('team store CLI: store init, index add --audience, search per reader', 
     for (const u of [init.readerUrl, init.writerUrl, init.users.alice]) PgSyncConnection.connect(u).close();
   });
 
+  it('an empty search says why: no chunk for the reader\'s audiences yet, or no audience granted at all', () => {
+    const none = run(['search', 'pool', '--json'], init.readerUrl);
+    expect(none.code).toBe(3);
+    expect(none.err).toMatch(/holds no chunks for this reader's audiences \(team\): index or push notes with the writer URL/);
+    const bob = new URL(init.users.bob).username;
+    server.psql(`DELETE FROM active_brain.reader_audiences WHERE role = '${bob}'`, 'team');
+    try {
+      const r = run(['search', 'pool', '--json'], init.users.bob);
+      expect(r.code).toBe(3);
+      expect(r.err).toMatch(/shows this reader nothing: its role has no audience granted/);
+      expect(run(['recall', 'notes/x.md#0'], init.users.bob).err).toMatch(/no audience granted/);
+    } finally {
+      server.psql(`INSERT INTO active_brain.reader_audiences (role, audience) VALUES ('${bob}', 'team'), ('${bob}', 'user:bob')`, 'team');
+    }
+  });
+
   it('the writer indexes team and private notes; each reader sees its audience only', () => {
     for (const [sub, audience] of [['team', 'team'], ['alice', 'user:alice'], ['bob', 'user:bob']] as const) {
       const r = run(['index', 'add', join(dir, sub), '--region', sub, '--audience', audience, '--json'], init.writerUrl);
