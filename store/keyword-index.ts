@@ -155,7 +155,9 @@ export class KeywordIndex {
   private dead = 0;
   private readonly slotOf = new Map<number, number>();
   private totalLength = 0;
+  // Search scratch (reused): score per slot, and the slots a query touched.
   private scores = new Float64Array(0);
+  private touched = new Int32Array(0);
 
   /** Chunks in the index. */
   get size(): number {
@@ -340,57 +342,67 @@ export class KeywordIndex {
     const live = this.size;
     if (k <= 0 || live === 0 || lexemes.length === 0) return [];
     const avg = this.totalLength / live || 1;
-    if (this.scores.length < this.slots) this.scores = new Float64Array(this.slots);
+    if (this.scores.length < this.slots) {
+      this.scores = new Float64Array(this.slots);
+      this.touched = new Int32Array(this.slots);
+    }
     const scores = this.scores;
-    const touched: number[] = [];
+    const touched = this.touched;
+    let nTouched = 0;
     const lengths = this.lengths.a;
     const alive = this.alive.a;
-    const add = (slot: number, tf: number, idf: number) => {
-      if (!alive[slot]) return;
-      if (scores[slot] === 0) touched.push(slot);
-      scores[slot] += (idf * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * lengths[slot]) / avg));
-    };
+    // Per slot: k1·(1 − b + b·len/avg), the length part of BM25's denominator.
+    const norm = (slot: number) => BM25_K1 * (1 - BM25_B + (BM25_B * lengths[slot]) / avg);
     const df = this.docFrequencies(lexemes);
-    lexemes.forEach((l, i) => {
-      const t = this.termIds.get(l);
-      if (t === undefined || df[i] === 0) return;
+    for (let i = 0; i < lexemes.length; i++) {
+      const t = this.termIds.get(lexemes[i]);
+      if (t === undefined || df[i] === 0) continue;
       const idf = bm25Idf(live, df[i]);
-      if (t < this.offsets.length - 1) for (let p = this.offsets[t]; p < this.offsets[t + 1]; p++) add(this.postSlot[p], this.postTf[p], idf);
-      for (let p = this.deltaHead.a[t]; p >= 0; p = this.deltaNext.a[p]) add(this.deltaSlot.a[p], this.deltaTf.a[p], idf);
-    });
+      const scale = idf * (BM25_K1 + 1);
+      if (t < this.offsets.length - 1) {
+        const end = this.offsets[t + 1];
+        for (let p = this.offsets[t]; p < end; p++) {
+          const slot = this.postSlot[p];
+          if (!alive[slot]) continue;
+          if (scores[slot] === 0) touched[nTouched++] = slot;
+          const tf = this.postTf[p];
+          scores[slot] += (scale * tf) / (tf + norm(slot));
+        }
+      }
+      for (let p = this.deltaHead.a[t]; p >= 0; p = this.deltaNext.a[p]) {
+        const slot = this.deltaSlot.a[p];
+        if (!alive[slot]) continue;
+        if (scores[slot] === 0) touched[nTouched++] = slot;
+        const tf = this.deltaTf.a[p];
+        scores[slot] += (scale * tf) / (tf + norm(slot));
+      }
+    }
+    // The k best (score desc, id asc) in two sorted typed arrays: most candidates lose to the
+    // current k-th at once; a winner is inserted by shifting (k is small).
     const ids = this.chunkIds.a;
     const regions = this.regionIds.a;
-    const kept: Array<{ id: number; s: number }> = [];
-    for (const slot of touched) {
-      const s = scores[slot];
+    const bestS = new Float64Array(k);
+    const bestId = new Float64Array(k);
+    let n = 0;
+    for (let j = 0; j < nTouched; j++) {
+      const slot = touched[j];
+      const sc = scores[slot];
       scores[slot] = 0;
-      const id = ids[slot];
       if (filter.allowedRegions && !filter.allowedRegions[regions[slot]]) continue;
+      const id = ids[slot];
+      if (n === k && (sc < bestS[k - 1] || (sc === bestS[k - 1] && id > bestId[k - 1]))) continue;
       if (filter.exclude?.has(id)) continue;
-      kept.push({ id, s });
+      let at = n < k ? n++ : k - 1;
+      while (at > 0 && (bestS[at - 1] < sc || (bestS[at - 1] === sc && bestId[at - 1] > id))) {
+        bestS[at] = bestS[at - 1];
+        bestId[at] = bestId[at - 1];
+        at--;
+      }
+      bestS[at] = sc;
+      bestId[at] = id;
     }
-    return topK(kept, k).map((h, i) => ({ chunkId: h.id, score: h.s, rank: i + 1 }));
+    const out: Hit[] = [];
+    for (let i = 0; i < n; i++) out.push({ chunkId: bestId[i], score: bestS[i], rank: i + 1 });
+    return out;
   }
-}
-
-/** The k best by score (desc), ties by id (asc): a bounded selection when k is small against n. */
-function topK(items: Array<{ id: number; s: number }>, k: number): Array<{ id: number; s: number }> {
-  const better = (a: { id: number; s: number }, b: { id: number; s: number }) => b.s - a.s || a.id - b.id;
-  if (items.length <= k * 4) return items.sort(better).slice(0, k);
-  // Quickselect-free: keep a sorted buffer of the best k, replacing its worst when beaten.
-  const best = items.slice(0, k).sort(better);
-  for (let i = k; i < items.length; i++) {
-    const x = items[i];
-    if (better(x, best[k - 1]) >= 0) continue;
-    let lo = 0;
-    let hi = k - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (better(x, best[mid]) < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    best.splice(lo, 0, x);
-    best.pop();
-  }
-  return best;
 }
