@@ -204,6 +204,15 @@ export function migratePgStore(db: PgSyncConnection, schema: string): MigrateRes
     if (current > PG_SCHEMA_VERSION) {
       throw new StoreError('SCHEMA_TOO_NEW', `team store schema ${schema} has version ${current}, newer than this active-brain supports (${PG_SCHEMA_VERSION}): upgrade active-brain`);
     }
+    // Only who may change the schema may migrate it (also when nothing is due: a reader or the
+    // writer URL given here is a mistake worth saying, not a silent "nothing to do").
+    const may = db.one<{ ok: boolean; role: string }>(
+      `SELECT current_user AS role, (n.nspowner = r.oid OR r.rolsuper) AS ok FROM pg_namespace n, pg_roles r WHERE n.nspname = $1 AND r.rolname = current_user`,
+      [schema],
+    );
+    if (!may?.ok) {
+      throw new StoreError('BAD_INPUT', `store migrate needs the administrator URL (the owner of schema ${schema} or a superuser); role ${may?.role ?? '?'} is not: use the URL store init was run with`);
+    }
     applyMigrations(db, schema, current);
     db.query('COMMIT');
     return { schema, from: current, to: PG_SCHEMA_VERSION };

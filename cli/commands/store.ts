@@ -43,8 +43,9 @@ reader and writer URL keeps working. Readers and writers refuse an older schema 
 this command. Nothing to do → says so (exit 0).
 
 --json prints {"schema","from","to","migrated"}.
-Exit 0 done · 2 usage · 3 no store in that schema (run store init), schema newer than this
-build (upgrade active-brain), server unreachable or login refused.`;
+Exit 0 done · 2 usage, or a URL that is not the schema owner's or a superuser's (a reader or
+writer URL) · 3 no store in that schema (run store init), schema newer than this build
+(upgrade active-brain), server unreachable or login refused.`;
 
 const HELP = `${INIT_HELP}\n\n${MIGRATE_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}`;
 const SUBCOMMANDS = ['init', 'migrate', 'push', 'grant', 'revoke'] as const;

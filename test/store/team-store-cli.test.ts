@@ -71,6 +71,11 @@ describe('team store CLI: store init, index add --audience, search per reader', 
     const missing = run(['store', 'migrate', '--url', server.urlFor('team'), '--schema', 'nothing_here'], null);
     expect(missing.code).toBe(3);
     expect(missing.err).toMatch(/no team store in schema nothing_here: create it with `active-brain store init/);
+    for (const u of [init.readerUrl, init.writerUrl]) {
+      const wrong = run(['store', 'migrate', '--url', u], null);
+      expect(wrong.code).toBe(2);
+      expect(wrong.err).toMatch(/store migrate needs the administrator URL \(the owner of schema active_brain or a superuser\); role active_brain_(reader|writer) is not/);
+    }
     expect(run(['store', 'migrate', '--help'], null).out).toMatch(/roles, passwords and grants are not touched/);
     expect(run(['store', 'migrate'], null).code).toBe(2);
     // The URLs from store init still log in (migrate issued no new passwords).
