@@ -41,6 +41,9 @@ import type { ToolStep } from '../transcript/tool-steps.js';
 /** Recent exchanges per session handed to the offer builder (oldest first, newest last). */
 export const RECENT_EXCHANGES = 4;
 
+/** The silence of a step during which the store lost its connection (the daemon's too). */
+export const STORE_DOWN = 'store-down';
+
 export interface PipelineDeps {
   embedder: Pick<Embedder, 'embed'>;
   /** null: no store (or an unusable one); offers are silent with `noBuilderReason`. */
@@ -53,6 +56,10 @@ export interface PipelineDeps {
    *  and a prompt-channel offer only from chunks created before it (the store may hold
    *  sessions and notes later than the one replayed). The daemon leaves it off. */
   pastOnly?: boolean;
+  /** A counter of store connection losses (the daemon's StoreGuard.faults). A step during which
+   *  it moved offers nothing and remembers nothing (its retrieval may rest on a partial read,
+   *  and an offer the daemon then discards must not hold the chunk back in the session FIFO). */
+  storeFaults?: () => number;
   config: Config;
   /** State dir (worker detection: sessions under it are active-brain's own). */
   home: string;
@@ -220,6 +227,11 @@ export class Pipeline {
   private readonly sessions = new Map<string, SessionEntry>();
   private modes: NamedMode[];
 
+  /** Did the store lose its connection since the step began (the count was `faults0`)? */
+  private storeMoved(faults0: number): boolean {
+    return (this.deps.storeFaults?.() ?? 0) !== faults0;
+  }
+
   constructor(private readonly deps: PipelineDeps) {
     this.modes = Object.entries(deps.config.modes).map(([name, m]) => ({ ...m, name }));
   }
@@ -242,6 +254,7 @@ export class Pipeline {
    * offered at a failure is not offered again at the next prompt) and the activity clock.
    */
   processToolStep(input: ToolStepInput): ToolDecision {
+    const faults0 = this.deps.storeFaults?.() ?? 0;
     const tStart = performance.now();
     const { config } = this.deps;
     const s = input.step;
@@ -292,6 +305,10 @@ export class Pipeline {
     if (seed) return finish('seed');
     if (!mode || mode.tool.state === 'off') return finish(mode ? 'mode-off' : 'no-mode');
     if (!r.offer) return finish(r.silence ?? 'no-offer');
+    if (this.storeMoved(faults0)) {
+      d.cacheable = false;
+      return finish(STORE_DOWN);
+    }
     d.offer = r.offer;
     rememberOffered(entry.state, [r.offer.chunkId], config.retrieval.dedupWindow);
     return finish(null);
@@ -386,6 +403,7 @@ export class Pipeline {
   }
 
   async process(input: PipelineInput): Promise<Decision> {
+    const faults0 = this.deps.storeFaults?.() ?? 0;
     const tStart = performance.now();
     const { config } = this.deps;
     const ex = input.exchange;
@@ -512,6 +530,10 @@ export class Pipeline {
     decision.sufficiency = Number.isFinite(built.sufficiency) ? built.sufficiency : null;
     decision.candidates = built.candidates.length;
     if (!gate('offer', built.offer !== null, built.silence ?? 'no-offer')) return finish(gates.at(-1)!.reason);
+    if (this.storeMoved(faults0)) {
+      decision.cacheable = false;
+      return finish(STORE_DOWN);
+    }
     decision.offer = built.offer;
     // The open exchange is not recorded yet: its index is state.turns.
     if (provisional) markBuild(state, ex.timestamp, state.turns);

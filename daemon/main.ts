@@ -52,7 +52,7 @@ import { publishDecision, publishToolDecision, type PublishBook } from '../core/
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
 import { decisionRecord, openJsonlLog, toolDecisionRecord, type EventRecord, type JsonlLog } from './logs.js';
-import { Pipeline, type Decision, type ToolDecision } from '../core/pipeline.js';
+import { Pipeline, STORE_DOWN, type Decision, type ToolDecision } from '../core/pipeline.js';
 import type { TailLine, LinesInfo } from './tailer.js';
 import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
@@ -123,9 +123,6 @@ function looksMalformed(line: string): boolean {
     return true;
   }
 }
-
-/** Silence code while the store's server cannot be reached (the daemon reconnects with backoff). */
-const STORE_DOWN = 'store-down';
 
 /** Open the store read-only (watched by `guard`) and check it was built with this embedder's
  *  model. An unreachable server is `store-down` (retried), not `store-unreadable` (a setup error). */
@@ -333,6 +330,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     home,
     now: Date.now,
     rng: Math.random,
+    storeFaults: () => guard.faults,
   });
   tryStore();
   if (!store && silenceReason === 'no-store') event({ event: 'store-missing', reason: 'no-store', path: storePath });

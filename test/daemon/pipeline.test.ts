@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../config/schema.js';
 import { createOfferBuilder } from '../../retrieval/builder.js';
 import type { Exchange } from '../../shared/types.js';
-import { Pipeline, type Decision, type PipelineDeps } from '../../core/pipeline.js';
+import { STORE_DOWN, Pipeline, type Decision, type PipelineDeps } from '../../core/pipeline.js';
 import { decisionRecord } from '../../daemon/logs.js';
 import { buildStore, exchange, T0, DAY, type TestStore } from '../retrieval/helpers.js';
 import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
@@ -114,6 +114,47 @@ describe('pipeline', () => {
       expect(json).not.toContain('ECONNRESET');
       expect(json).not.toContain('load test');
     }
+  });
+
+  it('a store loss during the build: no offer, not cacheable, and the chunk is not held back by the FIFO (control: a kept offer is)', async () => {
+    const config = cfg({ session: { cooldownSeconds: 0, cooldownTurns: 0 } });
+    const real = createOfferBuilder({ store: s.reader, embedder: s.embedder, config });
+    /** A pipeline whose first build loses the store connection when `lose`; records each build's FIFO exclusions. */
+    const make = (lose: boolean) => {
+      let faults = 0;
+      let first = true;
+      const excluded: number[][] = [];
+      const p = new Pipeline(
+        deps(config, {
+          storeFaults: () => faults,
+          offerBuilder: {
+            build: async (req) => {
+              excluded.push([...req.excludeChunkIds]);
+              const out = await real.build(req);
+              if (lose && first) faults++; // the connection dropped while this step read the store
+              first = false;
+              return out;
+            },
+          },
+        }),
+      );
+      return { p, excluded };
+    };
+    const next = exchange({ ...PG_ERROR_TURN, toolErrors: ['Error: connect ECONNRESET 10.0.0.5:5432 at pool.acquire'], index: 8, uuid: 'u8', timestamp: T0 + 31 * DAY });
+    const lost = make(true);
+    const ds = await run(lost.p, session());
+    expect(ds[4].trigger).toBe('error');
+    expect(ds[4].offer).toBeNull();
+    expect(ds[4].silence).toBe(STORE_DOWN);
+    expect(ds[4].cacheable).toBe(false);
+    await lost.p.process({ exchange: next, path: '/t/s1.jsonl' });
+    expect(lost.excluded.at(-1)).toEqual([]); // nothing was remembered from the lost step
+    // Control: the same session without the loss offers a chunk, and the next build excludes it.
+    const kept = make(false);
+    const offer = (await run(kept.p, session()))[4].offer!;
+    expect(offer).not.toBeNull();
+    await kept.p.process({ exchange: next, path: '/t/s1.jsonl' });
+    expect(kept.excluded.at(-1)).toEqual([offer.chunkId]);
   });
 
   it('provisional decisions: state untouched; a silent early look does not use up the cooldown; an offer does', async () => {
