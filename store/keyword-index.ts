@@ -31,11 +31,13 @@ const MIN_IDF = 1e-6;
  *  load adds everything to the delta first and merges once.) */
 export const DELTA_SHARE = 0.25;
 export const DELTA_MIN = 20_000;
-/** Dead slots are squeezed out once they pass this share of all slots. */
+/** Dead slots are squeezed out once they pass this share of all slots: a search walks at most
+ *  ~10 % stale postings, and a store that replaces a few documents per commit merges rarely. */
 export const DEAD_SHARE = 0.1;
 
 /** The weight of a tsvector position by its label: A = title, B = heading, none (D) = text.
- *  (A function, not a table built at load: reader.ts and this module import each other.) */
+ *  (A function, not a table built at load: this module loads inside an import cycle through
+ *  reader.ts → pg-reader.ts, when BM25_WEIGHTS may not be initialised yet.) */
 function labelWeight(label: string): number | undefined {
   return label === 'A' ? BM25_WEIGHTS.title : label === 'B' ? BM25_WEIGHTS.heading : label === 'C' || label === 'D' ? BM25_WEIGHTS.text : undefined;
 }
@@ -162,21 +164,6 @@ export class KeywordIndex {
   /** Chunks in the index. */
   get size(): number {
     return this.slotOf.size;
-  }
-
-  has(chunkId: number): boolean {
-    return this.slotOf.has(chunkId);
-  }
-
-  /** The region a chunk was added with (undefined when absent). */
-  regionOf(chunkId: number): number | undefined {
-    const slot = this.slotOf.get(chunkId);
-    return slot === undefined ? undefined : this.regionIds.a[slot];
-  }
-
-  /** The chunk ids in the index (any order). */
-  ids(): IterableIterator<number> {
-    return this.slotOf.keys();
   }
 
   /** Bring the index to a new list of visible chunks (`ids` ascending, `regions[i]` the region
