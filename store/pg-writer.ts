@@ -95,7 +95,7 @@ export class PgStoreWriter implements StoreWriter {
     });
   }
 
-  addSource(region: string, path: string, kind: SourceKind, audience = 'team'): SourceRecord {
+  addSource(region: string, path: string, kind: SourceKind, audience = 'team'): SourceRecord & { audienceChanged?: boolean } {
     const abs = resolve(path);
     if (kind !== 'notes' && kind !== 'transcripts') throw new StoreError('BAD_INPUT', `source kind "${kind}" is not allowed: use notes or transcripts`);
     checkAudience(audience);
@@ -106,13 +106,14 @@ export class PgStoreWriter implements StoreWriter {
         if (existing.region !== region || existing.kind !== kind) {
           throw new StoreError('SOURCE_CONFLICT', `${abs} is already indexed as ${existing.kind} in region "${existing.region}": remove that source first`);
         }
-        if (existing.audience !== audience) {
+        const audienceChanged = existing.audience !== audience;
+        if (audienceChanged) {
           this.write(`UPDATE sources SET audience = $1 WHERE id = $2`, [audience, existing.id]);
           this.write(`UPDATE documents SET audience = $1 WHERE source_id = $2`, [audience, existing.id]);
           this.write(`UPDATE chunks SET audience = $1 WHERE document_id IN (SELECT id FROM documents WHERE source_id = $2)`, [audience, existing.id]);
         }
         const { audience: _a, ...rec } = existing;
-        return rec;
+        return audienceChanged ? { ...rec, audienceChanged } : rec;
       }
       const r = this.db.one<{ id: number }>(`SELECT id FROM regions WHERE name = $1`, [region]);
       if (!r) throw new StoreError('BAD_INPUT', `no region "${region}": create it first (ensureRegion)`);

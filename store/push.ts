@@ -24,6 +24,8 @@ export interface PushCounts {
   removed: number;
   /** Chunks in the documents written. */
   chunks: number;
+  /** Sources already in the team store under another audience: moved to this one, rows and all. */
+  moved: number;
 }
 
 export interface PushPlanItem {
@@ -34,7 +36,7 @@ export interface PushPlanItem {
 
 /** Push every source of `local` into `target` with `audience`. */
 export function pushStore(local: SqliteExport, target: StoreWriter, audience: string, progress?: ProgressSink): PushCounts {
-  const counts: PushCounts = { regions: 0, sources: 0, added: 0, replaced: 0, unchanged: 0, removed: 0, chunks: 0 };
+  const counts: PushCounts = { regions: 0, sources: 0, added: 0, replaced: 0, unchanged: 0, removed: 0, chunks: 0, moved: 0 };
   const sources = local.sources();
   const localModel = local.model();
   const docs = sources.reduce((n, s) => n + s.documents.length, 0);
@@ -55,6 +57,7 @@ export function pushStore(local: SqliteExport, target: StoreWriter, audience: st
     }
     const src = target.addSource(s.region, s.path, s.kind, audience);
     counts.sources++;
+    if (src.audienceChanged) counts.moved++;
     const have = new Map(target.listDocuments(src.id).map((d) => [d.path, d]));
     for (const d of s.documents) {
       const old = have.get(d.path);
@@ -78,8 +81,7 @@ export function pushStore(local: SqliteExport, target: StoreWriter, audience: st
   return counts;
 }
 
-/** True when the push wrote no document (a source whose audience changed moves its rows all the same:
- *  addSource does that, and the counts do not show it). */
+/** True when the push wrote nothing: no document added, replaced or removed, no source moved to another audience. */
 export function pushWroteNothing(c: PushCounts): boolean {
-  return c.added + c.replaced + c.removed === 0;
+  return c.added + c.replaced + c.removed + c.moved === 0;
 }

@@ -229,7 +229,9 @@ export interface StoreWriter {
   /** Register a folder/file under a region (idempotent; a path already in another region throws).
    *  `audience` (team store only: `team` default, `user:<name>`, `project:<glob>`) decides which
    *  readers see it; the embedded SQLite store is one user's and accepts only `team`. */
-  addSource(region: string, path: string, kind: SourceKind, audience?: string): SourceRecord;
+  /** `audienceChanged`: the source was registered with another audience and its rows moved to
+   *  this one (team store only; the SQLite store has no audiences). */
+  addSource(region: string, path: string, kind: SourceKind, audience?: string): SourceRecord & { audienceChanged?: boolean };
   listSources(): SourceRecord[];
   /** The regions (with chunk counts), as a reader lists them. */
   regions(): Region[];

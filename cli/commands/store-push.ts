@@ -28,7 +28,8 @@ model is refused before anything is written.
 --to is the writer URL \`active-brain store init\` printed (writerUrl); a reader URL is refused.
 
 --json prints one object: {"to","from","audience","regions","sources","added","replaced",
-"unchanged","removed","chunks","wrote"} (to without its password).
+"unchanged","removed","chunks","moved","wrote"} (to without its password; moved = sources
+already there under another audience, moved to this one with their rows).
 Exit 0 done (also when nothing changed) · 2 usage (bad URL, reader URL, bad audience,
 source registered in another region) · 3 local store missing or unreadable, server
 unreachable, login refused, model mismatch.`;
@@ -67,7 +68,10 @@ export async function runPush(argv: string[]): Promise<number> {
     const out = { to: redactUrl(to), from, audience, ...counts, wrote };
     if (values.json) printJson(out);
     else if (!wrote) process.stdout.write(`nothing to push: the team store at ${out.to} already holds the ${counts.unchanged} document(s) of ${from} (their sources' audience: ${audience})\n`);
-    else process.stdout.write(`pushed ${from} to ${out.to} (audience ${audience}): ${counts.added} added, ${counts.replaced} replaced, ${counts.removed} removed, ${counts.unchanged} unchanged; ${counts.chunks} chunk(s) written, vectors copied\n`);
+    else {
+      const moved = counts.moved ? `; ${counts.moved} source(s) moved to audience ${audience} with their rows` : '';
+      process.stdout.write(`pushed ${from} to ${out.to} (audience ${audience}): ${counts.added} added, ${counts.replaced} replaced, ${counts.removed} removed, ${counts.unchanged} unchanged; ${counts.chunks} chunk(s) written, vectors copied${moved}\n`);
+    }
     return EXIT.OK;
   } catch (e) {
     throw asUserError(e);

@@ -43,7 +43,7 @@ describe('a team of two users on one team store (real server, real daemons)', ()
       env: { ...process.env, ACTIVE_BRAIN_HOME: join(local, '..', 'push-home'), ACTIVE_BRAIN_STORE: local, ACTIVE_BRAIN_STORE_URL: '' }, encoding: 'utf8', timeout: 60_000,
     });
     expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { added: number; wrote: boolean };
+    return JSON.parse(r.stdout) as { added: number; replaced: number; removed: number; moved: number; wrote: boolean };
   };
   const session = async (e: Env): Promise<{ s: Session; cache: Cache }> => {
     const s = newSession(e);
@@ -110,13 +110,13 @@ describe('a team of two users on one team store (real server, real daemons)', ()
     expect(decisions(bob).filter((r) => r.sessionId === b.s.id).map((r) => (r.offer as { handle?: string } | null)?.handle)).not.toContain(aliceHandle);
 
     // Control: the same notes for the whole team → bob's daemon now offers that fix.
-    expect(push(aliceNotes.path, 'team')).toMatchObject({ wrote: false });
+    expect(push(aliceNotes.path, 'team')).toMatchObject({ added: 0, replaced: 0, removed: 0, wrote: true }); // rows moved, none rewritten
     const b2 = await session(bob);
     expect(b2.cache.offer).toMatchObject({ type: 'past-fix', handle: aliceHandle });
 
     // Vice versa: alice's notes private again, bob's own copy of them private to him (another
     // source, so other handles): each daemon offers its owner's copy, never the other's.
-    expect(push(aliceNotes.path, 'user:alice')).toMatchObject({ wrote: false });
+    expect(push(aliceNotes.path, 'user:alice')).toMatchObject({ added: 0, replaced: 0, removed: 0, wrote: true });
     bobNotes = await buildStore(FIXTURE);
     expect(push(bobNotes.path, 'user:bob').added).toBeGreaterThan(0);
     const b3 = await session(bob);

@@ -14,7 +14,7 @@ import { offlineModelPath, repoRoot } from '../helpers/model.js';
 // reader granted it, and no longer once revoked.
 const cli = join(repoRoot, 'bin', 'active-brain.js');
 
-interface PushOut { to: string; from: string; audience: string; regions: number; sources: number; added: number; replaced: number; unchanged: number; removed: number; chunks: number; wrote: boolean }
+interface PushOut { to: string; from: string; audience: string; regions: number; sources: number; added: number; replaced: number; unchanged: number; removed: number; chunks: number; moved: number; wrote: boolean }
 
 describe('store push and store grant on a real PostgreSQL server', () => {
   let server: TestPostgres;
@@ -120,6 +120,15 @@ describe('store push and store grant on a real PostgreSQL server', () => {
     expect(rows()).toBe(before); // same rows, generation unmoved: nothing written
     const text = push(['--to', init.writerUrl, '--audience', 'user:alice']);
     expect(text.out).toMatch(/^nothing to push: .* already holds the 2 document\(s\)/);
+
+    // Only the audience changes: no document is written, yet the push moved the source's rows
+    // (bob's reader sees them now) and says so; pushing it back moves them back.
+    const toTeam = push(['--to', init.writerUrl, '--audience', 'team', '--json']);
+    expect(JSON.parse(toTeam.out)).toMatchObject({ added: 0, replaced: 0, removed: 0, unchanged: 2, moved: 1, wrote: true });
+    expect(handles(init.users.bob, Q)).toContain('alice/sidecar.md');
+    const back = push(['--to', init.writerUrl, '--audience', 'user:alice']);
+    expect(back.out).toMatch(/1 source\(s\) moved to audience user:alice with their rows/);
+    expect(handles(init.users.bob, Q)).toEqual([]);
   });
 
   it('a changed file replaces only its document', () => {
