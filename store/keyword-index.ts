@@ -323,9 +323,10 @@ export class KeywordIndex {
     });
   }
 
-  /** BM25 top k over the chunks holding any of `lexemes` (FTS5's formula: Σ idf · tf·(k1+1) /
+  /** BM25 top k over the chunks holding any of `lexemes` (`df`: their document frequencies, when
+   *  the caller counted them already) (FTS5's formula: Σ idf · tf·(k1+1) /
    *  (tf + k1·(1 − b + b·len/avglen)), tf weighted by column). Ties: lower chunk id first. */
-  search(lexemes: readonly string[], k: number, filter: KeywordFilter): Hit[] {
+  search(lexemes: readonly string[], k: number, filter: KeywordFilter, df: readonly number[] = this.docFrequencies(lexemes)): Hit[] {
     const live = this.size;
     if (k <= 0 || live === 0 || lexemes.length === 0) return [];
     const avg = this.totalLength / live || 1;
@@ -340,7 +341,6 @@ export class KeywordIndex {
     const alive = this.alive.a;
     // Per slot: k1·(1 − b + b·len/avg), the length part of BM25's denominator.
     const norm = (slot: number) => BM25_K1 * (1 - BM25_B + (BM25_B * lengths[slot]) / avg);
-    const df = this.docFrequencies(lexemes);
     for (let i = 0; i < lexemes.length; i++) {
       const t = this.termIds.get(lexemes[i]);
       if (t === undefined || df[i] === 0) continue;

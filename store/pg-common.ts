@@ -6,10 +6,19 @@
  */
 import { StoreError } from './errors.js';
 import type { StoreInfo } from './types.js';
-import { PgError, redactUrl, type PgSyncConnection } from './pg-sync.js';
+import { PgError, PgSyncConnection, redactUrl } from './pg-sync.js';
 import { PG_SCHEMA_VERSION, PG_TABLES } from './pg-schema.js';
 
 const INIT_HINT = 'create it with `active-brain store init --url <administrator URL>`';
+
+/** Connect to `url`; a failure is the StoreError pgConnectError makes of it (naming the fix). */
+export function connectPg(url: string): PgSyncConnection {
+  try {
+    return PgSyncConnection.connect(url);
+  } catch (e) {
+    throw pgConnectError(url, e);
+  }
+}
 
 /** Connection failure → StoreError naming the fix. */
 export function pgConnectError(url: string, e: unknown): StoreError {

@@ -44,19 +44,15 @@ export class PgKeywordSearch {
     return tokens.map((t) => this.lexemes.get(t) ?? []);
   }
 
-  /** The lexemes one query searches for after pruning (query order kept). */
-  queryLexemes(query: string, index: KeywordIndex): string[] {
+  search(query: string, k: number, index: KeywordIndex, filter: KeywordFilter): Hit[] {
     const tokens = queryTokens(query);
-    if (!tokens.length || index.size === 0) return [];
+    if (k <= 0 || !tokens.length || index.size === 0) return [];
     // One lexeme per token stands for it (a token the configuration drops has none).
     const lex = [...new Set(this.lexemesOf(tokens).map((l) => l[0]).filter((l): l is string => !!l))];
     if (!lex.length) return [];
-    return selectQueryTerms(lex, index.docFrequencies(lex), index.size).tokens;
-  }
-
-  search(query: string, k: number, index: KeywordIndex, filter: KeywordFilter): Hit[] {
-    if (k <= 0) return [];
-    const chosen = this.queryLexemes(query, index);
-    return chosen.length ? index.search(chosen, k, filter) : [];
+    const df = index.docFrequencies(lex);
+    const chosen = selectQueryTerms(lex, df, index.size).tokens;
+    const dfOf = new Map(lex.map((l, i) => [l, df[i]]));
+    return chosen.length ? index.search(chosen, k, filter, chosen.map((l) => dfOf.get(l)!)) : [];
   }
 }

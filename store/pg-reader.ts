@@ -16,7 +16,7 @@ import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from 
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
-import { checkPgSchema, pgConnectError, pgInfo, roleRights } from './pg-common.js';
+import { checkPgSchema, connectPg, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';
 import { KeywordIndex } from './keyword-index.js';
 
@@ -394,12 +394,7 @@ export class PgStoreReader implements StoreReader {
 /** Open the team store read-only through a reader role's URL. Refuses (ROLE_CAN_WRITE) a role
  *  that could write: the daemon, search, recall and MCP never hold write rights. */
 export function openPgStoreReader(url: string, opts: { scanMethod?: ScanMethod } = {}): PgStoreReader {
-  let db: PgSyncConnection;
-  try {
-    db = PgSyncConnection.connect(url);
-  } catch (e) {
-    throw pgConnectError(url, e);
-  }
+  const db = connectPg(url);
   try {
     const rights = roleRights(db);
     if (rights.problems.length) {

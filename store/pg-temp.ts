@@ -5,9 +5,8 @@
  * readers — by drop(). Gives the writer and team-reader URLs the store opens with.
  */
 import { randomBytes } from 'node:crypto';
-import { PgSyncConnection } from './pg-sync.js';
 import { initPgStore, roleNames, urlWithRole } from './pg-schema.js';
-import { pgConnectError } from './pg-common.js';
+import { connectPg, pgConnectError } from './pg-common.js';
 
 /** Prefix of temporary schemas (a leftover from a killed run is recognisable by it). */
 export const TEMP_SCHEMA_PREFIX = 'ab_tmp_';
@@ -21,12 +20,7 @@ export interface TempPgStore {
 }
 
 export function createTempPgStore(adminUrl: string): TempPgStore {
-  let db: PgSyncConnection;
-  try {
-    db = PgSyncConnection.connect(adminUrl);
-  } catch (e) {
-    throw pgConnectError(adminUrl, e);
-  }
+  const db = connectPg(adminUrl);
   const schema = `${TEMP_SCHEMA_PREFIX}${randomBytes(5).toString('hex')}`;
   const roles = roleNames(schema);
   let dropped = false;

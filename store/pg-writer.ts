@@ -17,7 +17,7 @@ import { embedKey, rowKey } from './chunk-key.js';
 import { makeHandle, relativeDocPath } from './writer.js';
 import { PgSyncConnection, PgError, redactUrl } from './pg-sync.js';
 import { PG_TS_CONFIG, checkAudience } from './pg-schema.js';
-import { checkPgSchema, pgConnectError, pgInfo } from './pg-common.js';
+import { checkPgSchema, connectPg, pgConnectError, pgInfo } from './pg-common.js';
 
 const SCOPE = /^(global|project:.+)$/;
 const REGION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -314,12 +314,7 @@ function checkOutcome(e: EpisodeInput): string {
 
 /** Open the team store for writing through the writer role's URL (store init made the schema). */
 export function openPgStoreWriter(url: string): StoreWriter {
-  let db: PgSyncConnection;
-  try {
-    db = PgSyncConnection.connect(url);
-  } catch (e) {
-    throw pgConnectError(url, e);
-  }
+  const db = connectPg(url);
   try {
     return new PgStoreWriter(url, db);
   } catch (e) {

@@ -8,7 +8,7 @@ import { parseFlags, printJson, EXIT, UserError } from '../command.js';
 import { StoreError } from '../../store/errors.js';
 import { PgSyncConnection, isPostgresUrl, redactUrl } from '../../store/pg-sync.js';
 import { DEFAULT_PG_SCHEMA, grantAudience } from '../../store/pg-schema.js';
-import { pgConnectError } from '../../store/pg-common.js';
+import { connectPg, pgConnectError } from '../../store/pg-common.js';
 
 export const GRANT_HELP = `usage: active-brain store grant  --url postgres://ADMIN@HOST:PORT/DB (--user NAME | --team)
                                --audience project:<glob>|user:<name> [--schema NAME] [--json]
@@ -42,9 +42,9 @@ export async function runGrant(argv: string[], action: 'grant' | 'revoke'): Prom
   const schema = values.schema ?? DEFAULT_PG_SCHEMA;
   let db: PgSyncConnection;
   try {
-    db = PgSyncConnection.connect(url);
+    db = connectPg(url);
   } catch (e) {
-    throw new UserError(pgConnectError(url, e).message, EXIT.ENV);
+    throw new UserError((e as Error).message, EXIT.ENV);
   }
   try {
     const r = grantAudience(db, schema, values.user ?? null, values.audience, action === 'revoke');

@@ -10,7 +10,7 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { StoreError } from '../../store/errors.js';
 import { PgSyncConnection, isPostgresUrl, redactUrl } from '../../store/pg-sync.js';
 import { DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, initPgStore, migratePgStore, urlWithRole } from '../../store/pg-schema.js';
-import { pgConnectError } from '../../store/pg-common.js';
+import { connectPg, pgConnectError } from '../../store/pg-common.js';
 import { PUSH_HELP, runPush } from './store-push.js';
 import { GRANT_HELP, runGrant } from './store-grant.js';
 
@@ -75,17 +75,9 @@ export const command: Command = {
       process.stdout.write(INIT_HELP + '\n');
       return EXIT.OK;
     }
-    if (rest.length) throw new UserError(`store init takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
-    const url = values.url;
-    if (!url || !isPostgresUrl(url)) throw new UserError('store init needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)', EXIT.USAGE);
     const schema = values.schema ?? DEFAULT_PG_SCHEMA;
     const users = [...new Set(values.user ?? [])];
-    let db: PgSyncConnection;
-    try {
-      db = PgSyncConnection.connect(url);
-    } catch (e) {
-      throw asUserError(pgConnectError(url, e));
-    }
+    const { url, db } = adminConnection('init', values.url, rest);
     try {
       const r = initPgStore(db, schema, users);
       const [team, ...perUser] = r.roles.readers;
@@ -105,12 +97,7 @@ export const command: Command = {
       }
       return EXIT.OK;
     } catch (e) {
-      if (e instanceof StoreError) throw asUserError(e);
-      const code = (e as { code?: string }).code;
-      if (code === '42501') {
-        throw new UserError(`store init: ${redactUrl(url)} may not create roles or schemas (${(e as Error).message}): use the database owner with CREATEROLE, or a superuser`, EXIT.ENV);
-      }
-      throw asUserError(pgConnectError(url, e));
+      throw adminFailure(e, url, `store init: ${redactUrl(url)} may not create roles or schemas`, 'use the database owner with CREATEROLE, or a superuser');
     } finally {
       db.close();
     }
@@ -122,31 +109,39 @@ function runMigrate(values: { url?: string; schema?: string; user?: string[]; he
     process.stdout.write(MIGRATE_HELP + '\n');
     return EXIT.OK;
   }
-  if (rest.length) throw new UserError(`store migrate takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
   if (values.user?.length) throw new UserError('store migrate takes no --user (it changes no role): use store init to add readers', EXIT.USAGE);
-  const url = values.url;
-  if (!url || !isPostgresUrl(url)) throw new UserError('store migrate needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)', EXIT.USAGE);
-  let db: PgSyncConnection;
+  const schema = values.schema ?? DEFAULT_PG_SCHEMA;
+  const { url, db } = adminConnection('migrate', values.url, rest);
   try {
-    db = PgSyncConnection.connect(url);
-  } catch (e) {
-    throw asUserError(pgConnectError(url, e));
-  }
-  try {
-    const r = migratePgStore(db, values.schema ?? DEFAULT_PG_SCHEMA);
+    const r = migratePgStore(db, schema);
     const out = { schema: r.schema, from: r.from, to: r.to, migrated: r.from !== r.to };
     if (values.json) printJson(out);
     else process.stdout.write(out.migrated ? `team store schema ${out.schema} migrated from version ${out.from} to ${out.to}; roles and passwords unchanged\n` : `team store schema ${out.schema} is at version ${out.to} already: nothing to do\n`);
     return EXIT.OK;
   } catch (e) {
-    if (e instanceof StoreError) throw asUserError(e);
-    if ((e as { code?: string }).code === '42501') {
-      throw new UserError(`store migrate: ${redactUrl(url)} may not change schema ${values.schema ?? DEFAULT_PG_SCHEMA} (${(e as Error).message}): use the database owner or a superuser`, EXIT.ENV);
-    }
-    throw asUserError(pgConnectError(url, e));
+    throw adminFailure(e, url, `store migrate: ${redactUrl(url)} may not change schema ${schema}`, 'use the database owner or a superuser');
   } finally {
     db.close();
   }
+}
+
+/** The administrator's connection for store init / migrate: no stray arguments, a postgres URL, connected. */
+function adminConnection(sub: 'init' | 'migrate', url: string | undefined, rest: string[]): { url: string; db: PgSyncConnection } {
+  if (rest.length) throw new UserError(`store ${sub} takes no arguments besides flags (got ${rest.join(' ')})`, EXIT.USAGE);
+  if (!url || !isPostgresUrl(url)) throw new UserError(`store ${sub} needs --url postgres://USER:PASSWORD@HOST:PORT/DATABASE (an administrator of that database)`, EXIT.USAGE);
+  try {
+    return { url, db: connectPg(url) };
+  } catch (e) {
+    throw asUserError(e as StoreError);
+  }
+}
+
+/** A failed init / migrate as the person's error: the store's own message, too few rights (SQLSTATE
+ *  42501: `denied` and the fix), or the connection's. */
+function adminFailure(e: unknown, url: string, denied: string, fix: string): UserError {
+  if (e instanceof StoreError) return asUserError(e);
+  if ((e as { code?: string }).code === '42501') return new UserError(`${denied} (${(e as Error).message}): ${fix}`, EXIT.ENV);
+  return asUserError(pgConnectError(url, e));
 }
 
 function asUserError(e: StoreError): UserError {
