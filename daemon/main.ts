@@ -250,7 +250,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       // The reader's change stamp (file stamp for SQLite, meta.generation for PostgreSQL).
       const stamp = s.changeStamp();
       if (stamp === fixesStamp) return;
-      const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
+      const files = buildFixFiles(s.fixEpisodes(), stamp, Date.now());
       const r = fixes.sync(files);
       // Only a complete rebuild counts: a read that failed is tried again next cycle.
       fixesStamp = stamp;

@@ -21,7 +21,7 @@ import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
-import { sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
+import { findFixFile, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
 import { POST_TOOL_USE_MATCHER } from '../hook/install.js';
 import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
@@ -121,6 +121,9 @@ export interface SessionReplayOptions {
   /** The hook's fixes file for a signature, as the daemon would have written it from the
    *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
   fixes?: (sig: string, at: number) => FixFile | undefined;
+  /** A call repeated from an earlier session file (a resumed or forked copy): Claude Code ran
+   *  no hook for it, so the hook is not simulated there; the daemon still reads it. */
+  copied?: (toolUseId: string | null) => boolean;
 }
 
 /** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
@@ -137,6 +140,8 @@ export class SessionReplay {
   /** Exchange index the next tool steps belong to (the open exchange). */
   private turn = 0;
   readonly rows: ReplayRow[] = [];
+  /** Per tool step: the handle the daemon's own decision offered (shown or not). */
+  readonly decided = new Map<number, string>();
   /** Per tool step: the hook's gates and the daemon's decision (ms of this process). Kept
    *  out of the rows so that the same input replays to the same bytes. */
   readonly toolTimings: Array<{ hook: number | null; decide: number }> = [];
@@ -214,6 +219,7 @@ export class SessionReplay {
     const t1 = performance.now();
     const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
     const t2 = performance.now();
+    if (d.offer) this.decided.set(st.step, d.offer.handle);
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
     if (cache) this.toolCache = cache;
     // What this step's row shows: the offer the hook considered at the failure (it read the
@@ -259,6 +265,7 @@ export class SessionReplay {
     const st = t.step;
     const failure = st.isError && !st.toolUseError;
     if (!failure && !(st.isError === false && POST_TOOL_USE_RE.test(st.name))) return null;
+    if (this.o.copied?.(st.toolUseId)) return null;
     const event = failure ? 'PostToolUseFailure' : 'PostToolUse';
     const inWorker = this.o.subagent;
     const payload: Record<string, unknown> = {
@@ -274,7 +281,8 @@ export class SessionReplay {
     const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
     if (pre.done) return null;
     const signal = sign(payload, event);
-    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig, t.at) : undefined;
+    const found = findFixFile(signal, (key) => this.o.fixes?.(key, t.at));
+    const fix = found?.file;
     // The hook reads files: JSON round trips, as on disk.
     const d = toolGates({
       sessionId: pre.sessionId,
@@ -286,6 +294,7 @@ export class SessionReplay {
       signal,
       state: this.hookState,
       fixes: fix === undefined ? undefined : (JSON.parse(JSON.stringify(fix)) as unknown),
+      fixesKey: found?.key,
       toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,
       now: t.at,
       pastDeadline: false,

@@ -220,7 +220,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
   // The fixes files the daemon would have written from this store (the hook's Past fixes).
-  const resolved = opts.store ? opts.store.resolvedEpisodes() : [];
+  const resolved = opts.store ? opts.store.fixEpisodes() : [];
   const fixFiles = buildFixFiles(resolved, 'replay', 0);
   // The store may hold sessions later than the one replayed: offer only what was met before.
   const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));

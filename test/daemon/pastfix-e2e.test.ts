@@ -51,7 +51,7 @@ describe('Past fix at the failure, end to end', () => {
     const line = out.hookSpecificOutput.additionalContext;
     expect(line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.\d\d\]/);
     // What fixed it comes first, so a line cut to the byte cap keeps it; then which error.
-    expect(line).toContain('— fixed by git push --set-upstream origin');
+    expect(line).toContain('] fixed by git push --set-upstream origin');
     expect(line).toContain('same "the current branch');
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(400);
     expect(line).toContain('(recall: active-brain recall ');

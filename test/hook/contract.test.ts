@@ -144,7 +144,7 @@ describe('hook contract: each silence path, paired with a control that prints', 
     const [c, m] = await Promise.all([runScenario(control), runScenario(mutated)]);
 
     expect(c.rec.reason).toBe('printed');
-    expect(c.line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.81\] notes\/pg\/pool-timeouts\.md#2 — same ECONNRESET/);
+    expect(c.line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.81\] same ECONNRESET .* \(recall: active-brain recall notes\/pg\/pool-timeouts\.md#2\)$/);
     expect(c.state).toMatchObject({ turns: 1, shown: 1, seenOfferIds: ['off-1'] });
 
     expect(m.line).toBeNull();
