@@ -67,7 +67,7 @@ describe('replay', () => {
     const side = r.rows.filter((x) => x.file.includes('/subagents/'));
     expect(side).toHaveLength(6);
     expect(side.every((x) => x.offer === null && x.sidechain)).toBe(true);
-    expect(side[4]).toMatchObject({ trigger: 'error', silence: 'sidechain' });
+    expect(side[4]).toMatchObject({ trigger: 'error', silence: 'worker-sidechain' });
   });
 
   it('a file under subagents/ without sidechain flags, and a sidechain-flagged top-level file, stay silent', async () => {
@@ -79,7 +79,7 @@ describe('replay', () => {
     expect(r.summary.sidechain_offers).toBe(0);
     expect(r.summary.sidechain_sessions).toBe(2);
     const errTurns = r.rows.filter((x) => x.trigger === 'error');
-    expect(errTurns.map((x) => x.silence).sort()).toEqual(['sidechain', 'worker-subagent-file']);
+    expect(errTurns.map((x) => x.silence).sort()).toEqual(['worker-sidechain', 'worker-subagent']);
     // Control: the same lines as an ordinary main session are offered.
     const c = dir();
     writeLines(join(c, '-work-app', `${MAIN_ID}.jsonl`), sessionLines({ sessionId: MAIN_ID }));
