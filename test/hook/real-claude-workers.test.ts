@@ -44,9 +44,16 @@ const CLAUDE = findClaude();
 const RUN_TIMEOUT_MS = 60_000;
 const HANDLE = 'sessions/258c7280#ep-3';
 
+/** The subagent's task, as the main agent hands it over (how the stand-in tells the two apart). */
+const SUBTASK = 'SUBTASK: push the branch';
+type Block = { type?: string; name?: string; text?: string };
+const blocks = (c: unknown): Block[] => (Array.isArray(c) ? (c as Block[]) : typeof c === 'string' ? [{ type: 'text', text: c }] : []);
+
 /** A stand-in of the Messages API (streamed): a Bash `git push` first, then, once a tool
- *  result came back, a text reply. Every request body is kept (what the model would read). */
-function fakeApi(): Promise<{ server: Server; port: number; bodies: string[] }> {
+ *  result came back, a text reply. With `viaSubagent`, the main agent instead starts one
+ *  subagent (the Agent tool) whose first step is that `git push`. Every request body is kept
+ *  (what the model would read). */
+function fakeApi(viaSubagent = false): Promise<{ server: Server; port: number; bodies: string[] }> {
   const bodies: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -62,16 +69,25 @@ function fakeApi(): Promise<{ server: Server; port: number; bodies: string[] }> 
       try {
         j = JSON.parse(body);
       } catch { /* an empty reply below */ }
-      const last = j.messages?.at(-1)?.content;
-      const answered = Array.isArray(last) && last.some((b: { type?: string }) => b?.type === 'tool_result');
-      const bash = (j.tools ?? []).some((t) => t.name === 'Bash');
-      const useTool = bash && !answered;
+      const msgs = (j.messages ?? []) as Array<{ role?: string; content?: unknown }>;
+      const answered = blocks(msgs.at(-1)?.content).some((b) => b.type === 'tool_result');
+      const tools = (j.tools ?? []).map((t) => t.name);
+      const inSubagent = msgs.some((m) => m.role === 'user' && blocks(m.content).some((b) => b.text?.includes(SUBTASK)));
+      const delegated = msgs.some((m) => blocks(m.content).some((b) => b.type === 'tool_use' && b.name === 'Agent'));
+      const anyResult = msgs.some((m) => blocks(m.content).some((b) => b.type === 'tool_result'));
+      // Main lane: Bash (or, via a subagent, the Agent tool once); the subagent: Bash once.
+      const tool = viaSubagent
+        ? inSubagent ? (!anyResult && tools.includes('Bash') ? 'Bash' : null) : (!delegated && tools.includes('Agent') ? 'Agent' : null)
+        : (!answered && tools.includes('Bash') ? 'Bash' : null);
+      const useTool = tool !== null;
       const id = `msg_${bodies.length}`;
       const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
       const stop = useTool ? 'tool_use' : 'end_turn';
-      const input = { command: 'git push', description: 'push the branch' };
+      const input = tool === 'Agent'
+        ? { description: 'push', prompt: SUBTASK, subagent_type: 'general-purpose' }
+        : { command: 'git push', description: 'push the branch' };
       if (!j.stream) {
-        const block = useTool ? { type: 'tool_use', id: `toolu_${id}`, name: 'Bash', input } : { type: 'text', text: 'done' };
+        const block = useTool ? { type: 'tool_use', id: `toolu_${id}`, name: tool, input } : { type: 'text', text: 'done' };
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: j.model, content: [block], stop_reason: stop, stop_sequence: null, usage }));
         return;
@@ -80,7 +96,7 @@ function fakeApi(): Promise<{ server: Server; port: number; bodies: string[] }> 
       const ev = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       ev('message_start', { message: { id, type: 'message', role: 'assistant', model: j.model, content: [], stop_reason: null, stop_sequence: null, usage } });
       if (useTool) {
-        ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: 'Bash', input: {} } });
+        ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: tool, input: {} } });
         ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } });
       } else {
         ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
@@ -119,7 +135,7 @@ describe.skipIf(!CLAUDE)(`the real claude -p${CLAUDE ? '' : ' (skipped: no `clau
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   /** One `claude -p` session in a fresh state dir, config dir and git repo. */
-  async function session(name: string, workers: Record<string, unknown>): Promise<Run> {
+  async function session(name: string, workers: Record<string, unknown>, viaSubagent = false): Promise<Run> {
     const dir = join(base, name);
     const home = join(dir, 'home');
     const configDir = join(dir, 'claude');
@@ -148,9 +164,9 @@ describe.skipIf(!CLAUDE)(`the real claude -p${CLAUDE ? '' : ' (skipped: no `clau
     const hooks = Object.fromEntries(HOOK_EVENTS.map((e) => [e, [{ ...(EVENT_MATCHERS[e] ? { matcher: EVENT_MATCHERS[e] } : {}), hooks: [ourEntry(command)] }]]));
     writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ hooks }));
 
-    const api = await fakeApi();
+    const api = await fakeApi(viaSubagent);
     try {
-      const child = spawn(CLAUDE!, ['-p', 'push my branch', '--allowedTools', 'Bash', '--output-format', 'json'], {
+      const child = spawn(CLAUDE!, ['-p', 'push my branch', '--allowedTools', viaSubagent ? 'Bash,Agent' : 'Bash', '--output-format', 'json'], {
         cwd: repo,
         env: {
           ...env, CLAUDE_CONFIG_DIR: configDir, ANTHROPIC_BASE_URL: `http://127.0.0.1:${api.port}`, ANTHROPIC_API_KEY: 'sk-test-dummy',
@@ -163,21 +179,24 @@ describe.skipIf(!CLAUDE)(`the real claude -p${CLAUDE ? '' : ' (skipped: no `clau
       clearTimeout(timer);
       const logPath = join(home, 'logs', 'hook.jsonl');
       const hook = existsSync(logPath) ? readFileSync(logPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
-      return { hook, bodies: api.bodies, daemon: daemonVerdict(config, home, join(configDir, 'projects')), exit };
+      return { hook, bodies: api.bodies, daemon: daemonVerdict(config, home, join(configDir, 'projects'), viaSubagent), exit };
     } finally {
       api.server.close();
     }
   }
 
   /** The daemon pipeline on the failing step, from the facts of the transcript the CLI wrote. */
-  function daemonVerdict(config: ReturnType<typeof ConfigSchema.parse>, home: string, root: string): string {
+  function daemonVerdict(config: ReturnType<typeof ConfigSchema.parse>, home: string, root: string, subagent: boolean): string {
     const project = readdirSync(root).map((d) => join(root, d)).find((d) => readdirSync(d).some((f) => f.endsWith('.jsonl')))!;
-    const file = join(project, readdirSync(project).find((f) => f.endsWith('.jsonl'))!);
+    const main = readdirSync(project).find((f) => f.endsWith('.jsonl'))!;
+    // The subagent's own transcript: <session>/subagents/agent-<id>.jsonl.
+    const subDir = join(project, main.replace(/\.jsonl$/, ''), 'subagents');
+    const file = subagent ? join(subDir, readdirSync(subDir).find((f) => f.endsWith('.jsonl'))!) : join(project, main);
     const first = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => typeof r.entrypoint === 'string')!;
     const pipeline = new Pipeline({ embedder: { embed: async () => [] }, offerBuilder: null, config, home, now: () => Date.now(), rng: () => 0.5 });
     const d = pipeline.processToolStep({
       step: { step: 1, toolUseId: 't', name: 'Bash', summary: 'Bash: git push', isError: true, toolUseError: false, resultText: 'Exit code 128', callAt: null, resultAt: null, startOffset: 0, endOffset: 1, sessionId: String(first.sessionId), cwd: String(first.cwd), note: '' },
-      path: file, sessionId: String(first.sessionId), entrypoint: String(first.entrypoint), isSidechain: first.isSidechain === true,
+      path: file, sessionId: String(first.sessionId), entrypoint: String(first.entrypoint), isSidechain: first.isSidechain === true, subagent,
     });
     return d.worker ? String(d.silence) : 'observed';
   }
@@ -213,4 +232,15 @@ describe.skipIf(!CLAUDE)(`the real claude -p${CLAUDE ? '' : ' (skipped: no `clau
     expect(reached(unattended)).toBe(false);
     expect(unattended.daemon).toBe('worker-unattended');
   }, 3 * RUN_TIMEOUT_MS);
+
+  it('a subagent\'s failure is silent (worker-sidechain, from the payload\'s agent_id) even where its parent may be offered to; the daemon agrees from the subagent transcript', async () => {
+    const r = await session('subagent', { entrypoints: [], unattended: 'entrypoints' }, true);
+    expect(r.exit).toBe(0);
+    const f = failure(r)!;
+    expect(f, 'the hook ran at the subagent\'s failing git push').toBeDefined();
+    expect(f).toMatchObject({ outcome: 'silent', reason: 'worker-sidechain' });
+    expect(prompt(r)!.reason).not.toMatch(/^worker-/); // the parent's own prompt: observed
+    expect(reached(r)).toBe(false);
+    expect(r.daemon).toBe('worker-sidechain');
+  }, 2 * RUN_TIMEOUT_MS);
 });
