@@ -158,9 +158,10 @@ export function hookFacts(payload: Readonly<Record<string, unknown>>, env: Env, 
 }
 
 /** The environment the host gives a hook of a session that wrote `entrypoint` into its
- *  transcript (replay and backtest run the hook's gates with it: the same rule, the same facts). */
+ *  transcript (replay and backtest run the hook's gates with it: the same rule, the same facts).
+ *  Codex's originator is the daemon's only: Codex gives its hooks no such variable. */
 export function hostEnvFor(entrypoint: string | null | undefined): Record<string, string> {
-  return entrypoint ? { [HOST_ENV.entrypoint]: entrypoint } : {};
+  return entrypoint && !entrypoint.startsWith(CODEX_ENTRYPOINT_PREFIX) ? { [HOST_ENV.entrypoint]: entrypoint } : {};
 }
 
 /** Plain-language lines saying which sessions are workers and why (doctor, status). */

@@ -86,6 +86,18 @@ describe('replay', () => {
     expect((await replay(c)).summary.would_fire).toBe(1);
   });
 
+  it('a claude -p recording (entrypoint sdk-cli) stays silent under the default worker rule; control: let through as a CI run, it is offered', async () => {
+    const asHeadless = (lines: string[]) => lines.map((l) => JSON.stringify({ ...(JSON.parse(l) as object), entrypoint: 'sdk-cli' }));
+    const d = dir();
+    writeLines(join(d, '-work-app', `${MAIN_ID}.jsonl`), asHeadless(sessionLines({ sessionId: MAIN_ID })));
+    const r = await replay(d);
+    expect(r.summary.would_fire).toBe(0);
+    expect(r.rows.find((x) => x.trigger === 'error')).toMatchObject({ silence: 'worker-entrypoint', worker: 'entrypoint' });
+    const ci = await replay(d, { config: cfg({ workers: { entrypoints: [], unattended: 'entrypoints' } }) });
+    expect(ci.summary.would_fire).toBe(1);
+    expect(ci.rows.find((x) => x.offer)!.hook).toBe('would-fire');
+  });
+
   it('is deterministic: the same input replays to identical output (also without timestamps)', async () => {
     const d = dir();
     writeProjects(d);

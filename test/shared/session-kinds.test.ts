@@ -131,7 +131,7 @@ describe('session kinds: the hook and the daemon give the same verdict (docs/HOO
         const config = ConfigSchema.parse({ workers: r, modes: { default: { state: 'live', tool: { state: 'live' } } } });
         // The host's rule (2.1.332): attended = interactive (`cli`) or an app host; the rest not.
         const attended = ep === null || ep === 'codex_exec' ? undefined : (HOST_UNATTENDED_ENTRYPOINTS as readonly string[]).includes(ep) || ep === 'mcp' ? '0' : '1';
-        const env: Record<string, string> = { ...hostEnvFor(ep === 'codex_exec' ? null : ep), ...(attended ? { CLAUDE_CODE_SESSION_ATTENDED: attended } : {}), ...(child ? { CLAUDE_CODE_CHILD_SESSION: '1' } : {}) };
+        const env: Record<string, string> = { ...hostEnvFor(ep), ...(attended ? { CLAUDE_CODE_SESSION_ATTENDED: attended } : {}), ...(child ? { CLAUDE_CODE_CHILD_SESSION: '1' } : {}) };
         const k: Kind = { name: 'generated', env, payload: sidechain ? { agent_id: 'a1' } : {}, transcript: { cwd: dir, entrypoint: ep, isSidechain: sidechain }, verdict: null };
         // `mcp` sessions are unattended to the host but not in HOST_UNATTENDED_ENTRYPOINTS: only the
         // hook knows (they run no tool hooks of ours); everything else must agree.
@@ -170,6 +170,12 @@ describe('shared/workers.ts: each marker, and its control', () => {
   it('the order is WORKER_REASONS: a subagent of a -p session is a sidechain', () => {
     expect(verdict({ ...main, agent_id: 'a1' }, P_ENV)).toBe('sidechain');
     expect(WORKER_REASONS[0]).toBe('sidechain');
+  });
+
+  it('hostEnvFor: the entrypoint a Claude Code transcript names, none for a Codex originator', () => {
+    expect(hostEnvFor('sdk-cli')).toEqual({ CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' });
+    expect(hostEnvFor('codex_exec')).toEqual({});
+    expect(hostEnvFor(null)).toEqual({});
   });
 
   it('CLAUDE_CODE_CHILD_SESSION says nothing (the host sets it for every process it spawns)', () => {
