@@ -6,7 +6,7 @@
  * entrypoint in the list fails too (the hook cannot see it).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
@@ -50,6 +50,33 @@ describe('doctor and status: which sessions are workers, and why', () => {
     const glob = ConfigSchema.parse({ workers: { cwdGlobs: ['/srv/ci/**'] } });
     writeHookSettings(glob, e.env);
     expect(checkWorkers(glob, e.env)).toMatchObject({ pass: true });
+  });
+
+  it('the logs: worker sessions per path; a session the daemon calls a worker that the hook offered to fails (control: an observed one passes)', () => {
+    e = tempEnv('ab-workers-logs-');
+    const config = ConfigSchema.parse({});
+    writeHookSettings(config, e.env);
+    const now = Date.now();
+    const logs = join(e.home, 'logs');
+    mkdirSync(logs, { recursive: true });
+    const decision = (sessionId: string, worker: string | null, ts = now - 1000) => JSON.stringify({ type: 'decision', ts, sessionId, turn: 1, worker: worker !== null, silence: worker ? `worker-${worker}` : 'no-trigger' });
+    const hookRec = (session: string, outcome: string, reason: string, ts = now - 500) => JSON.stringify({ ts, session, outcome, reason, exit: 0 });
+    writeFileSync(join(logs, 'daemon.jsonl'), [
+      decision('p-1', 'entrypoint'), decision('p-1', 'entrypoint'), decision('sub-1', 'sidechain'), decision('i-1', null),
+      decision('old-1', 'entrypoint', now - 30 * 86_400_000), // outside the window
+    ].join('\n') + '\n');
+    writeFileSync(join(logs, 'hook.jsonl'), [
+      hookRec('p-1', 'silent', 'worker-entrypoint'), hookRec('sub-1', 'silent', 'worker-sidechain'), hookRec('i-1', 'print', 'printed'), '{torn',
+    ].join('\n') + '\n');
+    const ok = checkWorkers(config, e.env, now);
+    expect(ok.pass).toBe(true);
+    expect(ok.detail).toContain('last 7 days, worker sessions: daemon 2 (entrypoint 1, sidechain 1), hook 2 (entrypoint 1, sidechain 1)');
+    // The bug this rule prevents: the daemon logged the session as a worker, the hook printed to it.
+    writeFileSync(join(logs, 'hook.jsonl'), hookRec('p-1', 'print', 'printed') + '\n', { flag: 'a' });
+    const bad = checkWorkers(config, e.env, now);
+    expect(bad.pass).toBe(false);
+    expect(bad.detail).toContain('the hook offered to 1 session(s) the daemon treats as workers (p-1)');
+    expect(cli(e, ['status']).stdout).toContain('the hook OFFERED to 1 of them');
   });
 
   it('status --json carries the rule and the hook\'s copy; the human form has a workers line', () => {
