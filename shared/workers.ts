@@ -60,7 +60,8 @@ export const HOST_UNATTENDED_ENTRYPOINTS = ['sdk-cli', 'sdk-ts', 'sdk-py', 'clau
  *  hook cannot see them (Codex 0.171 sets no such variable for a hook). */
 export const CODEX_ENTRYPOINT_PREFIX = 'codex';
 
-/** The host's environment variables the hook reads (Claude Code sets them for every hook). */
+/** The host's environment variables the hook reads (Claude Code ≥ 2.1.3xx sets the first two for
+ *  every hook; CLAUDE_CONFIG_DIR is there when the session was started with one). */
 export const HOST_ENV = {
   entrypoint: 'CLAUDE_CODE_ENTRYPOINT',
   attended: 'CLAUDE_CODE_SESSION_ATTENDED',
