@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MODE_STATES } from '../shared/vocabulary.js';
 import { isScheduleInterval, MINUTES_PER_DAY, SCHEDULE_HOURS, SCHEDULE_MINUTES } from '../shared/schedule.js';
+import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNATTENDED_POLICIES } from '../shared/workers.js';
 
 /** A question still needs a drift score this far above the session's usual (z units):
  *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
@@ -264,10 +265,14 @@ export const ConfigSchema = z
       .object({
         /** Sessions whose cwd matches any of these globs are workers: never offered to. */
         cwdGlobs: z.array(z.string()).default([]),
-        /** Transcript `entrypoint` values that mark background work (e.g. `sdk-cli` for `claude -p`). */
-        entrypoints: z.array(z.string()).default(['sdk-cli', 'sdk-ts', 'sdk-py']),
+        /** Entrypoints that mark background work (`sdk-cli` for `claude -p`, the Agent SDKs): the
+         *  transcript's `entrypoint` (daemon) and CLAUDE_CODE_ENTRYPOINT (hook). shared/workers.ts. */
+        entrypoints: z.array(z.string()).default([...DEFAULT_WORKER_ENTRYPOINTS]),
         /** Environment variable set for active-brain's own model calls; the hook refuses when set. */
-        envMarker: z.string().default('ACTIVE_BRAIN_WORKER'),
+        envMarker: z.string().default(DEFAULT_ENV_MARKER),
+        /** Unattended sessions (CLAUDE_CODE_SESSION_ATTENDED=0): `worker` (default) = never offered
+         *  to; `entrypoints` = only the entrypoints list decides (a user's own CI runs). */
+        unattended: z.enum(UNATTENDED_POLICIES).default(DEFAULT_UNATTENDED),
       })
       .strict()
       .default({}),

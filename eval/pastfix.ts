@@ -280,7 +280,8 @@ async function replayOne(
   const resolvedEarlier = new Set(index.filter((e) => e.resolved).map((e) => e.sig));
   const sigOfChunk = new Map(index.map((e) => [e.chunkId, e.sig]));
   const fixFiles = store ? buildFixFiles(store.fixEpisodes(), 'pastfix', 0) : new Map();
-  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: join(tmpdir(), 'active-brain-pastfix-home') });
+  const home = join(tmpdir(), 'active-brain-pastfix-home');
+  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: home });
   let clock = read.exchanges[0]?.settledAt ?? read.steps[0]?.at ?? 0;
   const pipeline = new Pipeline({
     embedder: opts.embedder,
@@ -292,7 +293,13 @@ async function replayOne(
     now: () => clock,
     rng: seededRandom(sessionSeed(opts.seed, path)),
   });
-  const session = new SessionReplay({ pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), fixes: (sig) => fixFiles.get(sig), copied: (id) => !!id && copied.has(id) });
+  // The hook runs with the environment the host gives a session of this entrypoint (a `-p`
+  // worker's failures get no offer there, as in the daemon: shared/workers.ts).
+  const entrypoint = read.exchanges.find((t) => t.exchange.entrypoint)?.exchange.entrypoint ?? null;
+  const session = new SessionReplay({
+    pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), entrypoint, home,
+    fixes: (sig) => fixFiles.get(sig), copied: (id) => !!id && copied.has(id),
+  });
   await feedSession(session, read, (t) => (clock = t));
   const rows = session.finish().filter((r) => r.channel === 'tool');
   const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));

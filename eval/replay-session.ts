@@ -26,6 +26,7 @@ import { POST_TOOL_USE_MATCHER } from '../hook/install.js';
 import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
+import { hostEnvFor } from '../shared/workers.js';
 
 /** An exchange as the replay feeds it. */
 export interface TimedExchange {
@@ -124,6 +125,12 @@ export interface SessionReplayOptions {
   /** A call repeated from an earlier session file (a resumed or forked copy): Claude Code ran
    *  no hook for it, so the hook is not simulated there; the daemon still reads it. */
   copied?: (toolUseId: string | null) => boolean;
+  /** The session's entrypoint (its transcript's `entrypoint`), when known before its exchanges
+   *  are fed: the hook's gates run with the environment the host gives a hook of such a session
+   *  (shared/workers.ts hostEnvFor) and the daemon's tool steps carry it, as in the daemon. */
+  entrypoint?: string | null;
+  /** The state dir (the worker rule's own home); default: the hook's default. */
+  home?: string;
 }
 
 /** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
@@ -149,10 +156,21 @@ export class SessionReplay {
    *  for the report page, not for the JSON. */
   readonly reasons = new Map<ReplayRow, string>();
 
-  constructor(private readonly o: SessionReplayOptions) {}
+  /** The session's entrypoint: the option, else the first one an exchange names. */
+  private entrypoint: string | null;
+
+  constructor(private readonly o: SessionReplayOptions) {
+    this.entrypoint = o.entrypoint ?? null;
+  }
+
+  /** The hook's prelude input: the host's environment for this session, no kill file. */
+  private preludeInput(payload: Record<string, unknown>) {
+    return { payload, stdin: 'ok' as const, settings: this.o.settings, env: hostEnvFor(this.entrypoint), killed: false, ...(this.o.home ? { home: this.o.home } : {}) };
+  }
 
   /** Feed one exchange: the hook at its prompt (if any), then the daemon's decision. */
   async feed(t: TimedExchange): Promise<ReplayRow> {
+    this.entrypoint ??= t.exchange.entrypoint ?? null;
     this.prompt(t);
     return this.decide(t);
   }
@@ -217,7 +235,7 @@ export class SessionReplay {
     const t0 = performance.now();
     const hook = this.toolHook(t);
     const t1 = performance.now();
-    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
+    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent, entrypoint: this.entrypoint });
     const t2 = performance.now();
     if (d.offer) this.decided.set(st.step, d.offer.handle);
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
@@ -278,7 +296,7 @@ export class SessionReplay {
       ...(failure ? { error: st.resultText, is_interrupt: false } : { tool_response: { stdout: st.resultText, stderr: '', interrupted: false } }),
       ...(inWorker ? { agent_id: 'subagent' } : {}),
     };
-    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    const pre = prelude(this.preludeInput(payload));
     if (pre.done) return null;
     const signal = sign(payload, event);
     const found = findFixFile(signal, (key) => this.o.fixes?.(key, t.at));
@@ -320,7 +338,7 @@ export class SessionReplay {
       hook_event_name: 'UserPromptSubmit',
       ...(inWorker ? { agent_id: ex.agentId ?? 'subagent' } : {}),
     };
-    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    const pre = prelude(this.preludeInput(payload));
     if (pre.done) return;
     const now = ex.timestamp;
     // The hook reads the cache file: a JSON round trip, as on disk.

@@ -261,7 +261,8 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       now: () => clock,
       rng: seededRng(sessionSeed(opts.seed, f.rel)),
     });
-    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf });
+    const entrypoint = read.exchanges.find((t) => t.exchange.entrypoint)?.exchange.entrypoint ?? null;
+    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf, entrypoint, home: opts.home });
     await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
     for (const [row, reason] of session.reasons) reasons.set(row, reason);

@@ -18,6 +18,7 @@ import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
 import { hookRegistrations, registeredEvents } from './hook-registrations.js';
+import { checkWorkers } from './workers-check.js';
 
 export interface DoctorCheck {
   name: string;
@@ -205,5 +206,6 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   checks.push(checkStateDir(env));
   checks.push(checkKill(env));
   checks.push(checkModes(config));
+  checks.push(checkWorkers(config, env));
   return { checks, pass: checks.every((c) => c.pass) };
 }

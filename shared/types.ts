@@ -5,6 +5,7 @@
  */
 
 import type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
+import type { UnattendedPolicy } from './workers.js';
 export type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
 
 /** One exchange: a user prompt and the assistant's reply to it (transcript/exchanges.ts). */
@@ -90,7 +91,9 @@ export interface HookSettings {
   maxBytes: number;
   tokenCeiling: number;
   maxLagBytes: number;
-  workers: { cwdGlobs: string[]; envMarker: string };
+  /** The worker rule (shared/workers.ts). `entrypoints` / `unattended` are optional: settings
+   *  written before them read as the defaults (sdk-cli, sdk-ts, sdk-py; unattended = worker). */
+  workers: { cwdGlobs: string[]; envMarker: string; entrypoints?: string[]; unattended?: UnattendedPolicy };
   /** A tool-channel cache (ToolCache) older than this is stale (ms). Optional: settings
    *  written before the tool channel existed stay valid (the tool channel is then silent). */
   toolCacheTtlMs?: number;

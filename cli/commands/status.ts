@@ -12,6 +12,7 @@ import { summarizeStore } from '../../daemon/store-summary.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../../store/location.js';
 import { commonState, formatStates, rolloutStates } from '../../ops/channel-state.js';
 import type { Channel, ModeState } from '../../shared/vocabulary.js';
+import { recentLine, workersSummary, type WorkersSummary } from '../../ops/workers-check.js';
 
 /** daemon/status.ts reports the prompt channel's state per mode; status adds every channel. */
 type Status = Omit<DaemonStatus, 'modes' | 'mode'> & {
@@ -26,7 +27,7 @@ function withChannels(s: DaemonStatus, states: Record<string, Record<Channel, Mo
   return { ...s, mode: commonState(states), modes };
 }
 
-function human(s: Status): string {
+function human(s: Status, workers: WorkersSummary): string {
   const lines: string[] = [];
   if (s.running) {
     lines.push(`daemon:   running (pid ${s.pid}, up ${s.uptime_s} s, canary ${s.canary_age_s} s old, ${s.sessions} session(s) watched)`);
@@ -39,6 +40,8 @@ function human(s: Status): string {
   lines.push(`kill:     ${s.killed ? 'KILL file present — no offers (remove with "active-brain unkill")' : 'off'}`);
   const modes = Object.entries(s.modes).map(([n, m]) => `${n} (${formatStates(m.channels)})`).join(', ');
   lines.push(`modes:    ${modes || '(none)'}`);
+  lines.push(`workers:  never offered to: ${workers.rules.join('; ')}${workers.hook === 'different' ? ' — hook-settings.json holds another rule: run "active-brain install"' : ''}`);
+  lines.push(`          ${recentLine(workers.recent)}${workers.recent.offeredToWorkersCount ? ` — the hook OFFERED to ${workers.recent.offeredToWorkersCount} of them (run "active-brain doctor")` : ''}`);
   const st = s.store;
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
@@ -78,8 +81,14 @@ whose server went away is down, offers are silent and the daemon reconnects (1 s
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
 "store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","last_error","problem","lock":{…},
-"modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
+"modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}},
+"workers":{"entrypoints","unattended","cwdGlobs","envMarker","rules","hook","recent"}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
+"workers" says which sessions are never offered to and why (the one worker rule the daemon
+and the hook share: docs/HOOK.md "Session kinds"); "hook" is "same" when hook-settings.json
+holds the same rule, "different" when it would decide otherwise (run "active-brain install");
+"recent" counts the sessions each path treated as workers in the last 7 days, by reason, and
+names any the hook offered to although the daemon treats them as workers.
 Exit 0 when the daemon is running, 1 when it is not.`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
@@ -90,8 +99,9 @@ Exit 0 when the daemon is running, 1 when it is not.`,
       ? { ...(await summarizeStore(storePath)), path: shown, backend: storeBackend(storePath) }
       : { path: shown, present: false, backend: storeBackend(storePath) };
     const s = withChannels(daemonStatus(config, store), rolloutStates(config));
-    if (values.json) printJson({ home: homeDir(), ...s });
-    else process.stdout.write(human(s) + '\n');
+    const workers = workersSummary(config);
+    if (values.json) printJson({ home: homeDir(), ...s, workers });
+    else process.stdout.write(human(s, workers) + '\n');
     return s.running ? EXIT.OK : EXIT.FAIL;
   },
 };

@@ -125,10 +125,13 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['killed', 'kill file present', 'fix', (i) => { i.pre.killed = true; }],
   ['settings-invalid', 'settings unreadable', 'fix', (i) => { i.pre.settings = null; }],
   ['wrong-event', 'another tool event', 'fix', (i) => { payload(i).hook_event_name = 'PreToolUse'; }],
-  ['worker-agent', 'agent_id present (a subagent\'s tool call)', 'fix', (i) => { payload(i).agent_id = 'a1'; }],
-  ['worker-env', 'worker env marker set', 'fix', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
-  ['worker-cwd', 'cwd is a worker dir', 'fix', (i) => { payload(i).cwd = '/srv/workers/job-1'; }],
-  ['sidechain-path', 'subagent transcript', 'fix', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-sidechain', 'agent_id present (a subagent\'s tool call)', 'fix', (i) => { payload(i).agent_id = 'a1'; }],
+  ['worker-subagent', 'subagent transcript', 'fix', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-active-brain-home', 'cwd under the state dir', 'fix', (i) => { i.pre.home = '/home/u/.ab'; payload(i).cwd = '/home/u/.ab/reasoner'; }],
+  ['worker-env-marker', 'worker env marker set', 'fix', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
+  ['worker-cwd-glob', 'cwd is a worker dir', 'fix', (i) => { payload(i).cwd = '/srv/workers/job-1'; }],
+  ['worker-entrypoint', 'claude -p at its failing git push (entrypoint sdk-cli, attended 0)', 'fix', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+  ['worker-unattended', 'unattended with an unlisted entrypoint', 'fix', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-desktop', CLAUDE_CODE_SESSION_ATTENDED: '0' }; }],
   ['no-mode', 'no mode matches', 'fix', (i) => { payload(i).cwd = '/opt/elsewhere'; }],
   ['mode-off', 'the tool channel is off (the prompt channel is live)', 'fix', (i) => { payload(i).cwd = '/home/u/quiet/p'; }],
   ['mode-off', 'a mode written before the tool channel existed (no `tool`)', 'fix', (i) => { payload(i).cwd = '/home/u/legacy/p'; }],
@@ -220,6 +223,18 @@ describe('tool gates: each gate with its control', () => {
     expect(d.reason).toBe(reason);
     expect(d.outcome).toBe(reason === 'would-fire' ? 'would-fire' : 'silent');
     expect(d.text === undefined || reason === 'would-fire').toBe(true);
+  });
+
+  it.each([
+    ['claude -p with the entrypoint list cleared and unattended = entrypoints', (i: In) => {
+      i.pre.settings!.workers = { ...i.pre.settings!.workers, entrypoints: [], unattended: 'entrypoints' };
+      i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' };
+    }],
+    ['an interactive session (cli, attended 1)', (i: In) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ATTENDED: '1', CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+  ])('worker rule control at a failure: %s prints the Past fix', (_what, mutate) => {
+    const i = eligible();
+    mutate(i);
+    expect(run(i)).toMatchObject({ outcome: 'print', reason: 'printed', source: 'fixes' });
   });
 
   it('every tool-only reason code has a case above; the rest are the prompt channel\'s', () => {

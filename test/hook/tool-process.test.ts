@@ -101,9 +101,9 @@ describe('tool channel process: prints, soaks, refuses', () => {
     const ctx = eligible();
     const sub = await hook(ctx, toolPayloadFor(ctx, ERROR, { agent_id: 'a881341', agent_type: 'general-purpose' }));
     expect(sub.stdout).toBe('');
-    expect(sub.rec).toMatchObject({ reason: 'worker-agent', channel: 'tool' });
+    expect(sub.rec).toMatchObject({ reason: 'worker-sidechain', channel: 'tool' });
     const env = await hook(ctx, toolPayloadFor(ctx, ERROR), { ACTIVE_BRAIN_WORKER: '1' });
-    expect(env.rec.reason).toBe('worker-env');
+    expect(env.rec.reason).toBe('worker-env-marker');
     expect(readStateFile(ctx)).toBeNull(); // refused before the state: nothing counted
     const main = await hook(ctx, toolPayloadFor(ctx, ERROR));
     expect(printedLine(main.stdout, 'PostToolUseFailure')).not.toBeNull();
