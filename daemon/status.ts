@@ -9,7 +9,7 @@ import { canaryPath, defaultCodexSessionsRoot, defaultTranscriptsRoot, killPath 
 import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
-import type { Canary, EmbedderHealth, ModeState, StoreHealth } from '../shared/types.js';
+import type { Canary, EmbedderHealth, IndexScheduleState, ModeState, StoreHealth } from '../shared/types.js';
 import { DEFAULT_LOCAL_MODEL } from '../embed/embedder.js';
 import { serverModelId } from '../embed/server.js';
 
@@ -50,6 +50,9 @@ export interface DaemonStatus {
    *  while its server cannot be reached; null when the daemon is not running or never opened it. */
   store_health: StoreHealth | null;
   uptime_s: number | null;
+  /** The daemon's own index schedule (indexer.schedule = "daemon"), as its canary says; null
+   *  when it is not running or the service manager's timer runs the schedule. */
+  index_schedule: IndexScheduleState | null;
   last_error: string | null;
   modes: Record<string, { state: ModeState; cwdGlobs: string[] }>;
   /** Why running is false when a daemon seems to exist (e.g. `stale-canary`, `dead-pid`). */
@@ -71,6 +74,14 @@ export function diagnose(lock: LockState, canary: Canary | null, now: number): {
   if (canary.pid !== pid) return { running: false, pid, problem: 'canary-pid-mismatch' };
   if (!canaryFresh(canary, now)) return { running: false, pid, problem: 'stale-canary' };
   return { running: true, pid, problem: null };
+}
+
+/** A config-reload error is about a config.json that did not load; the caller has just
+ *  loaded it, so it is fixed: the daemon clears it at its next reload, a stopped one never
+ *  will. Other errors stand. */
+export const CONFIG_RELOAD_ERROR = 'config-reload';
+export function currentError(lastError: string | null): string | null {
+  return lastError?.startsWith(CONFIG_RELOAD_ERROR) ? null : lastError;
 }
 
 /** The model as configured: the server's id, the local folder, or the model name. */
@@ -107,7 +118,8 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
     embedder: live ? (canary!.embedder ?? null) : null,
     store_health: live ? (canary!.store ?? null) : null,
     uptime_s: live ? Math.round((now - canary!.startedAt) / 1000) : null,
-    last_error: canary?.lastError ?? null,
+    index_schedule: live ? (canary!.indexSchedule ?? null) : null,
+    last_error: currentError(canary?.lastError ?? null),
     modes,
     problem: d.problem,
     lock: { held: lock.held, age_s: lock.lockAgeMs === null ? null : Math.round(lock.lockAgeMs / 1000) },

@@ -32,7 +32,14 @@ function human(s: Status): string {
     lines.push(`daemon:   running (pid ${s.pid}, up ${s.uptime_s} s, canary ${s.canary_age_s} s old, ${s.sessions} session(s) watched)`);
   } else {
     const why = s.problem ? ` — ${s.problem}${s.pid ? ` (pid ${s.pid})` : ''}` : '';
-    lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
+    // With the kill switch on, `start` refuses: the first thing to do is to lift it.
+    const next = s.killed ? 'The kill switch is on: "active-brain unkill", then "active-brain start --detach".' : 'Start it with "active-brain start --detach".';
+    lines.push(`daemon:   not running${why}. ${next}`);
+  }
+  const sch = s.index_schedule;
+  if (sch) {
+    const when = sch.runningPid ? `running now (pid ${sch.runningPid})` : sch.nextRunAt ? `next in ${Math.max(0, Math.round((sch.nextRunAt - Date.now()) / 60_000))} min` : '';
+    lines.push(`schedule: the daemon runs \`active-brain index\` every ${sch.intervalMinutes} min (indexer.schedule = "daemon")${when ? `; ${when}` : ''}`);
   }
   lines.push(`sessions: ${s.transcripts_root.path}${s.transcripts_root.exists ? '' : ' — does not exist: set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions'}`);
   if (s.codex_sessions_root.exists) lines.push(`codex:    ${s.codex_sessions_root.path} (Codex CLI rollouts, tailed too)`);
@@ -77,7 +84,7 @@ daemon sees it (state ok or down, location, since, message, failures, nextRetryA
 whose server went away is down, offers are silent and the daemon reconnects (1 s doubling to 60 s).
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
-"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","last_error","problem","lock":{…},
+"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","index_schedule","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
 Exit 0 when the daemon is running, 1 when it is not.`,
