@@ -283,7 +283,11 @@ async function fallbackStep(ctx: SetupContext, why: string): Promise<Step | Step
 /** The daemon and the scheduled index as user services, or the fallback without a manager. */
 export async function serviceStep(ctx: SetupContext): Promise<Step | StepFailure> {
   const p = process.platform;
-  if (p !== 'linux' && p !== 'darwin') return fallbackStep(ctx, `none on ${p}`);
+  if (p !== 'linux' && p !== 'darwin') {
+    // --no-manage: the user runs things their own way — nothing is started here either.
+    if (!ctx.manage) return ok('service', false, `no user service manager on ${p}; not started (--no-manage): run \`active-brain start --detach\` with indexer.schedule = "daemon", or schedule \`active-brain index\` yourself`);
+    return fallbackStep(ctx, `none on ${p}`);
+  }
   const platform = p as Platform;
   const schedule = `index every ${ctx.config.indexer.intervalMinutes} min`;
   if (ctx.manage) {
