@@ -10,7 +10,7 @@ import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
 import type { Canary, EmbedderHealth, IndexScheduleState, ModeState, StoreHealth } from '../shared/types.js';
-import { DEFAULT_LOCAL_MODEL } from '../embed/embedder.js';
+import { DEFAULT_LOCAL_MODEL, resolveModel } from '../embed/embedder.js';
 import { serverModelId } from '../embed/server.js';
 
 export interface StoreSummary {
@@ -42,7 +42,10 @@ export interface DaemonStatus {
    *  when the user has no Codex. */
   codex_sessions_root: { path: string; exists: boolean };
   store: StoreSummary;
-  model: { configured: string; localPath: string | null; store: string | null };
+  /** configured: the server's id, the local folder or the model name; id: the id the store
+   *  records for it (null when it cannot be resolved: `problem` says why); store: the id the
+   *  store was built with. */
+  model: { configured: string; localPath: string | null; store: string | null; id: string | null; problem: string | null };
   /** The embedding server as the running daemon sees it (embedding.url set and the daemon
    *  running; else null). */
   embedder: EmbedderHealth | null;
@@ -84,6 +87,16 @@ export function currentError(lastError: string | null): string | null {
   return lastError?.startsWith(CONFIG_RELOAD_ERROR) ? null : lastError;
 }
 
+/** The id the store would record for the configured model (reads a local folder's
+ *  config.json, nothing else), or why it cannot be had. */
+function modelId(e: Config['embedding'], env: NodeJS.ProcessEnv): { id: string | null; problem: string | null } {
+  try {
+    return { id: resolveModel(e, env).modelId, problem: null };
+  } catch (err) {
+    return { id: null, problem: (err as Error).message };
+  }
+}
+
 /** The model as configured: the server's id, the local folder, or the model name. */
 function configuredModel(e: Config['embedding']): string {
   if (e.url) return serverModelId(e.url, e.model);
@@ -114,6 +127,7 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
       configured: configuredModel(config.embedding),
       localPath: config.embedding.localModelPath ?? null,
       store: store.model ?? null,
+      ...modelId(config.embedding, env),
     },
     embedder: live ? (canary!.embedder ?? null) : null,
     store_health: live ? (canary!.store ?? null) : null,

@@ -47,11 +47,13 @@ function uninstallText(r: UninstallResult): string {
   return out.join('\n') + '\n';
 }
 
-function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }): string {
+function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }, daemonSchedule: boolean): string {
   const out = r.files.map((f) => `${f.role.padEnd(13)} ${f.installed ? (f.up_to_date ? 'installed, up to date' : 'installed, OUTDATED (run service install)') : 'not installed'}: ${f.file}`);
   for (const m of r.manager) out.push(`manager:      ${m.unit}: ${m.detail || (m.ok ? 'active' : 'inactive')}`);
   out.push(`last index:   ${describeLastRun(r.last_index_run)}`);
-  if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
+  if (!r.installed && daemonSchedule) {
+    out.push('not installed: the daemon runs the scheduled index itself (indexer.schedule = "daemon": setup\'s fallback without a user service manager; `active-brain status` shows it)');
+  } else if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
   return out.join('\n') + '\n';
 }
 
@@ -121,7 +123,7 @@ the platform has none.`,
     const storePath = config.store.path ?? defaultStorePath();
     const r = { ...serviceStatus(platform, { config, manage }), last_index_run: lastIndexRun(readIndexLog(), storePath) };
     if (values.json) printJson(r);
-    else process.stdout.write(statusText(r));
+    else process.stdout.write(statusText(r, config.indexer.schedule === 'daemon'));
     return r.installed ? EXIT.OK : EXIT.FAIL;
   },
 };

@@ -26,6 +26,17 @@ function withChannels(s: DaemonStatus, states: Record<string, Record<Channel, Mo
   return { ...s, mode: commonState(states), modes };
 }
 
+/** The model line: what is configured, and — when it cannot be had or is not the one the
+ *  store was built with — what to do. */
+export function modelLine(m: DaemonStatus['model']): string {
+  const shown = m.localPath && m.id ? `${m.id} (local folder ${m.localPath})` : m.configured;
+  if (m.problem) return `${shown} — does not resolve: ${m.problem}`;
+  if (m.store && m.id && m.store !== m.id) {
+    return `${shown} — the store was built with ${m.store}: re-index with "active-brain index --rebuild", or configure that model (embedding.localModelPath / ACTIVE_BRAIN_MODEL_PATH, embedding.model)`;
+  }
+  return `${shown}${m.store ? ', matches the store' : ''}`;
+}
+
 function human(s: Status): string {
   const lines: string[] = [];
   if (s.running) {
@@ -50,7 +61,7 @@ function human(s: Status): string {
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
   else lines.push(`store:    ${st.backend === 'postgres' ? 'team store (PostgreSQL) ' : ''}${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
-  lines.push(`model:    ${s.model.configured}${s.model.store && s.model.store !== s.model.configured ? ` (store built with ${s.model.store})` : ''}`);
+  lines.push(`model:    ${modelLine(s.model)}`);
   const e = s.embedder;
   if (e) {
     lines.push(

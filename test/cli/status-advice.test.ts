@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, readJson, startDaemon, tempEnv, waitFor, type Env } from '../daemon/helpers.js';
+import { modelLine } from '../../cli/commands/status.js';
 
 let e: Env;
 afterEach(() => e?.cleanup());
@@ -43,5 +44,13 @@ describe('status tells the truth after a fix', () => {
     const st = cli(e, ['status']);
     expect(st.stdout).toContain('The kill switch is on: "active-brain unkill", then "active-brain start --detach"');
     expect(st.stdout).not.toContain('Start it with "active-brain start --detach"');
+  });
+
+  it('the model line names the model by the id the store records, and says what to do when it differs or does not resolve', () => {
+    const base = { configured: '/m/offline-glove-sif', localPath: '/m/offline-glove-sif', store: 'offline-glove-sif', id: 'offline-glove-sif', problem: null };
+    // control: the same model as the store is not reported as "store built with" another
+    expect(modelLine(base)).toBe('offline-glove-sif (local folder /m/offline-glove-sif), matches the store');
+    expect(modelLine({ ...base, configured: 'Xenova/all-MiniLM-L6-v2', localPath: null, id: 'Xenova/all-MiniLM-L6-v2' })).toMatch(/the store was built with offline-glove-sif: re-index with "active-brain index --rebuild"/);
+    expect(modelLine({ ...base, id: null, problem: 'no transformers.js model at /m (config.json missing)' })).toContain('does not resolve: no transformers.js model');
   });
 });

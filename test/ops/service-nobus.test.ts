@@ -60,5 +60,9 @@ describe.skipIf(process.platform !== 'linux')('service CLI without a user bus', 
     expect(un.stdout).toMatch(/^ok +systemctl --user disable active-brain.service$/m);
     expect(un.stdout).toContain(`removed: ${unit}`);
     expect(existsSync(unit)).toBe(false);
+    // where setup fell back, status says who runs the schedule instead of "run service install"
+    const fell = cli(e, ['service', 'status', '--set', 'indexer.schedule=daemon']);
+    expect(fell.stdout).toContain('the daemon runs the scheduled index itself');
+    expect(cli(e, ['service', 'status']).stdout).toContain('run `active-brain service install`'); // control
   });
 });
