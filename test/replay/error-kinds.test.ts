@@ -44,15 +44,24 @@ describe('tool error kinds', () => {
         .endTurn();
       writeFileSync(join(proj, `${b.sessionId}.jsonl`), b.text());
     }
+    // a worker session (`claude -p`: entrypoint sdk-cli): no offers there, so replay counts its
+    // error apart; eval pastfix replays it like any session and counts it
+    const w = new TranscriptBuilder().prompt('run git status').tool('Bash', { command: 'git status' }, SIGNED, true).reply('Not a repository.').endTurn();
+    writeFileSync(join(proj, `${w.sessionId}.jsonl`), w.lines.map((l) => JSON.stringify({ ...JSON.parse(l), entrypoint: 'sdk-cli' })).join('\n') + '\n');
     const env = { ...process.env, ACTIVE_BRAIN_HOME: join(tmp, 'home'), ACTIVE_BRAIN_MODEL_PATH: offlineModelPath(), ACTIVE_BRAIN_TRANSCRIPTS: root, CODEX_HOME: join(tmp, 'codex'), CI: 'true' };
     const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8', timeout: 120_000 });
-    const replay = JSON.parse(run('replay', root, '--json').stdout) as { tool_errors: number; tool_errors_by_kind: Record<string, number> };
+    type Kinds = Record<string, number>;
+    const replay = JSON.parse(run('replay', root, '--json').stdout) as { tool_errors: number; tool_errors_by_kind: Kinds; tool_errors_unoffered: { workers: Kinds; subagents: Kinds } };
     const pastfix = JSON.parse(run('eval', 'pastfix', root, '--json').stdout) as { errors: number };
     expect(replay.tool_errors).toBe(6);
     expect(replay.tool_errors_by_kind).toEqual({ signed: 2, rejection: 2, cascade: 2, 'no-signature': 0 });
-    expect(replay.tool_errors_by_kind.signed).toBe(pastfix.errors);
+    expect(replay.tool_errors_unoffered.workers).toEqual({ signed: 1, rejection: 0, cascade: 0, 'no-signature': 0 });
+    // they reconcile: pastfix's errors are the signed ones, the workers' included
+    expect(pastfix.errors).toBe(3);
+    expect(replay.tool_errors_by_kind.signed + replay.tool_errors_unoffered.workers.signed).toBe(pastfix.errors);
     const text = run('replay', root).stdout;
     expect(text).toContain('6 error(s): 2 the hook sees with an error signature (what `eval pastfix` counts), 2 <tool_use_error> rejection(s) that fire no hook, 2 cascade(s)');
+    expect(text).toContain('`eval pastfix` counts 3: these and 1 signed error(s) of worker sessions');
 
     const html = join(tmp, 'page.html');
     const bt = run('backtest', '--since', 'all', '--html', html);
