@@ -7,7 +7,7 @@
  * the same lock, one index run at a time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonIndexSchedule, dueAt, type IndexChild } from '../../daemon/index-schedule.js';
 import { acquireIndexLock } from '../../indexer/lock.js';
@@ -104,4 +104,19 @@ describe('the daemon index schedule (real daemon, real index runs)', () => {
       await lock.release();
     }
   }, 90_000);
+
+  it('a running daemon takes the schedule over when config.json switches it (as the setup fallback does), and gives it back', async () => {
+    e = tempEnv('ab-idx-sched-');
+    const d = startDaemon(e);
+    const canary = join(e.home, 'canary.json');
+    type C = { indexSchedule?: { intervalMinutes: number } };
+    await waitFor(() => readJson<C>(canary), 30_000, 'canary');
+    expect(readJson<C>(canary)!.indexSchedule).toBeUndefined(); // control: the timer's (default)
+    writeFileSync(join(e.home, 'config.json'), JSON.stringify({ indexer: { schedule: 'daemon', intervalMinutes: 30 } }));
+    await waitFor(() => readJson<C>(canary)?.indexSchedule?.intervalMinutes === 30, 20_000, 'schedule taken over');
+    writeFileSync(join(e.home, 'config.json'), JSON.stringify({ indexer: { schedule: 'service' } }));
+    await waitFor(() => readJson<C>(canary) && !readJson<C>(canary)!.indexSchedule, 20_000, 'schedule given back');
+    d.child.kill('SIGTERM');
+    await d.exited;
+  }, 60_000);
 });
