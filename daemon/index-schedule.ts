@@ -86,10 +86,14 @@ export class DaemonIndexSchedule {
       child = this.start();
     } catch (e) {
       this.events.failed((e as Error).message);
-      child = null;
+      this.startedAt = now;
+      return;
     }
-    this.startedAt = now;
-    if (!child) return;
+    this.startedAt = now; // a start that failed is retried an interval later, not every cycle
+    if (!child) {
+      this.events.failed('could not start `active-brain index`');
+      return;
+    }
     this.running = child;
     this.events.started(child.pid);
     child.onExit((code) => {

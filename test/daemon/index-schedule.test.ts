@@ -62,6 +62,25 @@ describe('the daemon index schedule (decision)', () => {
   });
 });
 
+describe('the daemon index schedule (a start that fails)', () => {
+  it('is said once and retried an interval later, not every cycle', () => {
+    const failed: string[] = [];
+    let tries = 0;
+    const s = new DaemonIndexSchedule(() => { tries++; throw new Error('EAGAIN'); }, { started: () => {}, ended: () => {}, failed: (m) => failed.push(m) });
+    const on = { enabled: true, intervalMinutes: 15 };
+    s.tick(on, 0);
+    s.tick(on, 2_000);
+    expect([tries, failed]).toEqual([1, ['EAGAIN']]);
+    s.tick(on, 15 * MIN);
+    expect(tries).toBe(2);
+    const nulls: string[] = [];
+    const n = new DaemonIndexSchedule(() => null, { started: () => {}, ended: () => {}, failed: (m) => nulls.push(m) });
+    n.tick(on, 0);
+    n.tick(on, 1);
+    expect(nulls).toEqual(['could not start `active-brain index`']);
+  });
+});
+
 describe('the daemon index schedule (real daemon, real index runs)', () => {
   let e: Env;
   afterEach(() => e?.cleanup());
