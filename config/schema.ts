@@ -12,6 +12,10 @@ import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNA
  *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
 export const DRIFT_QUESTION_MARGIN = 0.5;
 
+/** Who runs the scheduled index (indexer.schedule). */
+export const INDEX_SCHEDULERS = ['service', 'daemon'] as const;
+export type IndexScheduler = (typeof INDEX_SCHEDULERS)[number];
+
 /** A mode's tool channel (PostToolUseFailure / PostToolUse: the Past fix at the failure and
  *  the in-turn loop). Its own rollout state, budget and gaps; the offers it has shown are
  *  shared with the prompt channel (a chunk is shown once per session, on either channel).
@@ -195,6 +199,13 @@ export const ConfigSchema = z
           .refine(isScheduleInterval, {
             message: `must divide an hour (${SCHEDULE_MINUTES.join(', ')}) or be whole hours that divide a day (${SCHEDULE_HOURS.map((h) => h * 60).join(', ')})`,
           }),
+        /** Who runs the scheduled index: `service` — the user service manager's timer
+         *  (`service install`: systemd timer / launchd agent); `daemon` — the daemon itself,
+         *  spawning `active-brain index` every intervalMinutes (one run at a time, under the
+         *  indexer lock the timer's runs take too). `setup` writes `daemon` where no user
+         *  service manager is reachable (containers, WSL, SSH without lingering) and
+         *  `service` where it installed the timer; `doctor` checks the one in use. */
+        schedule: z.enum(INDEX_SCHEDULERS).default('service'),
       })
       .strict()
       .default({}),

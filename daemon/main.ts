@@ -56,6 +56,9 @@ import { Pipeline, STORE_DOWN, type Decision, type ToolDecision } from '../core/
 import type { TailLine, LinesInfo } from './tailer.js';
 import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
+import { CONFIG_RELOAD_ERROR } from './status.js';
+import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
+import { cliPath } from '../ops/service.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -564,10 +567,24 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     lastError: log.lastError ?? lastError,
     ...(embedderHealth(embedder) ? { embedder: embedderHealth(embedder) } : {}),
     ...(guard.snapshot() ? { store: guard.snapshot()! } : {}),
+    ...(indexSchedule.snapshot() ? { indexSchedule: indexSchedule.snapshot()! } : {}),
   });
+  // The scheduled index, when the daemon runs it (indexer.schedule = "daemon": no user
+  // service manager runs the timer). A separate `active-brain index` process, one at a time.
+  let schedule = { enabled: config.indexer.schedule === 'daemon', intervalMinutes: config.indexer.intervalMinutes };
+  const indexSchedule = new DaemonIndexSchedule(
+    () => spawnIndexRun(cliPath(), env),
+    {
+      started: (p) => event({ event: 'index-scheduled', reason: 'started', figures: { pid: p } }),
+      ended: (p, code) => event({ event: 'index-scheduled', reason: 'ended', figures: { pid: p, ...(code === null ? {} : { exit: code }) } }),
+      failed: (m) => fail('index-schedule', new Error(m)),
+    },
+    lastRecordedRun(storePath, env),
+  );
   // `enable` / `disable` change modes in config.json (and the hook's settings at once): the
-  // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. Only
-  // the modes are taken over; other settings need a restart (said in the event).
+  // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. The
+  // index schedule (indexer.schedule, intervalMinutes) is followed too: `setup` switches it.
+  // Other settings need a restart (said in the event).
   let configStamp = fileStamp(configPath(env));
   const reloadModes = () => {
     const stamp = fileStamp(configPath(env));
@@ -576,9 +593,12 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     try {
       const next = loadConfig({ env, flags: opts.flags }).config;
       pipeline.setModes(next.modes);
+      schedule = { enabled: next.indexer.schedule === 'daemon', intervalMinutes: next.indexer.intervalMinutes };
+      // The file loads again: an earlier reload error is history.
+      if (lastError?.startsWith(CONFIG_RELOAD_ERROR)) lastError = null;
       event({ event: 'config-reloaded', reason: 'modes' });
     } catch (e) {
-      fail('config-reload', e);
+      fail(CONFIG_RELOAD_ERROR, e);
     }
   };
   // Housekeeping: at the first cycle, then every daemon.housekeepingMinutes.
@@ -613,6 +633,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     syncFixes();
     reloadModes();
     housekeeping();
+    indexSchedule.tick(schedule);
     try {
       writeCanary(canaryPath(env), canary());
     } catch (e) {

@@ -16,6 +16,7 @@
  * Offer ids are made deterministic (a hash of the salt, session, turn and chunk) so the same
  * input replays to the same output; the builder's own ids are random UUIDs.
  */
+import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
@@ -67,6 +68,8 @@ export interface ReplayRow {
   tool_use_id: string | null;
   /** Tool channel: the step's result was an error. */
   tool_error: boolean;
+  /** Tool channel: which kind of error (eval/tool-error-kinds.ts), null when none. */
+  tool_error_kind?: ToolErrorKind | null;
   /** Transcript byte offset just past the exchange (prompt) or the step's result (tool). */
   offset: number;
   /** Prompt channel: the drift and stall scores (robust z) the triggers measured, when they did. */
@@ -254,6 +257,7 @@ export class SessionReplay {
       step: st.step,
       tool_use_id: st.toolUseId,
       tool_error: st.isError,
+      tool_error_kind: toolErrorKind(st),
       offset: st.endOffset,
 
       sidechain: d.worker !== null || this.o.subagent,

@@ -205,6 +205,22 @@ export interface Canary {
   embedder?: EmbedderHealth;
   /** The store as the daemon last saw it (daemon/store-health.ts); absent until it was opened or lost. */
   store?: StoreHealth;
+  /** The daemon's own index schedule (indexer.schedule = "daemon", daemon/index-schedule.ts);
+   *  absent when the service manager's timer runs it. */
+  indexSchedule?: IndexScheduleState;
+}
+
+/** The daemon's own index schedule, as the canary carries it. */
+export interface IndexScheduleState {
+  intervalMinutes: number;
+  /** When the last run started (ms epoch; from logs/index.jsonl before this daemon's first). */
+  lastRunAt: number | null;
+  /** When the next run is due (ms epoch); null while one runs. */
+  nextRunAt: number | null;
+  /** The run under way, if any. */
+  runningPid: number | null;
+  /** Exit code of this daemon's last run (null: none yet, or ended by a signal). */
+  lastExit: number | null;
 }
 
 /** The daemon's store: `down` while its server cannot be reached (the daemon reconnects with

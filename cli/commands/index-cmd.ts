@@ -33,7 +33,9 @@ const HELP = `usage: active-brain index add <path> --region <name> [--kind notes
                          [--scope global|project:<glob>] [--audience team|user:<name>|project:<glob>] [--json]
        active-brain index [--rebuild] [--json]
 
-index add   registers <path> under region <name> and indexes it.
+index add   registers <path> under region <name> and indexes it (a folder that holds nothing
+            to index yet is registered all the same, and says so: the next index run and the
+            schedule pick up what appears there).
             --kind notes        a folder of .md / .markdown / .txt notes (or one file)
             --kind transcripts  a Claude Code projects root (<root>/<project>/<session>.jsonl,
                                 subagent transcripts skipped), e.g. ~/.claude/projects
@@ -64,7 +66,7 @@ indexer.intervalMinutes (default 15).
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
 "chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}]} (plus "region",
-"source" for add). chunks_embedded counts the chunks that needed the model; a re-indexed
+"source", "registered": true for add). chunks_embedded counts the chunks that needed the model; a re-indexed
 file reuses the stored vectors of its unchanged chunks. Transcripts also give error
 episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
 Progress is drawn on stderr only when it is a terminal.
@@ -193,15 +195,27 @@ export async function runIndexJob(
   }
 }
 
+/** What `index add` did with the path, said plainly: registered (and indexed), or registered
+ *  while it holds nothing to index yet — never a "nothing to index" that leaves it unclear. */
+export function addedLine(added: SourceRecord, scope: string | null, s: IndexSummary): string {
+  const head = `registered ${added.path} (${added.kind}) in region "${added.region}" (${scope})`;
+  if (s.files_seen > 0) return head;
+  const what = added.kind === 'notes' ? '.md, .markdown or .txt notes' : 'transcripts (<project>/<session>.jsonl)';
+  return `${head}: it holds no ${what} yet, so nothing was indexed; \`active-brain index\` (and the schedule) indexes what appears there. Not the folder you meant? Check the path${added.kind === 'transcripts' ? '' : ', or --kind transcripts'}.`;
+}
+
 async function execute(job: IndexJob & { json: boolean }): Promise<number> {
   const r = await runIndexJob(job, {
     progress: job.json ? undefined : createProgress(),
-    onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
+    // An empty new source is said once, in the registered line below, not as a skip.
+    onProblem: job.json ? undefined : (p) => {
+      if (!(job.add && p.reason === 'empty_source')) process.stderr.write(`active-brain: ${p.message}\n`);
+    },
   });
   const { summary, added, scope } = r;
-  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, audience: job.add!.audience, ...summary } : summary);
+  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, audience: job.add!.audience, registered: true, ...summary } : summary);
   else {
-    if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
+    if (added) process.stdout.write(addedLine(added, scope, summary) + '\n');
     process.stdout.write(summaryLine(summary) + '\n');
   }
   const notEmbedded = summary.warnings.chunks_not_embedded ?? 0;

@@ -27,13 +27,31 @@ function withChannels(s: DaemonStatus, states: Record<string, Record<Channel, Mo
   return { ...s, mode: commonState(states), modes };
 }
 
+/** The model line: what is configured, and — when it cannot be had or is not the one the
+ *  store was built with — what to do. */
+export function modelLine(m: DaemonStatus['model']): string {
+  const shown = m.localPath && m.id ? `${m.id} (local folder ${m.localPath})` : m.configured;
+  if (m.problem) return `${shown} — does not resolve: ${m.problem}`;
+  if (m.store && m.id && m.store !== m.id) {
+    return `${shown} — the store was built with ${m.store}: re-index with "active-brain index --rebuild", or configure that model (embedding.localModelPath / ACTIVE_BRAIN_MODEL_PATH, embedding.model)`;
+  }
+  return `${shown}${m.store ? ', matches the store' : ''}`;
+}
+
 function human(s: Status, workers: WorkersSummary): string {
   const lines: string[] = [];
   if (s.running) {
     lines.push(`daemon:   running (pid ${s.pid}, up ${s.uptime_s} s, canary ${s.canary_age_s} s old, ${s.sessions} session(s) watched)`);
   } else {
     const why = s.problem ? ` — ${s.problem}${s.pid ? ` (pid ${s.pid})` : ''}` : '';
-    lines.push(`daemon:   not running${why}. Start it with "active-brain start --detach".`);
+    // With the kill switch on, `start` refuses: the first thing to do is to lift it.
+    const next = s.killed ? 'The kill switch is on: "active-brain unkill", then "active-brain start --detach".' : 'Start it with "active-brain start --detach".';
+    lines.push(`daemon:   not running${why}. ${next}`);
+  }
+  const sch = s.index_schedule;
+  if (sch) {
+    const when = sch.runningPid ? `running now (pid ${sch.runningPid})` : sch.nextRunAt ? `next in ${Math.max(0, Math.round((sch.nextRunAt - Date.now()) / 60_000))} min` : '';
+    lines.push(`schedule: the daemon runs \`active-brain index\` every ${sch.intervalMinutes} min (indexer.schedule = "daemon")${when ? `; ${when}` : ''}`);
   }
   lines.push(`sessions: ${s.transcripts_root.path}${s.transcripts_root.exists ? '' : ' — does not exist: set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions'}`);
   if (s.codex_sessions_root.exists) lines.push(`codex:    ${s.codex_sessions_root.path} (Codex CLI rollouts, tailed too)`);
@@ -46,7 +64,7 @@ function human(s: Status, workers: WorkersSummary): string {
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
   else lines.push(`store:    ${st.backend === 'postgres' ? 'team store (PostgreSQL) ' : ''}${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
-  lines.push(`model:    ${s.model.configured}${s.model.store && s.model.store !== s.model.configured ? ` (store built with ${s.model.store})` : ''}`);
+  lines.push(`model:    ${modelLine(s.model)}`);
   const e = s.embedder;
   if (e) {
     lines.push(
@@ -80,7 +98,7 @@ daemon sees it (state ok or down, location, since, message, failures, nextRetryA
 whose server went away is down, offers are silent and the daemon reconnects (1 s doubling to 60 s).
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
-"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","last_error","problem","lock":{…},
+"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","index_schedule","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}},
 "workers":{"entrypoints","unattended","cwdGlobs","envMarker","rules","hook","recent"}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
