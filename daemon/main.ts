@@ -46,8 +46,7 @@ import { parserForFileSync, type LineParser } from '../transcript/host.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
-import { FixesWriter } from './fixes-writer.js';
-import { buildFixFiles } from '../core/fixes.js';
+import { syncFixesFrom } from './fixes-writer.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
@@ -240,7 +239,6 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   let cycles = 0;
   let lastActivity = Date.now();
   // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
-  const fixes = new FixesWriter(fixesDir(env));
   // ---- a store whose server can go away (the team store): daemon/store-health.ts ----
   const shownStore = displayLocation(storePath);
   const guard = new StoreGuard(shownStore);
@@ -253,8 +251,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       // The reader's change stamp (file stamp for SQLite, meta.generation for PostgreSQL).
       const stamp = s.changeStamp();
       if (stamp === fixesStamp) return;
-      const files = buildFixFiles(s.fixEpisodes(), stamp, Date.now());
-      const r = fixes.sync(files);
+      const r = syncFixesFrom(s, fixesDir(env), stamp);
+      const files = { size: r.keys };
       // Only a complete rebuild counts: a read that failed is tried again next cycle.
       fixesStamp = stamp;
       if (r.written + r.removed + r.failed > 0) {
@@ -618,7 +616,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     cycles++;
     if (existsSync(killPath(env))) {
       killed = true;
-      const n = caches.clearAll() + fixes.clearAll();
+      // The offer caches go; the fixes stay (they follow the store, not the daemon: the hook's
+      // kill gate silences them while the kill file is there).
+      const n = caches.clearAll();
       event({ event: 'kill', reason: 'kill-file', figures: { cachesCleared: n } });
       void shutdown!(0, 'kill-file');
       return;
@@ -666,7 +666,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       }
       // No daemon, no fresh offers: a cache left behind would let the hook print an offer
       // computed turns ago (it stays valid for daemon.cacheTtlSeconds). Clear on every stop.
-      const cleared = caches.clearAll() + fixes.clearAll();
+      // The fixes files stay: they are the store's, kept in step by whoever changes it (the
+      // indexer), so the Past fix at a failure needs no daemon.
+      const cleared = caches.clearAll();
       try {
         writeCanary(canaryPath(env), { ...canary(), killed });
       } catch { /* best effort */ }

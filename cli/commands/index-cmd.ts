@@ -13,9 +13,11 @@ import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { openStoreWriter } from '../../store/sqlite-store.js';
+import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
+import { syncFixesFrom } from '../../daemon/fixes-writer.js';
+import { fixesDir } from '../../shared/paths.js';
 import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
-import { writerStoreLocation } from '../../store/location.js';
+import { storeBackend, writerStoreLocation } from '../../store/location.js';
 import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
 import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -189,9 +191,30 @@ export async function runIndexJob(
     throw e;
   } finally {
     store?.close();
+    // Still under the lock: the hook's fixes files follow what this run left in the store.
+    if (outcome.result !== 'error') syncFixesAfterRun(storePath);
     // Still under the lock: the fingerprint after is what this run left.
     run.finish(outcome);
     await lock.release();
+  }
+}
+
+/** The hook's fixes files (<home>/fixes) kept in step with the store the run changed: the
+ *  Past fix at a failure needs no daemon. A failure here is reported, never fatal to the run
+ *  (the daemon, when it runs, syncs them again). */
+function syncFixesAfterRun(storePath: string): void {
+  // A team store is followed by the daemon (its change stamp): this run holds a writer URL,
+  // and the readers' view of it is theirs (row-level security).
+  if (storeBackend(storePath) !== 'sqlite') return;
+  try {
+    const reader = openStoreReader(storePath);
+    try {
+      syncFixesFrom(reader, fixesDir(process.env), reader.changeStamp());
+    } finally {
+      reader.close();
+    }
+  } catch (e) {
+    process.stderr.write(`warning: the Past fix files in ${fixesDir(process.env)} were not updated (${(e as Error).message}); the daemon updates them when it runs, or run "active-brain index" again\n`);
   }
 }
 
