@@ -255,16 +255,20 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
     // was the right one); any other shown offer is one the gold did not judge.
     const it = s.toolUseId ? byId.get(s.toolUseId) : undefined;
     tally.shown_offers++;
-    if (it) {
-      // A second offer at an item already told: judged as that item's offers are.
-      if (it.verdict === 'generic') tally.generic_offers++;
-      else if (it.verdict === 'recurrence' && fromSources(it, s.shown.handle)) tally.right_offers++;
-      else tally.wrong_offers++;
-    } else tally.unjudged_offers++;
+    // A second offer at an item already told is judged as that item's offers are.
+    let outcome: PastfixOutcome = 'unjudged-offer';
+    if (it?.verdict === 'generic') outcome = 'generic-offer';
+    else if (it?.verdict === 'recurrence' && fromSources(it, s.shown.handle)) outcome = 'hit';
+    else if (it?.verdict === 'recurrence' && fromLookAlike(it, s.shown.handle)) outcome = 'unconfirmed-offer';
+    else if (it) outcome = 'wrong-offer';
+    if (outcome === 'generic-offer') tally.generic_offers++;
+    else if (outcome === 'hit') tally.right_offers++;
+    else if (outcome === 'unconfirmed-offer') tally.unconfirmed_offers++;
+    else if (outcome === 'wrong-offer') tally.wrong_offers++;
+    else tally.unjudged_offers++;
     events.push({
       session, step: s.step, tool_use_id: s.toolUseId, item: it?.id ?? null, verdict: it?.verdict ?? null, hookable: it?.hookable ?? null,
-      handle: s.shown.handle, hook: s.shown.hook, reason: null,
-      outcome: it ? (it.verdict === 'generic' ? 'generic-offer' : 'wrong-offer') : 'unjudged-offer',
+      handle: s.shown.handle, hook: s.shown.hook, reason: null, outcome,
     });
   }
   return events;
