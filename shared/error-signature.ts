@@ -97,7 +97,14 @@ const HASH_RE = /\b(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}\b/g;
 /** Quoted spans on one line: '…', "…", `…`, ‘…’, “…” (bounded, so a stray quote cannot eat a line). */
 const QUOTED_RE = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`|‘[^’\n]{1,200}’|“[^”\n]{1,200}”/g;
 /** Paths with a separator (optionally ~, ., drive letter; :line:col kept out by the number rule). */
-const PATH_RE = /(?:[a-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+-]+)+[\\/]?|\b[\w.@+-]+(?:[\\/][\w.@+-]+)+[\\/]?/g;
+const PATH_RE = /(?:[a-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+!-]+)+[\\/]?|\b[\w.@+-]+(?:[\\/][\w.@+!-]+)+[\\/]?/g;
+/** Windows and MSYS paths, whose segments may hold spaces when a separator follows them
+ *  (`c:\users\me\my app\src`, `c:/users/me/my app/src`, `/c/users/me/my app/src`) and UNC
+ *  paths (`\\server\share\x`): one placeholder, as a Unix path is (the same error met on another
+ *  machine or shell then signs the same). */
+const WIN_PATH_RE = /(?:\b[a-z]:|(?<![\w.])\/[a-z](?=\/)|\\\\[\w.$-]+)(?:[\\/](?:[^\\/\s'"`<>|:*?]+(?: [^\\/\s'"`<>|:*?]+)*(?=[\\/]))?)+[\\/]?[^\\/\s'"`<>|:*?]*/g;
+/** A Windows path (kept as it is) or an escaped line break (`\\n`, `\\r\\n`). */
+const WIN_ESCAPE_SAFE_RE = /(?:\b[A-Za-z]:\\|\\\\[\w.$-]+\\)(?:[^\\\s'"`<>|]+(?: [^\\\s'"`<>|]+)*\\)*[^\\\s'"`<>|]*|\\r\\n|\\n/g;
 /** Bare file names with a common extension. */
 const FILE_RE = /\b[\w@+-]+(?:\.[\w-]+)*\.(?:[jt]sx?|mjs|cjs|json|ya?ml|toml|lock|md|txt|py|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|ex|exs|erl|hs|php|sh|sql|html|css|scss|vue|svelte|beam|so|dll|o|log|cfg|ini|xml|gradle)\b/g;
 /** The name after `branch`, `origin`, `tag`, `checkout`, `worktree` is a placeholder too
@@ -126,7 +133,7 @@ function keptQuote(q: string): string {
  *  `keepQuoted`: quoted names stay (the signature of a compile error: shared/error-class.ts). */
 export function normalizeErrorLine(raw: string, keepQuoted = false): string {
   let s = raw.toLowerCase().replace(/<\/?tool_use_error>/g, ' ');
-  s = s.replace(URL_RE, '<url>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
+  s = s.replace(URL_RE, '<url>').replace(WIN_PATH_RE, '<path>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
   if (keepQuoted) {
     // Quoted names are kept, but what is around them is normalized as usual: protect them.
     const kept: string[] = [];
@@ -163,7 +170,9 @@ export const MAX_INFORMATIVE_LINES = 2000;
 export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean, keepQuoted = false): string[] {
   let t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   // Tools that print their output JSON-escaped ("…failed:\n\n[FORMAT]…") mean real newlines.
-  if (t.includes('\\n')) t = t.replace(/\\r\\n|\\n/g, '\n');
+  // A Windows path's `\n…` folder is not a newline: such paths (spaces allowed inside a
+  // folder name that a separator follows) are matched first and kept.
+  if (t.includes('\\n')) t = t.replace(WIN_ESCAPE_SAFE_RE, (m) => (/^(?:[A-Za-z]:|\\\\)/.test(m) ? m : '\n'));
   t = t.replace(ANSI_RE, '');
   const out: string[] = [];
   for (let line of t.split('\n')) {

@@ -123,3 +123,52 @@ describe('errorSignature on long output', () => {
     expect(other.sig).not.toBe(a.sig);
   });
 });
+
+describe('signatures that generalize (shapes met in real projects of other people)', () => {
+  const seg = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,8}( [A-Za-z0-9]{1,5})?$/);
+  const segs = fc.array(seg, { minLength: 1, maxLength: 4 });
+  const file = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}\.(py|ts|json)$/);
+  /** One path in every shape a shell prints it: Unix, Windows drive (both slashes), MSYS, UNC. */
+  const shaped = fc.tuple(segs, file, fc.constantFrom('unix', 'win', 'winfwd', 'msys', 'unc')).map(([d, f, shape]) => {
+    const tail = [...d, f];
+    if (shape === 'unix') return `/home/${tail.join('/').replace(/ /g, '_')}`;
+    if (shape === 'win') return `C:\\Users\\${tail.join('\\')}`;
+    if (shape === 'winfwd') return `C:/Users/${tail.join('/')}`;
+    if (shape === 'msys') return `/c/Users/${tail.join('/')}`;
+    return `\\\\fileserver\\share\\${tail.join('\\')}`;
+  });
+  const SHAPES = [
+    (p: string) => `Exit code 1\nerror: cannot open ${p} for reading`,
+    (p: string) => `Exit code 2\npython: can't open file ${p}: [Errno 2] No such file or directory`,
+    (p: string) => `Exit code 1\nnpm ERR! enoent Could not read package.json: Error: ENOENT: no such file or directory, open ${p}`,
+  ];
+
+  it('a path in any shape (Windows drive, forward slashes, MSYS, UNC, spaces in folder names, `!`) signs as any other path', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: SHAPES.length - 1 }), shaped, shaped, (i, a, b) => {
+        expect(errorSignature(SHAPES[i](a))!.sig).toBe(errorSignature(SHAPES[i](b))!.sig);
+      }),
+    );
+    expect(errorSignature(SHAPES[0]('/home/ken/my!app/x.py'))!.sig).toBe(errorSignature(SHAPES[0]('/home/ken/app/x.py'))!.sig);
+    // Control: the shapes are still three different errors.
+    expect(new Set(SHAPES.map((f) => errorSignature(f('/home/a/b.py'))!.sig)).size).toBe(SHAPES.length);
+  });
+
+  it('shell chatter printed before every output (a conda or nvm start-up line) does not change the signature', () => {
+    const err = 'Exit code 127\n/bin/bash: line 1: python: command not found';
+    const chatter = [
+      '(base) conda activate: initialising shell hooks',
+      'Now using node v20.11.1 (npm v10.2.4)',
+      '\u001b[33mwarning:\u001b[0m setlocale: LC_ALL: cannot change locale (en_US.UTF-8)',
+    ];
+    for (const c of chatter) {
+      const noisy = `Exit code 127\n${c}\n/bin/bash: line 1: python: command not found`;
+      // The lead is the first line naming a failure: chatter that names none is skipped; chatter
+      // that does (the locale warning) changes the head, and the key line still matches.
+      const keys = errorSignature(noisy)!.lines;
+      expect(keys).toContain(errorSignature(err)!.head[0]);
+    }
+    expect(errorSignature(`Exit code 127\n${chatter[0]}\n/bin/bash: line 1: python: command not found`)!.sig).toBe(errorSignature(err)!.sig);
+  });
+});
+
