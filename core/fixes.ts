@@ -104,6 +104,7 @@ export function exactFixes(sig: string, eps: readonly EpisodeRecord[]): FixOffer
   return same.slice(0, MAX_FIXES_PER_SIG).map((e) => ({
     offer: fixOffer(sig, e, 'exact', 1, Math.max(0, sessions.size - 1)),
     sourceSession: e.sessionId,
+    ...(e.lineage && e.lineage.length > 1 ? { sourceSessions: e.lineage } : {}),
     scope: e.regionScope,
   }));
 }

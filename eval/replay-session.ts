@@ -50,6 +50,17 @@ export interface RowOffer {
   region: string;
   chunkId: number;
   wildcard: boolean;
+  /** Why it has its type (retrieval/offer-type.ts rule, or the tool channel's signature
+   *  match) and the novelty figures the gate saw; codes and figures, no text. */
+  evidence?: OfferEvidence;
+}
+
+/** The evidence that made an offer its type (replay / backtest JSON, per offer). */
+export interface OfferEvidence {
+  rule: string | null;
+  detail: string | null;
+  held_share: number | null;
+  restates_share: number | null;
 }
 
 /** One exchange's decision, without text (ids, codes and figures only). */
@@ -86,6 +97,10 @@ export interface ReplayRow {
   /** For offers: what the hook would have done with it (null until known). */
   hook: HookVerdict | null;
   sufficiency: number | null;
+  /** For offers, the audit (eval/offer-audit.ts): the chunk is from the session's own lineage /
+   *  its text was largely present in the session already. */
+  self_lineage?: boolean;
+  already_in_session?: boolean;
 }
 
 /** The chunk id in a Past fix offer id (`fix-<sig>-<chunkId>`), or -1. */
@@ -185,7 +200,15 @@ export class SessionReplay {
       trigger: d.trigger,
       silence: d.silence,
       offer: d.offer
-        ? { type: d.offer.type, confidence: round4(d.offer.confidence), handle: d.offer.handle, region: d.offer.region, chunkId: d.offer.chunkId, wildcard: d.offer.wildcard }
+        ? {
+            type: d.offer.type, confidence: round4(d.offer.confidence), handle: d.offer.handle, region: d.offer.region, chunkId: d.offer.chunkId, wildcard: d.offer.wildcard,
+            evidence: {
+              rule: d.typeEvidence?.rule ?? null,
+              detail: d.typeEvidence?.detail ?? null,
+              held_share: d.typeEvidence?.heldShare == null ? null : round4(d.typeEvidence.heldShare),
+              restates_share: d.typeEvidence?.restatesShare == null ? null : round4(d.typeEvidence.restatesShare),
+            },
+          }
         : null,
       hook: null,
       sufficiency: d.sufficiency === null ? null : round4(d.sufficiency),
@@ -239,7 +262,11 @@ export class SessionReplay {
       trigger: d.trigger,
       silence: offer ? null : d.silence,
       offer: offer
-        ? { type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false }
+        ? {
+            type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false,
+            // A fixes file holds exact-signature fixes; the daemon's own decision says its match.
+            evidence: { rule: shown && shown.source === 'fixes' ? 'fixes-file-signature' : `signature-${d.match ?? 'loop'}`, detail: d.trigger, held_share: null, restates_share: null },
+          }
         : null,
       hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
       sufficiency: null,

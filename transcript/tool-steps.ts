@@ -34,6 +34,8 @@ export interface ToolStep {
   startOffset: number;
   endOffset: number;
   sessionId: string | null;
+  /** uuid of the record holding the result (a resumed or forked copy keeps it: lineage). */
+  uuid?: string | null;
   cwd: string | null;
   /** The assistant's last visible text before the call (its one-line explanation), bounded. */
   note: string;
@@ -125,6 +127,7 @@ export class ToolStepTracker {
         startOffset,
         endOffset,
         sessionId: rec.sessionId,
+        uuid: rec.uuid,
         cwd: rec.cwd,
         note: call?.note ?? '',
       });
