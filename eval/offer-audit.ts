@@ -8,9 +8,12 @@
  *                      main-lane record's uuid), not from the store's `messages` table that
  *                      the pipeline's own exclusion uses;
  *   already in session the chunk's text is largely present in what the session had seen up
- *                      to the offer (every earlier exchange of the file and the current one,
- *                      whole — not the pipeline's bounded memory): at least ALREADY_SHARE of
- *                      its distinct word 5-grams (the gate uses 4-gram hashes at 0.5).
+ *                      to the offer (every exchange of the file up to the offer, whole — not
+ *                      the pipeline's bounded memory; at a tool step only the exchanges that
+ *                      ended before it): at least ALREADY_SHARE of its distinct word 5-grams
+ *                      (the gate uses 4-gram hashes at 0.5). An error episode is judged on what
+ *                      it offers — what was tried and the fix —, not on the error it shares
+ *                      with the failure by construction.
  *
  * Input: the replayed files, a read-only store (chunk paths and texts). Output: per-offer flags.
  * Reads files; writes nothing.
@@ -82,6 +85,13 @@ export function largelyPresent(chunkText: string, sessionGrams: ReadonlySet<stri
   return n / g.size >= ALREADY_SHARE;
 }
 
+/** What an offer brings: an error episode's lines after its error (indexer/transcript-chunks.ts
+ *  episodeText), any other chunk whole. */
+export function offeredPart(text: string): string {
+  if (!text.startsWith('Error episode')) return text;
+  return text.split('\n').filter((l) => /^(Tried|Fix|Why): /.test(l)).join('\n');
+}
+
 export class OfferAudit {
   private readonly chunkCache = new Map<number, { session: string | null; text: string }>();
 
@@ -108,8 +118,8 @@ export class OfferAudit {
     return from === session || (this.groups.get(session) ?? []).includes(from);
   }
 
-  /** The chunk's text is largely present in the session's text so far. */
+  /** The chunk's text (an episode: its Tried / Fix / Why lines) is largely present in the session's text so far. */
   alreadyInSession(chunkId: number, sessionGrams: ReadonlySet<string>): boolean {
-    return largelyPresent(this.chunk(chunkId).text, sessionGrams) === true;
+    return largelyPresent(offeredPart(this.chunk(chunkId).text), sessionGrams) === true;
   }
 }

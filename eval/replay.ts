@@ -317,8 +317,11 @@ export function auditRows(audit: OfferAudit, rows: ReplayRow[], exchanges: reado
   const seen = exchanges.filter((t) => !t.provisional).map((t) => t.exchange).sort((a, b) => a.startOffset - b.startOffset);
   const grams = new Set<string>();
   let next = 0;
-  for (const r of [...rows].filter((x) => x.offer).sort((a, b) => a.offset - b.offset)) {
-    while (next < seen.length && seen[next].startOffset < r.offset) {
+  // A prompt row sees its whole exchange; a tool row only the exchanges that ended before it
+  // (the rest of its own exchange is still to come).
+  const upTo = (r: ReplayRow) => (r.channel === 'prompt' ? (e: (typeof seen)[number]) => e.startOffset < r.offset : (e: (typeof seen)[number]) => e.endOffset <= r.offset);
+  for (const r of [...rows].filter((x) => x.offer).sort((a, b) => a.offset - b.offset || (a.channel === 'tool' ? -1 : 1))) {
+    while (next < seen.length && upTo(r)(seen[next])) {
       const e = seen[next++];
       for (const g of ngrams([e.user, e.assistant, ...e.toolCalls, ...e.toolErrors].join('\n'))) grams.add(g);
     }

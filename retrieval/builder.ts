@@ -30,7 +30,7 @@ import { offerConfidence } from './confidence.js';
 import { isoDate, reasonFor, REASON_MAX_CHARS } from './reason.js';
 import { baselineCosines, createScaleSampler } from './scale.js';
 import { REASONER_STATUS_CODE, type Reasoner, type ReasonerStatus } from './reasoner.js';
-import { exchangeSeenText, novelty, shingles, type NoveltyVerdict } from './novelty.js';
+import { exchangeSeenText, namesSubject, novelty, shingles, type NoveltyVerdict } from './novelty.js';
 
 /** A chunk from the session being observed is the conversation itself: never an offer
  *  (a user who indexes ~/.claude/projects indexes the live session too). */
@@ -266,11 +266,18 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     const leader = ranked[0];
     let heldDropped = 0;
     let restatesDropped = 0;
+    let unnamedDropped = 0;
+    // The request's named subjects: capitalised names in the prompt itself.
+    const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
     const typed: Array<Typed | null> = regions.set.map((cand) => {
       const chunk = chunks.get(cand.chunkId)!;
       const f = byId.get(cand.chunkId)!;
       const type = classifyOffer(chunk, cand.wildcard, ctx);
       if (!type) return null;
+      if (type.type !== 'past-fix' && !namesSubject(chunk, subjects)) {
+        unnamedDropped++;
+        return null;
+      }
       const nov = novelty(chunk.text, seen, exchange.user);
       if (!nov.novel) {
         if (nov.why === 'already-held') heldDropped++;
@@ -282,6 +289,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     });
     figures.alreadyHeldDropped = heldDropped;
     figures.restatesDropped = restatesDropped;
+    figures.unnamedDropped = unnamedDropped;
     figures.typed = typed.filter(Boolean).length;
     figures.failure = showsFailure(strings) ? 1 : 0;
     let best: Typed | null = null;

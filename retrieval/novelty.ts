@@ -8,6 +8,14 @@
  *   restates      the chunk mostly repeats the user's current request (a past session that
  *                 was given the same prompt, and added little to it).
  *
+ * And one rule of subject: when the current request names someone or something (capitalised
+ * names extracted from the prompt: retrieval/extract.ts kind `name`), an offer must be about
+ * one of them (`namesSubject`): a chunk that speaks for an author (a conversation log's
+ * `Name (date): …` or `Name: …` line) must be by one of them; any other chunk must name one.
+ * A chunk about the same activity of another person or component only shares the topic. A
+ * Past fix is exempt: the shared error is its subject. The indexer's own labels (`Prompt:`,
+ * `Assistant:`, `Error:` …) are no authors, so transcript chunks are judged by what they name.
+ *
  * A shingle is SHINGLE_WORDS consecutive words (lowercased letters and digits) hashed to 32
  * bits; a chunk with fewer than MIN_SHINGLES shingles is too short to judge and passes.
  * How the thresholds were chosen: docs/OFFERS.md.
@@ -102,4 +110,30 @@ export function novelty(chunkText: string, held: { has(h: number): boolean }, pr
   if (h !== null && h >= HELD_SHARE) return { novel: false, why: 'already-held', held: h, restates: r };
   if (r !== null && r >= RESTATES_SHARE) return { novel: false, why: 'restates', held: h, restates: r };
   return { novel: true, held: h, restates: r };
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Line labels the indexer writes into chunks (indexer/transcript-chunks.ts): not authors. */
+export const CHUNK_LABELS: ReadonlySet<string> = new Set(['prompt', 'assistant', 'tools', 'errors', 'error', 'tried', 'fix', 'why', 'error episode']);
+/** A leading author label: one or two capitalised words, an optional parenthesised time, a colon. */
+const AUTHOR_LABEL = /^([A-Z][\p{L}'’-]{1,30}(?: [A-Z][\p{L}'’-]{1,30})?)\s*(?:\([^)\n]{1,60}\))?:\s/u;
+
+/** The author a chunk speaks for (a conversation log's leading `Name (…):`), or null. */
+export function chunkAuthor(text: string): string | null {
+  const m = AUTHOR_LABEL.exec(text);
+  if (!m || CHUNK_LABELS.has(m[1].toLowerCase())) return null;
+  return m[1];
+}
+
+/** Is the chunk about at least one of the request's named subjects? (true when it names none). */
+export function namesSubject(chunk: { title: string; heading: string; text: string }, names: readonly string[]): boolean {
+  if (names.length === 0) return true;
+  const word = (n: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}_])${escapeRe(n)}(?:$|[^\\p{L}\\p{N}_])`, 'iu');
+  const author = chunkAuthor(chunk.text);
+  if (author !== null) return names.some((n) => word(n).test(author));
+  const hay = `${chunk.title}\n${chunk.heading}\n${chunk.text}`;
+  return names.some((n) => word(n).test(hay));
 }

@@ -21,7 +21,8 @@ import { ConfigSchema } from '../../config/schema.js';
 import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
 import type { StoreReader } from '../../store/types.js';
 import { runIndex } from '../../indexer/indexer.js';
-import { findTranscripts } from '../../eval/replay-read.js';
+import { findTranscripts, readTimedExchanges } from '../../eval/replay-read.js';
+import { Pipeline } from '../../core/pipeline.js';
 import { offersOf, replayTranscripts } from '../../eval/replay.js';
 import { createOfferBuilder } from '../../retrieval/builder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -121,6 +122,21 @@ describe('lineage: a forked copy of the current session is never offered back', 
     expect(back.length).toBeGreaterThan(0);
     expect(back.every((o) => o.self_lineage === true)).toBe(true);
     expect(r.summary.self_lineage_offers.tool).toBeGreaterThan(0);
+  });
+});
+
+describe('lineage in the daemon pipeline', () => {
+  it('a live session learns its lineage from the copied records it holds; control: an unrelated session learns none', async () => {
+    const make = () => new Pipeline({ embedder, offerBuilder: null, config: ConfigSchema.parse({}), episodes: reader, home: join(tmp, 'no-home'), now: () => Date.parse('2026-03-07T00:00:00Z'), rng: () => 0.5 });
+    const p = make();
+    const path = join(forkDir, '-home-dev-api', `${FORK}.jsonl`);
+    const read = await readTimedExchanges(path, { settleMs: null });
+    for (const t of read.exchanges) await p.process({ exchange: t.exchange, path, seed: true });
+    expect(p.lineageOf(path)).toEqual([PARENT]);
+    const other = make();
+    const otherPath = join(tmp, 'projects-old', '-home-dev-old', `${EARLIER}.jsonl`);
+    for (const t of (await readTimedExchanges(otherPath, { settleMs: null })).exchanges) await other.process({ exchange: t.exchange, path: otherPath, seed: true });
+    expect(other.lineageOf(otherPath)).toEqual([]);
   });
 });
 
