@@ -267,6 +267,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     let heldDropped = 0;
     let restatesDropped = 0;
     let unnamedDropped = 0;
+    let weakDropped = 0;
     // The request's named subjects: capitalised names in the prompt itself.
     const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
     const typed: Array<Typed | null> = regions.set.map((cand) => {
@@ -285,11 +286,19 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
         return null;
       }
       const evidence = f === leader ? suff : evidenceFor(f, leader, scale);
+      // The gate passed on the leader's evidence: a candidate offered in its place (the leader
+      // fit no type, was no news or about someone else) must pass it on its own. The wander
+      // wildcard is the exception by design (capped confidence: docs/OFFERS.md).
+      if (!cand.wildcard && evidence.score < rc.minSufficiency) {
+        weakDropped++;
+        return null;
+      }
       return { cand, chunk, type, evidence, confidence: offerConfidence(type.type, evidence, cand.wildcard), novelty: nov };
     });
     figures.alreadyHeldDropped = heldDropped;
     figures.restatesDropped = restatesDropped;
     figures.unnamedDropped = unnamedDropped;
+    figures.weakDropped = weakDropped;
     figures.typed = typed.filter(Boolean).length;
     figures.failure = showsFailure(strings) ? 1 : 0;
     let best: Typed | null = null;
