@@ -99,7 +99,7 @@ export interface SessionSummary {
   session: string;
   sidechain: boolean;
   exchanges: number;
-  /** Prompts a person typed (the hook ran for them; not injected, not seed, not provisional). */
+  /** Prompts a person typed (the hook ran for them; not injected, not seed). */
   typed_prompts?: number;
   would_fire: number;
   printed: number;
@@ -303,7 +303,8 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       session: fileRows[0]?.session ?? '',
       sidechain: f.subagent || fileRows.some((r) => r.sidechain),
       exchanges: fileRows.filter((r) => r.channel === 'prompt' && !r.provisional).length,
-      typed_prompts: read.exchanges.filter((t) => !t.provisional && !t.seed && t.hookFires && !t.exchange.injected && !t.exchange.isSidechain && t.exchange.user.trim() !== '').length,
+      // hookFires marks an exchange's first item only (its provisional look, when there is one).
+      typed_prompts: read.exchanges.filter((t) => !t.seed && t.hookFires && !t.exchange.injected && !t.exchange.isSidechain && t.exchange.user.trim() !== '').length,
       would_fire: new Set(fileRows.filter((r) => r.channel === 'prompt' && r.offer).map((r) => r.turn)).size,
       printed: fileRows.filter((r) => r.offer && hookShows(r.hook)).length,
     });
