@@ -22,7 +22,8 @@
  *  analogous    similar past work with its outcome, from outside the session's own project
  *               regions: a note (written knowledge), or a transcript chunk that ended with a
  *               verdict (resolved, or the reply reports success or failure) — never an error
- *               that was not resolved (loosely topical old errors share words, not fixes).
+ *               that was not resolved, nor an error episode (it serves the Past fix of its
+ *               own error; elsewhere it is a loosely topical old error sharing words, not a fix).
  */
 import type { ChunkRecord } from '../store/types.js';
 import type { OfferType } from '../shared/types.js';
@@ -158,7 +159,8 @@ export function classifyOffer(chunk: ChunkRecord, wildcard: boolean, ctx: TypeCo
   const term = contradictedTerm(chunk.text, ctx.actionText ?? ctx.turnText);
   if (term) return { type: 'contradicts', rule: 'advised-against', contradictTerm: term };
   if ((wildcard || ctx.trigger === 'drift') && !isErrorChunk(chunk)) return { type: 'tangent', rule: wildcard ? 'wildcard' : 'drift-adjacent' };
-  if (!ctx.sessionRegions.has(chunk.region) && hasOutcome(chunk)) {
+  // An error episode that is no Past fix for this window is a loosely topical old error.
+  if (!ctx.sessionRegions.has(chunk.region) && chunk.chunkKind !== 'episode' && hasOutcome(chunk)) {
     return { type: 'analogous', rule: 'other-region-outcome', detail: chunk.kind === 'notes' ? 'note' : chunk.hasError ? 'resolved-error' : 'verdict' };
   }
   return null;

@@ -169,6 +169,10 @@ describe('offer types', () => {
     expect(classifyOffer(talk, false, ctx({ strings: [], trigger: 'stall' }))).toBeNull();
     expect(classifyOffer({ ...talk, text: `${talk.text} The pool works now.` }, false, ctx({ strings: [], trigger: 'stall' }))).toMatchObject({ type: 'analogous', detail: 'verdict' });
     expect(classifyOffer(talk, true, ctx({ strings: [] }))).toMatchObject({ type: 'tangent', rule: 'wildcard' });
+    // An error episode that is no Past fix here is no Analogous either (control: as a Past fix it is).
+    const episode = chunk({ kind: 'transcripts', region: 'other', chunkKind: 'episode', hasError: true, resolved: true, text: 'Error episode (resolved): Bash: npm test\nError: read ECONNRESET\nFix: raise the pool timeout' });
+    expect(classifyOffer(episode, false, ctx({ windowErrors: [], trigger: 'stall' }))).toBeNull();
+    expect(classifyOffer(episode, false, ctx())?.type).toBe('past-fix');
   });
 
   test('contradicts only what the turn asks or does: not a word of the assistant prose, not a 3-letter word (controls)', () => {
