@@ -73,6 +73,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
           { metric: `${p}: already-in-session offers, prompt / tool (shown)`, value: `${held.prompt} (${held.prompt_shown}) / ${held.tool} (${held.tool_shown})` },
           { metric: `${p}: prompt offers decided (type/rule)`, value: [...rules].map(([k, v]) => `${k} ${v}`).join(', ') || 'none' },
           { metric: `${p}: tool offers shown / tool errors`, value: `${s.tool_would_fire} / ${s.tool_errors}` },
+          { metric: `${p}: copied records replayed as seed (exchanges / tool steps)`, value: `${s.copied_exchanges ?? 0} / ${s.copied_tool_steps ?? 0}` },
         );
       }
     } finally {

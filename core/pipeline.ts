@@ -173,8 +173,8 @@ interface SessionEntry {
   sessionId: string;
   /** Sticky worker verdict (a session is a worker once any exchange shows it). */
   worker: WorkerReason | null;
-  /** Other sessions of this session's lineage (they share message uuids with it: the session
-   *  it was resumed or forked from, its copies), learnt from the store as its records arrive. */
+  /** This session's lineage (itself and the sessions sharing message uuids with it: the
+   *  session it was resumed or forked from, its copies), learnt from the store as records arrive. */
   lineage: string[];
   /** What the session has seen (its exchanges' text as shingle hashes, bounded): novelty. */
   seen: SessionShingles;
@@ -300,7 +300,7 @@ export class Pipeline {
       return d;
     };
     if (entry.worker) return finish(`worker-${entry.worker}`);
-    this.learnLineage(entry, s.uuid);
+    this.learnLineage(entry, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
       { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, ...(this.deps.pastOnly ? { asOf: now } : {}) },
@@ -338,7 +338,8 @@ export class Pipeline {
     return this.sessions.delete(path);
   }
 
-  /** The session's lineage as learnt so far (other session ids), or [] for an unknown path. */
+  /** The session's lineage as learnt so far (session ids, itself included once the store knows
+   *  any of its records), or [] for an unknown path. */
   lineageOf(path: string): string[] {
     return this.sessions.get(path)?.lineage ?? [];
   }
@@ -420,11 +421,13 @@ export class Pipeline {
   /** Learn the session's lineage from a record uuid it holds: the sessions the store knows
    *  with that uuid, and their lineages. A resumed or forked session's first records are
    *  copies, so its lineage is known before its first live prompt. Store errors leave it as is. */
-  private learnLineage(entry: SessionEntry, uuid: string | null | undefined): void {
+  private learnLineage(entry: SessionEntry, uuid: string | null | undefined, sessionId?: string | null): void {
     const lineage = this.deps.episodes?.lineage;
     if (!lineage || !isMessageUuid(uuid)) return;
     try {
-      const found = lineage.lineageOf({ uuids: [uuid], sessions: [entry.sessionId] }).filter((s) => s !== entry.sessionId);
+      // Itself included: a resumed file's first records may carry the parent's id, so the
+      // entry's id and the records' ids can differ — every one of them is this session.
+      const found = lineage.lineageOf({ uuids: [uuid], sessions: [entry.sessionId, ...(sessionId ? [sessionId] : [])] });
       if (found.some((s) => !entry.lineage.includes(s))) entry.lineage = [...new Set([...entry.lineage, ...found])].sort();
     } catch {
       // A lost store connection: the lineage stays as learnt so far.
@@ -443,7 +446,7 @@ export class Pipeline {
       path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null,
     });
     const worker = entry.worker;
-    this.learnLineage(entry, ex.uuid);
+    this.learnLineage(entry, ex.uuid, ex.sessionId);
 
     // Embed: whole exchange, user side, assistant side — one batched call.
     const texts = exchangeTexts(ex, config.embedding.maxChars);

@@ -38,16 +38,16 @@ export function sessionOfPath(path: string): string {
   return basename(path).replace(/\.jsonl$/, '');
 }
 
-/** Main-lane record uuids of one transcript file. */
-export async function fileUuids(path: string): Promise<string[]> {
-  const out: string[] = [];
+/** Main-lane records of one transcript file: uuid and the record's own sessionId field. */
+export async function fileRecords(path: string): Promise<Array<{ uuid: string; sessionId: string | null }>> {
+  const out: Array<{ uuid: string; sessionId: string | null }> = [];
   try {
     const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
     for await (const line of rl) {
       if (!line || line.length > MAX_PARSE_CHARS) continue;
       try {
-        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown };
-        if (typeof r.uuid === 'string' && r.uuid && r.isSidechain !== true) out.push(r.uuid);
+        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown; sessionId?: unknown };
+        if (typeof r.uuid === 'string' && r.uuid && r.isSidechain !== true) out.push({ uuid: r.uuid, sessionId: typeof r.sessionId === 'string' ? r.sessionId : null });
       } catch {
         // A torn line has no record.
       }
@@ -58,14 +58,52 @@ export async function fileUuids(path: string): Promise<string[]> {
   return out;
 }
 
-/** Lineage groups of transcript files: session id → every session sharing a uuid with it. */
-export async function fileLineage(paths: readonly string[]): Promise<Map<string, string[]>> {
+/** Main-lane record uuids of one transcript file. */
+export async function fileUuids(path: string): Promise<string[]> {
+  return (await fileRecords(path)).map((r) => r.uuid);
+}
+
+export interface FileLineage {
+  /** Session id → every session sharing a uuid with it (transitively). */
+  groups: Map<string, string[]>;
+  /** Session id → the uuids it holds as a copy of its parent (no hook ran for them). */
+  copies: Map<string, Set<string>>;
+}
+
+/**
+ * Lineage of transcript files, and which records are copies. A resumed or forked file names its
+ * parent: some of its copied records keep the parent's `sessionId` (in the real projects every
+ * copy names exactly one session it shares uuids with, and no original names one). Its records
+ * that the parent also holds are copies — Claude Code ran no hook for them in this session.
+ */
+export async function readFileLineage(paths: readonly string[]): Promise<FileLineage> {
   const pairs: Array<{ uuid: string; session: string }> = [];
+  const records = new Map<string, Array<{ uuid: string; sessionId: string | null }>>();
   for (const p of paths) {
     const session = sessionOfPath(p);
-    for (const uuid of await fileUuids(p)) pairs.push({ uuid, session });
+    const recs = await fileRecords(p);
+    records.set(session, recs);
+    for (const r of recs) pairs.push({ uuid: r.uuid, session });
   }
-  return lineageGroups(pairs);
+  const holders = new Map<string, Set<string>>();
+  for (const { uuid, session } of pairs) {
+    const h = holders.get(uuid);
+    if (h) h.add(session);
+    else holders.set(uuid, new Set([session]));
+  }
+  const copies = new Map<string, Set<string>>();
+  for (const [session, recs] of records) {
+    const named = new Set(recs.map((r) => r.sessionId).filter((x): x is string => x !== null && x !== session));
+    if (named.size === 0) continue;
+    const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && named.has(h))).map((r) => r.uuid));
+    if (copied.size) copies.set(session, copied);
+  }
+  return { groups: lineageGroups(pairs), copies };
+}
+
+/** Lineage groups of transcript files: session id → every session sharing a uuid with it. */
+export async function fileLineage(paths: readonly string[]): Promise<Map<string, string[]>> {
+  return (await readFileLineage(paths)).groups;
 }
 
 /** Distinct word n-grams of a text (plain strings: independent of the gate's hashing). */

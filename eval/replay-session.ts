@@ -233,9 +233,10 @@ export class SessionReplay {
   tool(t: TimedStep): ReplayRow {
     const st = t.step;
     const t0 = performance.now();
-    const hook = this.toolHook(t);
+    // A copied record (resume / fork) is history: no hook ran for it, the daemon only reads it.
+    const hook = t.copy ? null : this.toolHook(t);
     const t1 = performance.now();
-    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
+    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent, seed: Boolean(t.copy) });
     const t2 = performance.now();
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
     if (cache) this.toolCache = cache;
@@ -257,7 +258,7 @@ export class SessionReplay {
 
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
-      seed: false,
+      seed: Boolean(t.copy),
       provisional: false,
       trigger: d.trigger,
       silence: offer ? null : d.silence,

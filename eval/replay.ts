@@ -25,7 +25,7 @@ import type { FixFile, OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow, type RowOffer } from './replay-session.js';
 import { readTimedExchanges, type FileExchanges, type TranscriptFile } from './replay-read.js';
 import { seededRandom as seededRng } from '../shared/prng.js';
-import { OfferAudit, fileLineage, ngrams } from './offer-audit.js';
+import { OfferAudit, ngrams, readFileLineage, sessionOfPath } from './offer-audit.js';
 import type { TimedExchange } from './replay-session.js';
 export { seededRng };
 
@@ -132,6 +132,10 @@ export interface ReplaySummary {
   per_session: SessionSummary[];
   /** Files that could not be read (`rel: code`), skipped. */
   unreadable_files?: string[];
+  /** Exchanges and tool steps of resumed / forked files that are copies of the parent's
+   *  records (eval/offer-audit.ts readFileLineage): replayed as seed, no hook ran for them. */
+  copied_exchanges?: number;
+  copied_tool_steps?: number;
   /** The tool channel: main-lane tool steps, their errors, and what the hook did there. */
   tool_steps: number;
   tool_errors: number;
@@ -266,7 +270,10 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   let done = 0;
   const unreadable: string[] = [];
   // The audit's lineage comes from the files themselves (not from the store the gates use).
-  const audit = new OfferAudit(opts.store, await fileLineage(files.filter((f) => !f.subagent).map((f) => f.path)));
+  const lineage = await readFileLineage(files.filter((f) => !f.subagent).map((f) => f.path));
+  const audit = new OfferAudit(opts.store, lineage.groups);
+  let copyExchanges = 0;
+  let copySteps = 0;
   for (const f of files) {
     let read;
     try {
@@ -279,6 +286,12 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     }
     synthetic += read.synthetic;
     skipped += read.skippedLines;
+    // A resumed / forked file's copied head is its parent's history: fed as seed, no hook.
+    const copies = f.subagent ? undefined : lineage.copies.get(sessionOfPath(f.path));
+    if (copies) {
+      read.exchanges = read.exchanges.map((t) => (copies.has(t.exchange.uuid) ? ((copyExchanges += t.provisional ? 0 : 1), { ...t, seed: true, hookFires: false }) : t));
+      read.steps = read.steps.map((t) => (t.step.uuid && copies.has(t.step.uuid) ? (copySteps++, { ...t, copy: true }) : t));
+    }
     let clock = read.exchanges[0]?.settledAt ?? 0;
     const pipeline = new Pipeline({
       embedder,
@@ -310,7 +323,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     });
     opts.onFile?.(++done);
   }
-  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows, reasons };
+  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), copied_exchanges: copyExchanges, copied_tool_steps: copySteps, unreadable_files: unreadable }, rows, reasons };
 }
 
 /** Flag each offer row with the audit's verdicts (the session's text up to the row's offset). */
@@ -367,6 +380,7 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
       }
     }
     if (r.channel === 'tool') {
+      if (r.seed) continue; // a copied record: no event of this session (copied_tool_steps)
       if (side || r.sidechain) {
         if (r.offer) sidechainOffers++;
         continue;

@@ -87,20 +87,23 @@ export class TranscriptBuilder {
   }
 }
 
+/** Copied records that keep the parent's `sessionId` (the real copies keep it on a few, 1–7). */
+const PARENT_ID_KEPT = 2;
+
 /**
  * A session resumed or forked the way Claude Code does it: a new session file whose first
- * records repeat the parent's records with their uuids (the `sessionId` field rewritten to
- * the new session, as most copied records in the real projects have it), then its own
- * records. `at`: the time of the copy's own first record.
+ * records repeat the parent's records with their uuids — the `sessionId` field rewritten to
+ * the new session except on the first PARENT_ID_KEPT records, as in the real projects — then
+ * its own records. `at`: the time of the copy's own first record.
  */
 export function forkOf(parent: TranscriptBuilder, sessionId: string = randomUUID(), at?: number): TranscriptBuilder {
   const lastT = Math.max(...parent.lines.map((l) => Date.parse((JSON.parse(l) as { timestamp?: string }).timestamp ?? '') || 0));
   const fork = new TranscriptBuilder(sessionId, false, at ?? lastT + 3_600_000);
-  for (const l of parent.lines) {
+  parent.lines.forEach((l, i) => {
     const r = JSON.parse(l) as Record<string, unknown>;
-    if (typeof r.sessionId === 'string') r.sessionId = sessionId;
+    if (typeof r.sessionId === 'string' && i >= PARENT_ID_KEPT) r.sessionId = sessionId;
     fork.raw(JSON.stringify(r));
-  }
+  });
   fork.continueFrom(parent);
   return fork;
 }

@@ -114,6 +114,13 @@ describe('lineage: a forked copy of the current session is never offered back', 
       expect(o.self_lineage).toBe(false);
     }
     expect(r.summary.self_lineage_offers).toEqual({ prompt: 0, tool: 0, prompt_shown: 0, tool_shown: 0 });
+    // The fork's copied head is its parent's history: no hook ran there (replayed as seed).
+    expect(r.summary.copied_exchanges).toBe(3);
+    expect(r.summary.copied_tool_steps).toBeGreaterThan(0);
+    const forkRows = r.rows.filter((x) => x.session === FORK && x.channel === 'tool');
+    expect(forkRows.filter((x) => x.seed && x.offer)).toEqual([]);
+    // Control: the fork's own failure is a live event and gets the earlier session's fix.
+    expect(forkRows.some((x) => !x.seed && x.offer && x.hook === 'would-fire')).toBe(true);
   });
 
   it('bite: the same replay over a store that hides the lineage offers the parent fix back, and the audit counts it', async () => {
@@ -132,11 +139,12 @@ describe('lineage in the daemon pipeline', () => {
     const path = join(forkDir, '-home-dev-api', `${FORK}.jsonl`);
     const read = await readTimedExchanges(path, { settleMs: null });
     for (const t of read.exchanges) await p.process({ exchange: t.exchange, path, seed: true });
-    expect(p.lineageOf(path)).toEqual([PARENT]);
+    // The fork's first records carry the parent's id, as real copies do: both ids are this session.
+    expect(p.lineageOf(path)).toEqual([PARENT, FORK].sort());
     const other = make();
     const otherPath = join(tmp, 'projects-old', '-home-dev-old', `${EARLIER}.jsonl`);
     for (const t of (await readTimedExchanges(otherPath, { settleMs: null })).exchanges) await other.process({ exchange: t.exchange, path: otherPath, seed: true });
-    expect(other.lineageOf(otherPath)).toEqual([]);
+    expect(other.lineageOf(otherPath)).toEqual([EARLIER]);
   });
 });
 
