@@ -102,7 +102,7 @@ const PATH_RE = /(?:[a-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.@+!-]+)+[\\/]?|\b[\w.@+-]+
  *  (`c:\users\me\my app\src`, `c:/users/me/my app/src`, `/c/users/me/my app/src`) and UNC
  *  paths (`\\server\share\x`): one placeholder, as a Unix path is (the same error met on another
  *  machine or shell then signs the same). */
-const WIN_PATH_RE = /(?:\b[a-z]:|(?<![\w.])\/[a-z](?=\/)|\\\\[\w.$-]+)(?:[\\/](?:[^\\/\s'"`<>|:*?]+(?: [^\\/\s'"`<>|:*?]+)*(?=[\\/]))?)+[\\/]?[^\\/\s'"`<>|:*?]*/g;
+const WIN_PATH_RE = /(?:\b[a-z]:|(?<![^\s'"`(=,:])\/[a-z](?=\/)|\\\\[\w.$-]+)(?:[\\/](?:[^\\/\s'"`<>|:*?]+(?: [^\\/\s'"`<>|:*?]+)*(?=[\\/]))?)+[\\/]?[^\\/\s'"`<>|:*?]*/g;
 /** A Windows path (kept as it is) or an escaped line break (`\\n`, `\\r\\n`). */
 const WIN_ESCAPE_SAFE_RE = /(?:\b[A-Za-z]:\\|\\\\[\w.$-]+\\)(?:[^\\\s'"`<>|]+(?: [^\\\s'"`<>|]+)*\\)*[^\\\s'"`<>|]*|\\r\\n|\\n/g;
 /** Bare file names with a common extension. */

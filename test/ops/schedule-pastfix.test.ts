@@ -54,7 +54,7 @@ describe('a fix made today is offered after the next scheduled index run', () =>
     expect(after.code).toBe(0);
     const line = (JSON.parse(after.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
     expect(line).toMatch(/\[active-brain · Past fix · 0\.\d\d\]/);
-    expect(line).toContain('— fixed by git push --set-upstream origin');
+    expect(line).toContain('] fixed by git push --set-upstream origin');
     expect(hookRecords(e).at(-1)).toMatchObject({ session, channel: 'tool', outcome: 'print', sig });
     // The daemon follows the store within its cycle (QUICK: 200 ms), far inside any schedule.
     expect(syncedMs).toBeLessThan(10_000);

@@ -14,7 +14,7 @@
  *    chunk is never offered to the fork; control: to an unrelated session it is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
@@ -124,8 +124,16 @@ describe('lineage: a forked copy of the current session is never offered back', 
     expect(forkRows.some((x) => !x.seed && x.offer && x.hook === 'would-fire')).toBe(true);
   });
 
-  it('bite: the same replay over a store that hides the lineage offers the parent fix back, and the audit counts it', async () => {
-    const r = await replay(withoutLineage(reader));
+  it('with the lineage hidden from the store, the fork\'s own transcript head still names its parent (the hook reads it): no echo; bite: rewrite the copied records to the fork\'s id (as Claude Code 1.0 "continue" copies did) and the parent\'s fix comes back, and the audit counts it', async () => {
+    const hidden = await replay(withoutLineage(reader));
+    const backFromHead = offersOf(hidden.rows).filter((o) => o.channel === 'tool' && o.session === FORK && sessionOfHandle(reader, o.handle) === PARENT);
+    expect(backFromHead).toEqual([]);
+    // The bite: nothing left that names the parent, neither the store nor the file's head.
+    const dir2 = join(tmp, 'replay-rewritten', '-home-dev-api');
+    mkdirSync(dir2, { recursive: true });
+    writeFileSync(join(dir2, `${PARENT}.jsonl`), readFileSync(join(forkDir, '-home-dev-api', `${PARENT}.jsonl`), 'utf8'));
+    writeFileSync(join(dir2, `${FORK}.jsonl`), readFileSync(join(forkDir, '-home-dev-api', `${FORK}.jsonl`), 'utf8').split(PARENT).join(FORK));
+    const r = await replayTranscripts(findTranscripts(join(tmp, 'replay-rewritten')), { config: ConfigSchema.parse({}), embedder, store: withoutLineage(reader), seed: 1, home: join(tmp, 'no-home') });
     const back = offersOf(r.rows).filter((o) => o.channel === 'tool' && o.session === FORK && sessionOfHandle(reader, o.handle) === PARENT);
     expect(back.length).toBeGreaterThan(0);
     expect(back.every((o) => o.self_lineage === true)).toBe(true);
