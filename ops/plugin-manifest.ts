@@ -9,8 +9,7 @@
  * substituting `${CLAUDE_PLUGIN_ROOT}` inline; plugins reference, "Environment variables"):
  * shell form is needed to clear NODE_OPTIONS / NODE_EXTRA_CA_CERTS for the hook's process only.
  */
-import { HOOK_EVENTS } from '../shared/vocabulary.js';
-import { EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../hook/install.js';
+import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../hook/install.js';
 
 /** The plugin's name (plugin.json, marketplace entry); its id is `<name>@<marketplace>`. */
 export const PLUGIN_NAME = 'active-brain';
@@ -51,7 +50,7 @@ export function pluginHooks(): { description: string; hooks: Record<string, Grou
     hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }],
   });
   const hooks: Record<string, Group[]> = {};
-  for (const event of HOOK_EVENTS) hooks[event] = [group(pluginHookCommand(), EVENT_MATCHERS[event])];
+  for (const event of CLAUDE_EVENTS) hooks[event] = [group(pluginHookCommand(), EVENT_MATCHERS[event])];
   hooks.SessionStart = [group(pluginSessionStartCommand(), undefined)];
   return { description: 'active-brain: at most one recall offer per prompt or failed tool call; starts the daemon at session start', hooks };
 }

@@ -4,7 +4,7 @@
  * ACTIVE_BRAIN_HOME, the event's payload on stdin. The real launcher and the real built hook:
  *  - UserPromptSubmit with no cache: silent, exit 0; control: with a live cache it prints;
  *  - PostToolUseFailure with a fixes file for the error's signature on a live tool channel:
- *    prints the JSON with additionalContext; PostToolUse with an error in tool_response too;
+ *    prints the JSON with additionalContext (no PostToolUse is registered);
  *  - NODE_OPTIONS that would break node is cleared (control: uncleared it breaks);
  *  - no dist/, no node on PATH: every command exits 0 and prints nothing (controls: the
  *    same commands print with them);
@@ -22,7 +22,7 @@ import {
   offer, printedLine, tempDir, cleanupTemp, type Ctx,
 } from '../hook/helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
-import { HOOK_EVENTS } from '../../shared/vocabulary.js';
+import { CLAUDE_EVENTS } from '../../hook/install.js';
 import { commandOf, hooksJson, runAsClaudeCode, type Event, type Ran } from './helpers.js';
 
 afterAll(cleanupTemp);
@@ -67,7 +67,7 @@ describe('plugin hook commands through sh -c', () => {
     expect(printedLine(r.stdout, 'UserPromptSubmit')).toContain('notes/pg/pool-timeouts.md#2');
   });
 
-  it('PostToolUseFailure with a fixes file for the error on a live tool channel prints the JSON with additionalContext; so does PostToolUse with the error in tool_response (its matcher takes Bash)', async () => {
+  it('PostToolUseFailure with a fixes file for the error on a live tool channel prints the JSON with additionalContext; no PostToolUse is registered', async () => {
     const ctx = eligible();
     const r = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx), toolPayloadFor(ctx, ERROR), ctx.cwd);
     expect(r.code).toBe(0);
@@ -75,12 +75,7 @@ describe('plugin hook commands through sh -c', () => {
     const v = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(v.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
     expect(v.hookSpecificOutput.additionalContext).toContain('[active-brain · Past fix · 0.86] sessions/258c7280#ep-3');
-    expect(new RegExp(hooksJson.hooks.PostToolUse[0].matcher).test('Bash')).toBe(true);
-    const ctx2 = eligible();
-    const post = await runAsClaudeCode(commandOf('PostToolUse'), pluginEnv(ctx2), toolPayloadFor(ctx2, undefined, {
-      hook_event_name: 'PostToolUse', error: undefined, is_interrupt: undefined, tool_response: { isError: true, content: [{ type: 'text', text: ERROR }] },
-    }), ctx2.cwd);
-    expect(printedLine(post.stdout, 'PostToolUse')).toContain('Past fix');
+    expect(hooksJson.hooks).not.toHaveProperty('PostToolUse');
   });
 
   it('clears NODE_OPTIONS: a --require that would break node leaves the hook working; control: uncleared, node fails on it', async () => {
@@ -94,16 +89,15 @@ describe('plugin hook commands through sh -c', () => {
     expect(raw.stderr).toContain('no-such-preload');
   });
 
-  it('without dist/ every command (the three hook events and SessionStart) exits 0 and prints nothing, fast; control: the same payloads print with dist/', async () => {
+  it('without dist/ every command (the two hook events and SessionStart) exits 0 and prints nothing, fast; control: the same payloads print with dist/', async () => {
     const root = unbuiltCopy();
     const ctx = eligible();
     const payloads: Record<string, unknown> = {
       UserPromptSubmit: payloadFor(ctx),
       PostToolUseFailure: toolPayloadFor(ctx, ERROR),
-      PostToolUse: toolPayloadFor(ctx, undefined, { hook_event_name: 'PostToolUse', error: undefined, tool_response: { isError: true, content: [{ type: 'text', text: ERROR }] } }),
       SessionStart: { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' },
     };
-    for (const event of [...HOOK_EVENTS, 'SessionStart'] as Event[]) {
+    for (const event of [...CLAUDE_EVENTS, 'SessionStart'] as Event[]) {
       const r = await runAsClaudeCode(commandOf(event), pluginEnv(ctx, root), payloads[event], ctx.cwd);
       silent(r);
       expect(r.ms, event).toBeLessThan(2000); // bare node alone takes 0.13–0.9 s on this loaded machine
@@ -116,7 +110,7 @@ describe('plugin hook commands through sh -c', () => {
   it('with no node on PATH: exit 0, nothing printed (not a shell error at every prompt); control: with node on PATH it prints', async () => {
     const ctx = eligible();
     const noNode = pluginEnv(ctx, repoRoot, { PATH: join(ctx.home, 'empty-bin') });
-    for (const event of [...HOOK_EVENTS, 'SessionStart'] as Event[]) silent(await runAsClaudeCode(commandOf(event), noNode, toolPayloadFor(ctx, ERROR), ctx.cwd));
+    for (const event of [...CLAUDE_EVENTS, 'SessionStart'] as Event[]) silent(await runAsClaudeCode(commandOf(event), noNode, toolPayloadFor(ctx, ERROR), ctx.cwd));
     const withNode = pluginEnv(ctx, repoRoot, { PATH: dirname(process.execPath) });
     const r = await runAsClaudeCode(commandOf('PostToolUseFailure'), withNode, toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_04' }), ctx.cwd);
     expect(printedLine(r.stdout, 'PostToolUseFailure')).not.toBeNull();
