@@ -6,14 +6,16 @@
  *  - PostToolUseFailure with a fixes file for the error's signature on a live tool channel:
  *    prints the JSON with additionalContext (no PostToolUse is registered);
  *  - NODE_OPTIONS that would break node is cleared (control: uncleared it breaks);
- *  - no dist/, no node on PATH: every command exits 0 and prints nothing (controls: the
- *    same commands print with them);
+ *  - a copy without dist/ (as `claude plugin install` makes it): the hooks run the committed
+ *    bundle (hooks/hook.bundle.cjs) and print; SessionStart starts `active-brain start` from
+ *    PATH, or nothing (saying why in daemon.out); no node on PATH: every command exits 0 and
+ *    prints nothing (control: with node it prints);
  *  - a read-only state dir (bind mount, root only): silence, and `active-brain start` (a
  *    command) fails with exit 3 naming it.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, writeFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { canMount, sh, trySh } from '../helpers/faults.js';
@@ -47,6 +49,15 @@ function unbuiltCopy(): string {
   for (const rel of ['.claude-plugin', 'bin', 'hooks', 'package.json']) cpSync(join(repoRoot, rel), join(root, rel), { recursive: true });
   expect(existsSync(join(root, 'dist'))).toBe(false);
   return root;
+}
+
+async function waitForFile(p: string, ms = 5000): Promise<string> {
+  const t0 = Date.now();
+  while (!existsSync(p)) {
+    if (Date.now() - t0 > ms) throw new Error(`no ${p} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return readFileSync(p, 'utf8');
 }
 
 const silent = (r: Ran) => {
@@ -89,22 +100,36 @@ describe('plugin hook commands through sh -c', () => {
     expect(raw.stderr).toContain('no-such-preload');
   });
 
-  it('without dist/ every command (the two hook events and SessionStart) exits 0 and prints nothing, fast; control: the same payloads print with dist/', async () => {
+  it('a copy without dist/ or node_modules (as `claude plugin install` makes it): the hooks run the committed bundle and print, fast', async () => {
     const root = unbuiltCopy();
     const ctx = eligible();
-    const payloads: Record<string, unknown> = {
-      UserPromptSubmit: payloadFor(ctx),
-      PostToolUseFailure: toolPayloadFor(ctx, ERROR),
-      SessionStart: { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' },
-    };
-    for (const event of [...CLAUDE_EVENTS, 'SessionStart'] as Event[]) {
-      const r = await runAsClaudeCode(commandOf(event), pluginEnv(ctx, root), payloads[event], ctx.cwd);
-      silent(r);
-      expect(r.ms, event).toBeLessThan(2000); // bare node alone takes 0.13–0.9 s on this loaded machine
-    }
-    expect(existsSync(join(ctx.home, 'logs', 'daemon.out'))).toBe(false); // SessionStart started nothing
-    const built = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx), toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_03' }), ctx.cwd);
-    expect(printedLine(built.stdout, 'PostToolUseFailure')).not.toBeNull();
+    const tool = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx, root), toolPayloadFor(ctx, ERROR), ctx.cwd);
+    expect(tool.code).toBe(0);
+    expect(tool.stderr).toBe('');
+    expect(printedLine(tool.stdout, 'PostToolUseFailure')).toContain('Past fix');
+    expect(tool.ms).toBeLessThan(2000); // bare node alone takes 0.13–0.9 s on this loaded machine
+    const prompt = await runAsClaudeCode(commandOf('UserPromptSubmit'), pluginEnv(ctx, root), payloadFor(ctx), ctx.cwd);
+    expect(printedLine(prompt.stdout, 'UserPromptSubmit')).not.toBeNull();
+    // Control: without the committed bundle either, the copy is silent (exit 0, nothing).
+    rmSync(join(root, 'hooks', 'hook.bundle.cjs'));
+    silent(await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx, root), toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_04' }), ctx.cwd));
+  });
+
+  it('SessionStart in a copy without dist/: starts `active-brain start` from PATH (not the copy\'s own bin/); none on PATH: starts nothing, silent, daemon.out says what to install', async () => {
+    const root = unbuiltCopy();
+    const ctx = eligible();
+    const payload = { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' };
+    const nodeDir = dirname(process.execPath);
+    // Only the copy's own bin/ (Claude Code may put it on PATH): it cannot run unbuilt, so no.
+    silent(await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}` }), payload, ctx.cwd));
+    expect(readFileSync(join(ctx.home, 'logs', 'daemon.out'), 'utf8')).toContain('no "active-brain" is on PATH');
+    // An installed CLI on PATH (a stand-in recording its arguments): started with `start`.
+    const cliDir = join(ctx.home, 'cli-bin');
+    mkdirSync(cliDir, { recursive: true });
+    const argsFile = join(ctx.home, 'cli-args.txt');
+    writeFileSync(join(cliDir, 'active-brain'), `#!/bin/sh\necho "$@" > '${argsFile}'\n`, { mode: 0o755 });
+    silent(await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${cliDir}:${nodeDir}` }), payload, ctx.cwd));
+    expect((await waitForFile(argsFile)).trim()).toBe('start');
   });
 
   it('with no node on PATH: exit 0, nothing printed (not a shell error at every prompt); control: with node on PATH it prints', async () => {
