@@ -21,6 +21,8 @@ export const PLUGIN_ROOT_VAR = '${CLAUDE_PLUGIN_ROOT}';
 export const PLUGIN_HOOK_LAUNCHER = 'bin/active-brain-hook.cjs';
 export const PLUGIN_SESSION_START_LAUNCHER = 'hooks/session-start.cjs';
 export const PLUGIN_CLI = 'bin/active-brain.js';
+/** The shell launcher of the CLI (also what Claude Code puts on the Bash tool's PATH). */
+export const PLUGIN_CLI_SH = 'bin/active-brain';
 
 /** Without node on PATH nothing of ours can run: exit 0 with no output rather than a shell
  *  error Claude Code would show at every prompt and tool call. */
@@ -55,7 +57,9 @@ export function pluginHooks(): { description: string; hooks: Record<string, Grou
   return { description: 'active-brain: at most one recall offer per prompt or failed tool call; starts the daemon at session start', hooks };
 }
 
-/** The MCP server (recall, search), inline in plugin.json. */
+/** The MCP server (recall, search), inline in plugin.json: through bin/active-brain, which runs
+ *  the root's own CLI when built, else the installed `active-brain` on PATH (a plugin copy
+ *  installed by Claude Code has no dist/). */
 export function pluginMcpServers(): Record<string, { command: string; args: string[] }> {
-  return { [PLUGIN_NAME]: { command: 'node', args: [`${PLUGIN_ROOT_VAR}/${PLUGIN_CLI}`, 'mcp'] } };
+  return { [PLUGIN_NAME]: { command: 'sh', args: [`${PLUGIN_ROOT_VAR}/${PLUGIN_CLI_SH}`, 'mcp'] } };
 }

@@ -51,7 +51,7 @@ describe('plugin manifests: the same hook as `active-brain install`', () => {
   it('hooks.json is exactly what ops/plugin-manifest.ts builds; plugin.json declares its MCP server', () => {
     expect(hooksFile).toEqual(pluginHooks());
     expect(plugin.mcpServers).toEqual(pluginMcpServers());
-    expect(plugin.mcpServers[PLUGIN_NAME]).toEqual({ command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/active-brain.js', 'mcp'] });
+    expect(plugin.mcpServers[PLUGIN_NAME]).toEqual({ command: 'sh', args: ['${CLAUDE_PLUGIN_ROOT}/bin/active-brain', 'mcp'] });
   });
 
   it('each event install registers: one handler, install\'s matcher and timeout (seconds), the cleared environment, the bundled hook through ${CLAUDE_PLUGIN_ROOT}', () => {
@@ -88,7 +88,7 @@ describe('plugin manifests: names, version, paths', () => {
   it('every ${CLAUDE_PLUGIN_ROOT}/… path in the manifests exists in the repository (a file, checked in, not built)', () => {
     const texts = [JSON.stringify(hooksFile), JSON.stringify(plugin)];
     const paths = texts.flatMap((t) => [...t.matchAll(/\$\{CLAUDE_PLUGIN_ROOT\}\/([^"\\\s]+)/g)].map((m) => m[1]));
-    expect(new Set(paths)).toEqual(new Set(['bin/active-brain-hook.cjs', 'hooks/session-start.cjs', 'bin/active-brain.js']));
+    expect(new Set(paths)).toEqual(new Set(['bin/active-brain-hook.cjs', 'hooks/session-start.cjs', 'bin/active-brain']));
     for (const p of paths) {
       expect(existsSync(join(repoRoot, p)), p).toBe(true);
       expect(statSync(join(repoRoot, p)).isFile(), p).toBe(true);
