@@ -93,3 +93,32 @@ export function runClaude(bin: string, prompt: string, opts: { cwd: string; env:
 
 /** Claude Code's project folder name for a cwd (every `/` and `.` becomes `-`). */
 export const projectDirName = (cwd: string) => cwd.replace(/[/.]/g, '-');
+
+/** The provider name the Codex runs use for the stand-in (a `-c model_providers.<name>` table). */
+export const CODEX_PROVIDER = 'standin';
+
+/** Environment for a real Codex run: a temp HOME and CODEX_HOME, a dummy key for the stand-in. */
+export function codexEnv(home: string, codexHome: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, CODEX_HOME: codexHome, LANG: 'C.UTF-8', OPENAI_API_KEY: 'sk-stand-in', ...extra };
+}
+
+/** `codex exec --json PROMPT` against the stand-in (Responses API at modelUrl/v1), no sandbox
+ *  and no approvals (a temp world of its own; bubblewrap is not assumed on the machine).
+ *  `bypassHookTrust`: Codex (0.171) runs a hook from hooks.json only once a person has trusted
+ *  it (its hook review); a scripted run stands in for that with --dangerously-bypass-hook-trust. */
+export function runCodex(bin: string, prompt: string, opts: { cwd: string; env: NodeJS.ProcessEnv; modelUrl: string; bypassHookTrust?: boolean }): Promise<RunResult> {
+  const provider = `model_providers.${CODEX_PROVIDER}={name="${CODEX_PROVIDER}",base_url="${opts.modelUrl}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`;
+  return runCli(process.execPath, [bin, 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox',
+    ...(opts.bypassHookTrust ? ['--dangerously-bypass-hook-trust'] : []), '-c', `model_provider=${CODEX_PROVIDER}`, '-c', provider, '-c', 'model=gpt-5', prompt], opts);
+}
+
+/** The thread (session) id from `codex exec --json` output (its `thread.started` event). */
+export function codexThreadId(stdout: string): string | null {
+  for (const line of stdout.split('\n')) {
+    try {
+      const v = JSON.parse(line) as { type?: string; thread_id?: string };
+      if (v.type === 'thread.started' && v.thread_id) return v.thread_id;
+    } catch { /* not JSON */ }
+  }
+  return null;
+}

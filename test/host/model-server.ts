@@ -1,11 +1,15 @@
 /**
- * A scripted stand-in for the Anthropic Messages API on 127.0.0.1, so the real `claude` CLI
- * runs a whole session offline. A scenario is a list of steps (a tool call, or text that ends
+ * A scripted stand-in for the Anthropic Messages API (or, with protocol 'responses', the OpenAI
+ * Responses API Codex CLI speaks) on 127.0.0.1, so the real `claude` (or `codex`) CLI runs a
+ * whole session offline. A scenario is a list of steps (a tool call, or text that ends
  * the turn); each agent request (`POST /v1/messages` with tools) takes the next step whose
  * `when` (if any) matches it, answered as a streaming SSE message: message_start,
  * content_block_start/delta/stop, message_delta (stop_reason), message_stop. A request with no
  * tools (titles, summaries) or past the end of the script gets a short text and end_turn.
  * Every request is recorded (path, body) so tests assert what the model received.
+ * Responses API: `POST /v1/responses` (stream); a tool step becomes a `function_call` output
+ * item (Codex's shell tool is `exec_command`, arguments `{cmd}`), text a `message` item, then
+ * `response.completed`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,6 +66,18 @@ export function sseEvents(step: Step | undefined, id: string): Array<{ event: st
   return out;
 }
 
+/** The Responses API events of one answer (pure). */
+export function responsesEvents(step: Step | undefined, id: string): Array<{ event: string; data: Record<string, unknown> }> {
+  const out: Array<{ event: string; data: Record<string, unknown> }> = [];
+  const ev = (type: string, data: Record<string, unknown>) => out.push({ event: type, data: { type, ...data } });
+  ev('response.created', { response: { id } });
+  const text = step ? step.text : DEFAULT_TEXT;
+  if (text) ev('response.output_item.done', { item: { type: 'message', role: 'assistant', id: `msg_${id}`, content: [{ type: 'output_text', text }] } });
+  if (step && 'tool' in step) ev('response.output_item.done', { item: { type: 'function_call', name: step.tool, call_id: `call_${id}`, arguments: JSON.stringify(step.input) } });
+  ev('response.completed', { response: { id, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } });
+  return out;
+}
+
 /** Every text the model received in a request, flattened (system, messages, tool results). */
 export function receivedText(r: ModelRequest): string {
   const parts: string[] = [];
@@ -72,21 +88,26 @@ export function receivedText(r: ModelRequest): string {
   };
   walk(r.body.system);
   walk(r.body.messages);
+  walk(r.body.instructions);
+  walk(r.body.input);
   return parts.join('\n');
 }
 
 /** What arrived since the model's previous answer: every message after the last assistant
  *  one (the tool result, and the host's `system` message carrying hook context). */
 export function sinceLastAnswer(r: ModelRequest): string {
-  const msgs = (r.body.messages as Array<{ role: string; content: unknown }>) ?? [];
+  const msgs = (r.body.messages ?? r.body.input) as Array<{ role?: string; type?: string; content: unknown }> | undefined ?? [];
   let i = msgs.length - 1;
-  while (i >= 0 && msgs[i].role !== 'assistant') i--;
+  while (i >= 0 && msgs[i].role !== 'assistant' && msgs[i].type !== 'function_call') i--;
   return receivedText({ ...r, body: { messages: msgs.slice(i + 1) } });
 }
 
 const hasTools = (body: Record<string, unknown>) => Array.isArray(body.tools) && body.tools.length > 0;
 
-export async function startModelServer(script: Step[]): Promise<ModelServer> {
+export type Protocol = 'messages' | 'responses';
+
+export async function startModelServer(script: Step[], protocol: Protocol = 'messages'): Promise<ModelServer> {
+  const agentPath = protocol === 'messages' ? '/v1/messages' : '/v1/responses';
   const requests: ModelRequest[] = [];
   const used = new Set<number>();
   let n = 0;
@@ -100,7 +121,7 @@ export async function startModelServer(script: Step[]): Promise<ModelServer> {
     const path = req.url ?? '';
     const rec: ModelRequest = { method: req.method ?? '', path, body, step: -1, at: Date.now() };
     requests.push(rec);
-    if (req.method !== 'POST' || !path.startsWith('/v1/messages')) {
+    if (req.method !== 'POST' || !path.startsWith(agentPath)) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }));
       return;
     }
@@ -118,6 +139,12 @@ export async function startModelServer(script: Step[]): Promise<ModelServer> {
       }
     }
     const id = `msg_standin${String(++n).padStart(20, '0')}`;
+    if (protocol === 'responses') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const e of responsesEvents(step, id)) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      res.end();
+      return;
+    }
     if (body.stream === false || body.stream === undefined) {
       const evs = sseEvents(step, id);
       const content = evs.filter((e) => e.event === 'content_block_start').map((e, k) => {
@@ -144,7 +171,7 @@ export async function startModelServer(script: Step[]): Promise<ModelServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    agentRequests: () => requests.filter((r) => r.path.startsWith('/v1/messages') && !r.path.includes('count_tokens') && hasTools(r.body)),
+    agentRequests: () => requests.filter((r) => r.path.startsWith(agentPath) && !r.path.includes('count_tokens') && hasTools(r.body)),
     pending: () => script.length - used.size,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
