@@ -16,7 +16,7 @@ import { cli } from '../daemon/helpers.js';
 import { hookRecords } from '../daemon/hook-process.js';
 import { repoRoot } from '../helpers/model.js';
 import { requireHost } from './hosts.js';
-import { sinceLastAnswer, type Step } from './model-server.js';
+import { sinceLastAnswer, type Step } from '../../bench/host-model-server.js';
 import { hostWorld, type HostWorld } from './scenario.js';
 
 const host = requireHost('claude');

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { QUICK, cli, decisions, events, startDaemon, waitCanary, waitFor } from '../daemon/helpers.js';
 import { hookRecords } from '../daemon/hook-process.js';
 import { projectDirName, requireHost } from './hosts.js';
-import { sinceLastAnswer, receivedText, type ModelRequest, type ModelServer } from './model-server.js';
+import { sinceLastAnswer, receivedText, type ModelRequest, type ModelServer } from '../../bench/host-model-server.js';
 import { HOOK_CONTEXT_PREFIX, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 
 const host = requireHost('claude');

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { cli, waitFor } from '../daemon/helpers.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { hostEnv, projectDirName, requireHost, runCli } from './hosts.js';
-import { sinceLastAnswer } from './model-server.js';
+import { sinceLastAnswer } from '../../bench/host-model-server.js';
 import { HOOK_CONTEXT_PREFIX, HOST_CONFIG, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 
 const host = requireHost('claude');

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { cli, startDaemon, waitCanary, waitFor, allFiles, events } from '../daemon/helpers.js';
 import { hookRecords } from '../daemon/hook-process.js';
 import { codexEnv, codexThreadId, requireHost, runCodex } from './hosts.js';
-import { receivedText, sinceLastAnswer, startModelServer, type ModelServer, type Step } from './model-server.js';
+import { receivedText, sinceLastAnswer, startModelServer, type ModelServer, type Step } from '../../bench/host-model-server.js';
 import { gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 
 const host = requireHost('codex');

@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { offlineModelPath } from '../helpers/model.js';
 import type { Env } from '../daemon/helpers.js';
 import { hostEnv, runClaude, type RunResult } from './hosts.js';
-import { startModelServer, type ModelServer, type Step } from './model-server.js';
+import { startModelServer, type ModelServer, type Step } from '../../bench/host-model-server.js';
 
 export interface HostWorld extends Env {
   /** HOME of every process in the scenario (the host's ~/.claude lives here). */
