@@ -45,9 +45,14 @@ export interface RunResult {
 /** Environment for a real host run: a temp HOME, the stand-in model, no telemetry. Only PATH
  *  and what is named here pass through (the runner's own Claude variables never leak in). */
 export function hostEnv(home: string, modelUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  // Claude Code keeps per-session notes under $TMPDIR/claude-<uid>/: inside the temp world, so
+  // they go when it does.
+  const tmp = join(home, 'tmp');
+  mkdirSync(tmp, { recursive: true });
   return {
     PATH: process.env.PATH,
     HOME: home,
+    TMPDIR: tmp,
     LANG: 'C.UTF-8',
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: 'sk-ant-stand-in',
