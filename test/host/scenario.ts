@@ -23,11 +23,12 @@ export interface HostWorld extends Env {
   claude: (script: Step[], opts: { cwd: string; prompt?: string; extra?: string[]; tools?: string; env?: NodeJS.ProcessEnv }) => Promise<{ run: RunResult; model: ModelServer }>;
 }
 
-/** `config.json` every host scenario starts from: `claude -p` stamps its transcript and hook
- *  environment with the entrypoint `sdk-cli`, which the worker rule treats as background work
- *  by default; these sessions stand for a person's, so the list is cleared (config/schema.ts
- *  `workers.entrypoints`). */
-export const HOST_CONFIG = { workers: { entrypoints: [] as string[] } };
+/** `config.json` every host scenario starts from. `claude -p` stamps its sessions with the
+ *  entrypoint `sdk-cli` and gives hooks CLAUDE_CODE_SESSION_ATTENDED=0, which the worker rule
+ *  treats as background work by default (shared/workers.ts); these sessions stand for a
+ *  person's, so the entrypoint list is cleared and `unattended: entrypoints` lets that list
+ *  alone decide (config/schema.ts `workers`). */
+export const HOST_CONFIG = { workers: { entrypoints: [] as string[], unattended: 'entrypoints' } };
 
 export function hostWorld(claudeBin: string | null, tag = 'ab-host-'): HostWorld {
   const base = mkdtempSync(join(tmpdir(), tag));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { errorSignature, errorPhrase, informativeLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
+import { COMPILE_LEAD_RE, errorSignature, errorPhrase, informativeLines, keyLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
 
 // Error templates of the shapes met in coding sessions (written for these tests). {P} path,
 // {B} branch, {N} number, {H} hash, {Q} quoted name.
@@ -27,13 +27,27 @@ const fill = (t: string, v: { p: string; b: string; n: number; h: string; q: str
   t.replace(/\{P\}/g, v.p).replace(/\{B\}/g, v.b).replace(/\{N\}/g, String(v.n)).replace(/\{H\}/g, v.h).replace(/\{Q\}/g, `'${v.q}'`);
 const vars = fc.record({ p: pathArb, b: branchArb, n: fc.integer({ min: 0, max: 99999 }), h: hashArb, q: word });
 
+/** A compiler's or type checker's complaint: its quoted names stay in the signature. */
+const keepsNames = (t: string) => informativeLines(t).some((l) => COMPILE_LEAD_RE.test(l));
+
 describe('errorSignature', () => {
-  it('is the same for the same error with other paths, branches, numbers, hashes and quoted names', () => {
+  it('is the same for the same error with other paths, branches, numbers, hashes and quoted names (a compile error: the same names)', () => {
+    expect(TEMPLATES.filter(keepsNames).length).toBeGreaterThanOrEqual(2); // the rule is exercised
     fc.assert(
       fc.property(fc.integer({ min: 0, max: TEMPLATES.length - 1 }), vars, vars, (i, a, b) => {
-        expect(errorSignature(fill(TEMPLATES[i], a))!.sig).toBe(errorSignature(fill(TEMPLATES[i], b))!.sig);
+        const other = keepsNames(TEMPLATES[i]) ? { ...b, q: a.q } : b;
+        expect(errorSignature(fill(TEMPLATES[i], a))!.sig).toBe(errorSignature(fill(TEMPLATES[i], other))!.sig);
       }),
     );
+  });
+
+  it('a compile error keeps its quoted names: the same complaint about another name is another error (control: other paths and lines are the same)', () => {
+    const ts = (name: string, file: string, line: number) => `Exit code 2\nFailed to compile.\n\n./src/lib/${file}.ts:${line}:19\nType error: Property '${name}' does not exist on type 'typeof import("/home/u/app/node_modules/ethers/lib.esm/ethers")'.`;
+    expect(errorSignature(ts('utils', 'wallet', 221))!.sig).toBe(errorSignature(ts('utils', 'dex', 905))!.sig);
+    expect(errorSignature(ts('utils', 'wallet', 221))!.sig).not.toBe(errorSignature(ts('providers', 'wallet', 221))!.sig);
+    expect(keyLines(ts('utils', 'wallet', 1)).join('\n')).toContain("'utils'");
+    // Not a compile error: quoted names are placeholders as before.
+    expect(errorSignature("fatal: pathspec 'a.txt' did not match any files")!.sig).toBe(errorSignature("fatal: pathspec 'b/c.md' did not match any files")!.sig);
   });
 
   it('differs between different errors', () => {
@@ -109,3 +123,52 @@ describe('errorSignature on long output', () => {
     expect(other.sig).not.toBe(a.sig);
   });
 });
+
+describe('signatures that generalize (shapes met in real projects of other people)', () => {
+  const seg = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,8}( [A-Za-z0-9]{1,5})?$/);
+  const segs = fc.array(seg, { minLength: 1, maxLength: 4 });
+  const file = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}\.(py|ts|json)$/);
+  /** One path in every shape a shell prints it: Unix, Windows drive (both slashes), MSYS, UNC. */
+  const shaped = fc.tuple(segs, file, fc.constantFrom('unix', 'win', 'winfwd', 'msys', 'unc')).map(([d, f, shape]) => {
+    const tail = [...d, f];
+    if (shape === 'unix') return `/home/${tail.join('/').replace(/ /g, '_')}`;
+    if (shape === 'win') return `C:\\Users\\${tail.join('\\')}`;
+    if (shape === 'winfwd') return `C:/Users/${tail.join('/')}`;
+    if (shape === 'msys') return `/c/Users/${tail.join('/')}`;
+    return `\\\\fileserver\\share\\${tail.join('\\')}`;
+  });
+  const SHAPES = [
+    (p: string) => `Exit code 1\nerror: cannot open ${p} for reading`,
+    (p: string) => `Exit code 2\npython: can't open file ${p}: [Errno 2] No such file or directory`,
+    (p: string) => `Exit code 1\nnpm ERR! enoent Could not read package.json: Error: ENOENT: no such file or directory, open ${p}`,
+  ];
+
+  it('a path in any shape (Windows drive, forward slashes, MSYS, UNC, spaces in folder names, `!`) signs as any other path', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: SHAPES.length - 1 }), shaped, shaped, (i, a, b) => {
+        expect(errorSignature(SHAPES[i](a))!.sig).toBe(errorSignature(SHAPES[i](b))!.sig);
+      }),
+    );
+    expect(errorSignature(SHAPES[0]('/home/ken/my!app/x.py'))!.sig).toBe(errorSignature(SHAPES[0]('/home/ken/app/x.py'))!.sig);
+    // Control: the shapes are still three different errors.
+    expect(new Set(SHAPES.map((f) => errorSignature(f('/home/a/b.py'))!.sig)).size).toBe(SHAPES.length);
+  });
+
+  it('shell chatter printed before every output (a conda or nvm start-up line) does not change the signature', () => {
+    const err = 'Exit code 127\n/bin/bash: line 1: python: command not found';
+    const chatter = [
+      '(base) conda activate: initialising shell hooks',
+      'Now using node v20.11.1 (npm v10.2.4)',
+      '\u001b[33mwarning:\u001b[0m setlocale: LC_ALL: cannot change locale (en_US.UTF-8)',
+    ];
+    for (const c of chatter) {
+      const noisy = `Exit code 127\n${c}\n/bin/bash: line 1: python: command not found`;
+      // The lead is the first line naming a failure: chatter that names none is skipped; chatter
+      // that does (the locale warning) changes the head, and the key line still matches.
+      const keys = errorSignature(noisy)!.lines;
+      expect(keys).toContain(errorSignature(err)!.head[0]);
+    }
+    expect(errorSignature(`Exit code 127\n${chatter[0]}\n/bin/bash: line 1: python: command not found`)!.sig).toBe(errorSignature(err)!.sig);
+  });
+});
+
