@@ -113,7 +113,7 @@ describe.skipIf(!!host.skip)('Past fix with the real Claude Code', () => {
     expect(reaction).toBeLessThan(REACTION_MS);
   });
 
-  it('a subagent (the Agent tool) whose own git push fails: no offer reaches it or the main lane (reason worker-agent)', async () => {
+  it('a subagent (the Agent tool) whose own git push fails: no offer reaches it or the main lane (a worker reason)', async () => {
     const marker = 'SUBAGENT-TASK';
     const firstUser = (r: ModelRequest) => receivedText({ ...r, body: { messages: ((r.body.messages as unknown[]) ?? []).slice(0, 1) } });
     const inSub = (r: ModelRequest) => firstUser(r).includes(marker);
@@ -136,7 +136,9 @@ describe.skipIf(!!host.skip)('Past fix with the real Claude Code', () => {
     // …with nothing of ours, in the subagent or in the main lane.
     expect(ours(model)).toEqual([]);
     const recs = hookRecords(w).slice(before);
-    expect(recs.filter((r) => r.event === 'PostToolUseFailure')).toEqual([expect.objectContaining({ outcome: 'silent', reason: 'worker-agent' })]);
+    // Refused as a subagent's: by its payload's agent_id or its transcript path (gate order is
+    // the worker rule's: hook/gates.ts).
+    expect(recs.filter((r) => r.event === 'PostToolUseFailure')).toEqual([expect.objectContaining({ outcome: 'silent', reason: expect.stringMatching(/^worker-(sidechain|agent|subagent)$/) })]);
   });
 
   it('a first-seen error: nothing reaches the model (reason no-fix)', async () => {

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cli, startDaemon, waitCanary, waitFor, readJson } from '../daemon/helpers.js';
+import { cli, decisions, startDaemon, waitCanary, waitFor } from '../daemon/helpers.js';
 import { hookRecords } from '../daemon/hook-process.js';
 import { buildStore, type TestStore } from '../retrieval/helpers.js';
 import { FIXTURE, FILLER, PG_ERROR_TURN } from '../retrieval/fixture.js';
@@ -55,21 +55,25 @@ describe.skipIf(!!host.skip)('prompt channel with the real Claude Code (multi-tu
       { text: PG_ERROR_TURN.assistant },
     ]);
     expect(sinceLastAnswer(errTurn.agentRequests()[1])).toContain('Error: read ECONNRESET');
-    // The daemon caches an offer for this session (the error turn is closed by the next prompt
-    // at the latest: `claude -p` writes no turn end).
+    // The daemon decides the error turn (turn index 4) with an offer and caches it.
+    await waitFor(() => decisions(w).find((r) => r.sessionId === sid && r.turn === 4 && r.would_fire === true), 30_000, 'the error turn decided with an offer');
+    // A race the product has with `claude -p` (no turn-end record): the next prompt's record
+    // closes the error turn, the daemon decides it again ~0.1 s later — now in its own cooldown,
+    // with no offer — and that replaces the cached offer, so the prompt's hook prints only when
+    // it reads the cache first. The daemon is paused (SIGSTOP) for the next prompt so this
+    // scenario does not depend on that race (reported; core/publish.ts is where it lives).
     const seen: string[] = [];
-    for (let k = 0; k < 3; k++) {
-      const model = await turn(`What should we change in the pool settings? (${k})`, [{ text: 'Looking at the pool settings.' }]);
-      const text = sinceLastAnswer(model.agentRequests()[0]);
-      seen.push(text);
-      if (text.includes(PROMPT_CONTEXT)) break;
-      await waitFor(() => readJson(join(w.home, 'cache', `${sid}.json`)), 10_000, 'the session cache').catch(() => null);
+    process.kill(d.pid, 'SIGSTOP');
+    try {
+      const model = await turn('What should we change in the pool settings?', [{ text: 'Looking at the pool settings.' }]);
+      seen.push(sinceLastAnswer(model.agentRequests()[0]));
+    } finally {
+      process.kill(d.pid, 'SIGCONT');
     }
     const hit = seen.find((t) => t.includes(PROMPT_CONTEXT));
     const recs = hookRecords(w).filter((r) => r.event === 'UserPromptSubmit').map((r) => `${String(r.outcome)}:${String(r.reason)}`);
     expect(hit, `hook: ${recs.join(' ')}`).toBeDefined();
-    expect(hit!.slice(hit!.indexOf(PROMPT_CONTEXT))).toMatch(/\[active-brain · Past fix · 0\.\d\d\] past-sessions\//);
-    console.log(`[host] prompt-channel offer reached the model at follow-up prompt ${seen.length} after the error turn`);
+    expect(hit!.slice(hit!.indexOf(PROMPT_CONTEXT))).toMatch(/\[active-brain · Past fix · 0\.\d\d\][^\n]*\(recall: active-brain recall past-sessions\//);
     // The failure itself went to the tool channel, which is off: silent there.
     expect(hookRecords(w).filter((r) => r.event === 'PostToolUseFailure')).toEqual([expect.objectContaining({ outcome: 'silent', reason: 'mode-off' })]);
     // Once, not wallpaper: the next prompt carries nothing of ours.
