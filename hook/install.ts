@@ -224,7 +224,8 @@ export function withHookRemoved(settings: Obj, where = 'settings.json'): { setti
   const hooks = out.hooks as Obj;
   let removed = 0;
   HOOK_EVENTS.forEach((event, k) => {
-    if (!groups[k]) return;
+    // An event with none of ours stays exactly as it is (even an empty list of the user's).
+    if (!groups[k] || !groups[k]!.some((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isOurEntry))) return;
     const kept: unknown[] = [];
     for (const g of hooks[event] as unknown[]) {
       if (!isObj(g) || !Array.isArray(g.hooks)) {

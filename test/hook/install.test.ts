@@ -89,6 +89,13 @@ describe('install: pure merge', () => {
     expect(withHookInstalled({ hooks: { ...OURS, PostToolUse: OLD_POST_TOOL_USE } }, CMD).settings).toEqual({ hooks: OURS });
   });
 
+  it('an event install does not register keeps the user\'s value as it is, even an empty list, through install and uninstall', () => {
+    const user = { hooks: { PostToolUse: [] as unknown[], Stop: [] as unknown[] } };
+    const installed = withHookInstalled(user, CMD).settings;
+    expect((installed.hooks as Record<string, unknown>).PostToolUse).toEqual([]);
+    expect(withHookRemoved(installed).settings).toEqual(user);
+  });
+
   it('upgrades an older install (UserPromptSubmit only) in place: the tool event is added, nothing else changes', () => {
     const old = { ...OTHER, hooks: { ...OTHER.hooks, UserPromptSubmit: [...OTHER.hooks.UserPromptSubmit, { hooks: [ENTRY] }] } };
     const { settings, action, events } = withHookInstalled(old, CMD);
