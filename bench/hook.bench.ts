@@ -7,7 +7,12 @@
  *   - printed:      the same for a session with an eligible cached offer (live mode) → one line
  *   - tool-printed: a PostToolUseFailure with a 10,000-char error (Claude Code cuts longer
  *                   ones to about that) whose signature has a fixes file → one line
- *   - tool-no-fix:  the same error, no fixes file (a first-seen error) → silent
+ *   - tool-near:    the same environment error under another failing test's name (another
+ *                   head): no exact file, its key line's file → one line (issue 21)
+ *   - tool-no-fix:  an error no file answers (a first-seen error: every key looked up) → silent
+ * The tool cases' home holds the fixes folder of a 1,000-session store (FIXES_SESSIONS
+ * synthetic sessions of three errors each, built by core/fixes.ts and written by the
+ * daemon's own FixesWriter), not one file.
  * Wall time per run (spawn to exit, stdin payload included), medians and p99; peak RSS from
  * GNU time (`/usr/bin/time -f %M`) when present. Also the hook's own latency_ms from its log,
  * per case. State lives in opts.workDir and is deleted afterwards.
@@ -21,6 +26,10 @@ import type { FixFile, HookSettings, OfferCache } from '../shared/types.js';
 import { quantile } from './stats.js';
 import { hookCommand } from '../hook/install.js';
 import { errorSignature } from '../shared/error-signature.js';
+import { buildFixFiles } from '../core/fixes.js';
+import { FixesWriter } from '../daemon/fixes-writer.js';
+import type { EpisodeRecord } from '../store/types.js';
+import { seededRandom } from '../shared/prng.js';
 
 /** Targets from issue 5. */
 const TARGET_MEDIAN_RATIO = 1.25;
@@ -39,13 +48,19 @@ const CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca
 const INHERITED_RUNS = 30;
 /** Characters of the tool cases' error (Claude Code cuts longer tool output to about this). */
 const TOOL_ERROR_CHARS = 10_000;
+/** Sessions of the synthetic store whose fixes folder the tool cases read (issue 21's size). */
+const FIXES_SESSIONS = 1_000;
+/** Errors per synthetic session, drawn from DISTINCT_ERRORS shapes (so some recur). */
+const ERRORS_PER_SESSION = 3;
+const DISTINCT_ERRORS = 900;
 
-/** A test run's output as a failed Bash call reports it: passing tests, then the failure with
- *  its stack, cut to exactly TOOL_ERROR_CHARS. */
-function toolError(): string {
+/** A test run's output as a failed Bash call reports it: passing tests, then the failing test
+ *  (`test`) with an environment error (the database is down: a fix that transfers) and its
+ *  stack, cut to exactly TOOL_ERROR_CHARS. */
+function toolError(test = 'pool > reuses idle connections', cause = 'Error: connect ECONNREFUSED 127.0.0.1:5432'): string {
   const lines = ['Exit code 1', '', '> proj@1.0.0 test', '> vitest run', ''];
   for (let k = 0; lines.join('\n').length < TOOL_ERROR_CHARS * 0.6; k++) lines.push(` \u2713 src/module-${k}.test.ts > computes case ${k} correctly (${(k * 7) % 40} ms)`);
-  lines.push(' FAIL  src/pool.test.ts > pool > reuses idle connections', 'AssertionError: expected 2 to be 3 // Object.is equality', '', '- Expected', '+ Received', '', '- 3', '+ 2', '');
+  lines.push(` FAIL  src/${test.split(' ')[0]}.test.ts > ${test}`, cause, '    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)', '');
   for (let k = 0; lines.join('\n').length < TOOL_ERROR_CHARS + 200; k++) lines.push(`    at Object.<anonymous> (/home/u/proj/src/pool-${k % 9}.ts:${10 + k}:${(k * 3) % 40})`);
   return lines.join('\n').slice(0, TOOL_ERROR_CHARS);
 }
@@ -59,10 +74,39 @@ function packageRoot(): string {
   throw new Error('package root not found');
 }
 
-const CASE_NAMES = ['bare', 'no-cache', 'printed', 'tool-printed', 'tool-no-fix'] as const;
+const CASE_NAMES = ['bare', 'no-cache', 'printed', 'tool-printed', 'tool-near', 'tool-no-fix'] as const;
 type CaseName = (typeof CASE_NAMES)[number];
 /** Session id prefix of each hook case (its log records are told apart by it). */
-const PREFIX: Record<Exclude<CaseName, 'bare'>, string> = { 'no-cache': 'nc', printed: 'pr', 'tool-printed': 'tp', 'tool-no-fix': 'tn' };
+const PREFIX: Record<Exclude<CaseName, 'bare'>, string> = { 'no-cache': 'nc', printed: 'pr', 'tool-printed': 'tp', 'tool-near': 'tr', 'tool-no-fix': 'tn' };
+
+/** The fixes folder of a store of FIXES_SESSIONS sessions: their episodes (synthetic error
+ *  heads of the real shapes, ERRORS_PER_SESSION each), plus the bench error's own episode. */
+function syntheticFixes(sig: ReturnType<typeof errorSignature>): Map<string, FixFile> {
+  const rng = seededRandom(21);
+  const words = ['module', 'config', 'cache', 'socket', 'schema', 'token', 'worker', 'bundle', 'plugin', 'index', 'route', 'queue'];
+  const heads = Array.from({ length: DISTINCT_ERRORS }, (_, k) => [
+    `error: cannot resolve ${words[k % words.length]} <q> in ${words[(k * 7) % words.length]} step ${k}`,
+    `hint: the ${words[(k * 5) % words.length]} ${words[(k * 3) % words.length]} of variant ${k} was not found`,
+  ]);
+  const eps: EpisodeRecord[] = [];
+  let id = 0;
+  for (let s = 0; s < FIXES_SESSIONS; s++) {
+    for (let e = 0; e < ERRORS_PER_SESSION; e++) {
+      const k = Math.floor(rng() * DISTINCT_ERRORS);
+      const head = heads[k];
+      eps.push({
+        chunkId: ++id, handle: `sessions/bench/s${s}.jsonl#${e}`, region: 'sessions', regionScope: 'global', source: 'episode',
+        sig: errorSignature(head.join('\n'))!.sig, head: errorSignature(head.join('\n'))!.lines, words: [], sessionId: `s${s}`, tool: 'Bash',
+        action: 'Bash: npm run build', fix: `npm install ${words[k % words.length]}-${k}`, resolved: rng() < 0.7, at: s * 1000, outcome: 'succeeded', attempts: 1, note: '',
+      });
+    }
+  }
+  eps.push({
+    chunkId: ++id, handle: 'sessions/bench/past.jsonl#1', region: 'sessions', regionScope: 'global', source: 'episode', sig: sig!.sig, head: sig!.lines, words: sig!.words,
+    sessionId: 'past-session', tool: 'Bash', action: 'Bash: npm test', fix: 'docker compose up -d db; then npm test succeeded', resolved: true, at: 1, outcome: 'succeeded', attempts: 1, note: '',
+  });
+  return buildFixFiles(eps.map((e) => (e.resolved ? e : { ...e, fix: '', outcome: 'unresolved' })), 'bench', Date.now());
+}
 
 interface Case {
   name: CaseName;
@@ -111,26 +155,21 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     };
     writeFileSync(join(home, 'cache', `${sid}.json`), JSON.stringify(cache));
   };
-  // The tool channel: one 10,000-char error; its fixes file exists for the tool-printed
-  // runs only (tool-no-fix runs point the hook's home at one without the fixes dir).
+  // The tool channel: one 10,000-char error; the fixes folder of a 1,000-session store holds
+  // its signature's file (tool-printed), its key lines' files (tool-near: the same cause under
+  // another test's name), none for tool-no-fix's error (another cause: every key missed).
   const error = toolError();
+  const nearError = toolError('db > migrates the schema');
+  const noFixError = toolError('pool > reuses idle connections', 'Error: getaddrinfo EAI_AGAIN registry.internal.example');
   const sig = errorSignature(error)!.sig;
-  const now0 = Date.now();
-  const fixes: FixFile = {
-    version: 1, sig, storeStamp: 'bench', createdAt: now0, fixes: [{
-      sourceSession: 'past-session', scope: 'global',
-      offer: { id: `fix-${sig}-1`, chunkId: 1, handle: 'sessions/past#ep-1', type: 'past-fix', confidence: 0.86, channel: 'tool',
-        reason: 'same "expected 2 to be 3" failure in pool.test.ts (2026-02-11): fixed by releasing the client in finally', region: 'sessions', wildcard: false, trigger: 'error', reasoned: false },
-    }],
-  };
-  const homeNoFix = join(base, 'home-nofix');
-  mkdirSync(join(homeNoFix, 'cache'), { recursive: true });
-  writeFileSync(join(homeNoFix, 'hook-settings.json'), JSON.stringify(settings));
+  const fixFiles = syntheticFixes(errorSignature(error));
+  const homeNoFix = home; // one home: the no-fix error simply has no file
   mkdirSync(join(home, 'fixes'), { recursive: true });
-  writeFileSync(join(home, 'fixes', `${sig}.json`), JSON.stringify(fixes));
-  const toolPayload = (sid: string) => JSON.stringify({
+  const wrote = new FixesWriter(join(home, 'fixes')).sync(fixFiles);
+  if (!fixFiles.has(sig) || errorSignature(nearError)!.sig === sig) throw new Error('bench set-up: the near error must differ in its head only');
+  const toolPayload = (sid: string, err = error) => JSON.stringify({
     session_id: sid, transcript_path: join(proj, `${sid}.jsonl`), cwd, permission_mode: 'default', hook_event_name: 'PostToolUseFailure',
-    tool_name: 'Bash', tool_input: { command: 'npm test', description: 'Run the tests' }, tool_use_id: `toolu_${sid}`, error, is_interrupt: false,
+    tool_name: 'Bash', tool_input: { command: 'npm test', description: 'Run the tests' }, tool_use_id: `toolu_${sid}`, error: err, is_interrupt: false,
   });
   const envNoFix = { ...env, ACTIVE_BRAIN_HOME: homeNoFix };
   const cases: Case[] = [
@@ -139,7 +178,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     // A fresh session per run: a second offer in one session would (rightly) be gapped.
     { name: 'printed', args: [bin], input: (i) => payload(`pr-${i}`), before: (i) => prepare(`pr-${i}`, true) },
     { name: 'tool-printed', args: [bin], input: (i) => toolPayload(`tp-${i}`) },
-    { name: 'tool-no-fix', args: [bin], input: (i) => toolPayload(`tn-${i}`), env: envNoFix },
+    { name: 'tool-near', args: [bin], input: (i) => toolPayload(`tr-${i}`, nearError) },
+    { name: 'tool-no-fix', args: [bin], input: (i) => toolPayload(`tn-${i}`, noFixError), env: envNoFix },
   ];
 
   const n = opts.quick ? RUNS_QUICK : RUNS;
@@ -217,7 +257,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const p99 = (k: CaseName) => quantile(wall[k], 0.99);
   const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
   const figures: Figure[] = [{ metric: 'bare node -e 0: median wall', value: round(med('bare')), unit: 'ms' }];
-  for (const k of ['no-cache', 'printed', 'tool-printed', 'tool-no-fix'] as const) {
+  for (const k of ['no-cache', 'printed', 'tool-printed', 'tool-near', 'tool-no-fix'] as const) {
     const ratio = med(k) / med('bare');
     figures.push(
       { metric: `${k}: median wall`, value: round(med(k)), unit: 'ms' },
@@ -251,18 +291,18 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   }
   figures.push(
     { metric: 'runs printing an offer: printed / no-cache', value: `${outputs.printed}/${n} / ${outputs['no-cache']}/${n}`, target: `${n}/${n} / 0/${n}`, pass: outputs.printed === n && outputs['no-cache'] === 0 },
-    { metric: 'runs printing an offer: tool-printed / tool-no-fix', value: `${outputs['tool-printed']}/${n} / ${outputs['tool-no-fix']}/${n}`, target: `${n}/${n} / 0/${n}`, pass: outputs['tool-printed'] === n && outputs['tool-no-fix'] === 0 },
+    { metric: 'runs printing an offer: tool-printed / tool-near / tool-no-fix', value: `${outputs['tool-printed']}/${n} / ${outputs['tool-near']}/${n} / ${outputs['tool-no-fix']}/${n}`, target: `${n}/${n} / ${n}/${n} / 0/${n}`, pass: outputs['tool-printed'] === n && outputs['tool-near'] === n && outputs['tool-no-fix'] === 0 },
     { metric: 'non-zero exits or stderr output', value: badExits, target: '0', pass: badExits === 0 },
   );
   rmSync(base, { recursive: true, force: true });
   return {
     name: 'hook',
-    about: 'issue 5 / issue 12: hook wall time and peak RSS vs bare node, at a prompt and at a tool failure',
+    about: 'issue 5 / issue 12 / issue 21: hook wall time and peak RSS vs bare node, at a prompt and at a tool failure (exact and near Past fix, 1,000-session fixes folder)',
     figures,
     notes: [
       `${n} interleaved runs per case after ${WARMUP} warm-up rounds; wall = spawnSync start to exit, including the payload on stdin (${payload('x').length} bytes).`,
       'The hook runs as installed: node bin/active-brain-hook.cjs → dist/hook.bundle.cjs; printed runs use a fresh session each (live mode), no-cache runs a session without a cache.',
-      `Tool cases: a PostToolUseFailure payload (${toolPayload('tp-x').length} bytes) whose error is ${TOOL_ERROR_CHARS} chars of test-runner output (signature ${sig}); tool-printed has its fixes file, tool-no-fix a home without a fixes dir; a fresh session per run.`,
+      `Tool cases: a PostToolUseFailure payload (${toolPayload('tp-x').length} bytes) whose error is ${TOOL_ERROR_CHARS} chars of test-runner output (signature ${sig}); the fixes folder is a ${FIXES_SESSIONS}-session store's (${fixFiles.size} files, ${wrote.written} written); tool-printed reads its signature's file, tool-near (the same cause under another test's name) a key line's, tool-no-fix (another cause) misses every key; a fresh session per run.`,
       haveTime ? `Peak RSS: ${GNU_TIME} -f %M over ${rss.bare.length} runs per case.` : `Peak RSS not measured: ${GNU_TIME} missing.`,
       'The machine may be shared: compare the ratio (same-run bare node) rather than absolute times.',
       caBundle

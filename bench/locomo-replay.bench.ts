@@ -16,6 +16,10 @@ import { replayLocomo, speakersA, DEFAULT_LINK_WINDOW } from '../eval/locomo-rep
 /** Target: would-fire offers over exchanges. */
 export const MAX_FIRE_RATE = 0.15;
 const SEED = 1;
+/** Issue 25 targets: adversarial offer rate at most half the answerable one; at least this
+ *  share of answerable offers is one of the question's evidence turns. */
+export const MAX_ADVERSARIAL_RATIO = 0.5;
+export const MIN_EVIDENCE_SHARE = 0.35;
 const QUICK_CONVERSATIONS = 2;
 
 const pct = (n: number, of: number) => (of > 0 ? `${((n / of) * 100).toFixed(1)}%` : 'n/a');
@@ -35,6 +39,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     const t0 = performance.now();
     const r = await replayLocomo(convs, { config, embedder, seed: SEED, parent: opts.workDir });
     const seconds = (performance.now() - t0) / 1000;
+    const rate = (n: number, of: number) => (of > 0 ? n / of : 0);
+    const ansRate = rate(r.answerable.offers, r.answerable.questions);
+    const advOverAns = ansRate > 0 ? rate(r.adversarial.offers, r.adversarial.questions) / ansRate : Number.POSITIVE_INFINITY;
     const figures: Figure[] = [
       { metric: 'conversations / exchanges', value: `${r.conversations} / ${r.exchanges}` },
       { metric: 'would-fire offers', value: r.would_fire },
@@ -48,7 +55,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       { metric: 'adversarial questions that reached the offer builder', value: r.adversarial.built },
       { metric: 'control: answerable questions fed / offers / confident / reached the builder', value: `${r.answerable.questions} / ${r.answerable.offers} / ${r.answerable.confident} / ${r.answerable.built}` },
       { metric: 'offer rate: adversarial vs answerable questions', value: `${pct(r.adversarial.offers, r.adversarial.questions)} vs ${pct(r.answerable.offers, r.answerable.questions)}` },
-      { metric: "answerable offers that are one of the question's evidence turns", value: `${r.answerable.evidence_hits} (${(r.answerable.evidence_hit_share * 100).toFixed(1)}%; chance ${(r.answerable.evidence_hit_chance * 100).toFixed(1)}%)` },
+      // Issue 25: adversarial questions get at most half the offers answerable ones get.
+      { metric: 'adversarial offer rate / answerable offer rate', value: Math.round(advOverAns * 1000) / 1000, target: `≤ ${MAX_ADVERSARIAL_RATIO}`, pass: advOverAns <= MAX_ADVERSARIAL_RATIO },
+      { metric: "answerable offers that are one of the question's evidence turns", value: `${r.answerable.evidence_hits} (${(r.answerable.evidence_hit_share * 100).toFixed(1)}%; chance ${(r.answerable.evidence_hit_chance * 100).toFixed(1)}%)`, target: `≥ ${MIN_EVIDENCE_SHARE * 100}%`, pass: r.answerable.evidence_hit_share >= MIN_EVIDENCE_SHARE },
       { metric: 'offers by type', value: Object.entries(r.by_type).map(([k, v]) => `${k} ${v}`).join(', ') },
       { metric: 'replay time', value: Math.round(seconds * 10) / 10, unit: 's' },
     ];

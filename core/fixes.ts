@@ -28,8 +28,9 @@ export const UNRESOLVED = 0.4;
 export const NEAR_SCALE = 0.75;
 /** Word overlap (Jaccard of signature words) from which two errors are near matches. */
 export const NEAR_MIN_OVERLAP = 0.6;
-/** Fixes kept per signature (best first); the hook shows the first one that may be shown. */
-export const MAX_FIXES_PER_SIG = 3;
+/** Fixes kept per key (best first); the hook shows the first one that may be shown there
+ *  (not from its own session or lineage, in scope). */
+export const MAX_FIXES_PER_SIG = 6;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
@@ -123,8 +124,15 @@ export function exactFixes(sig: string, eps: readonly EpisodeRecord[]): FixOffer
   return same.slice(0, MAX_FIXES_PER_SIG).map((e) => ({
     offer: fixOffer(sig, e, 'exact', 1, Math.max(0, sessions.size - 1)),
     sourceSession: e.sessionId,
+    ...lineageOf(e),
     scope: e.regionScope,
   }));
+}
+
+/** The sessions of an episode's lineage (resumed or forked copies: issue 25), when it has more
+ *  than itself: the hook never offers a fix back to any of them. */
+function lineageOf(e: EpisodeRecord): Pick<FixOffer, 'sourceSessions'> {
+  return e.lineage && e.lineage.length > 1 ? { sourceSessions: e.lineage } : {};
 }
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
@@ -168,11 +176,17 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
   for (const g of groups) {
     const agree = sessions(g);
     const penalty = Math.min(MAX_PENALTY, CONTRADICTION * unresolvedSessions + DISAGREEMENT * (all - agree));
-    const e = g[0];
-    const base = fixOffer(key, e, match, 1, agree - 1);
-    const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
-    out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope });
-    if (out.length >= MAX_FIXES_PER_SIG) break;
+    // One fix per session of the group (newest first): the hook skips the ones it may not
+    // show (its own session or lineage, another project's scope) and takes the next.
+    const seen = new Set<string>();
+    for (const e of g) {
+      if (seen.has(sessionOf(e))) continue;
+      seen.add(sessionOf(e));
+      const base = fixOffer(key, e, match, 1, agree - 1);
+      const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
+      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e) });
+      if (out.length >= MAX_FIXES_PER_SIG) return out;
+    }
   }
   return out;
 }

@@ -18,7 +18,8 @@
 import { ModeSchema, type Config, type Mode } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbedderUnavailable } from '../embed/errors.js';
-import type { OfferBuilder, TriggerKind } from '../retrieval/types.js';
+import type { OfferBuilder, OfferTypeEvidence, TriggerKind } from '../retrieval/types.js';
+import { SessionShingles, exchangeSeenText } from '../retrieval/novelty.js';
 import type { Exchange, ModeState, Offer } from '../shared/types.js';
 import { modeFor } from '../shared/modes.js';
 import { exchangeTexts } from './exchange-text.js';
@@ -37,6 +38,7 @@ import { evaluateTriggers, type TriggerResult } from './triggers.js';
 import { isWorkerSession, type WorkerReason } from './workers.js';
 import { decideToolStep, LOOP_RING, type EpisodeLookup, type LoopEntry } from './tool-step.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
+import { isMessageUuid } from '../shared/message-uuid.js';
 
 /** Recent exchanges per session handed to the offer builder (oldest first, newest last). */
 export const RECENT_EXCHANGES = 4;
@@ -116,6 +118,8 @@ export interface Decision {
   cacheable: boolean;
   /** Decided on an open exchange (see PipelineInput.provisional). */
   provisional: boolean;
+  /** With an offer: the rule behind its type and its novelty figures (retrieval/types.ts). */
+  typeEvidence?: OfferTypeEvidence;
 }
 
 /** Input of the tool channel: one tool step of a transcript (transcript/tool-steps.ts). */
@@ -169,6 +173,11 @@ interface SessionEntry {
   sessionId: string;
   /** Sticky worker verdict (a session is a worker once any exchange shows it). */
   worker: WorkerReason | null;
+  /** This session's lineage (itself and the sessions sharing message uuids with it: the
+   *  session it was resumed or forked from, its copies), learnt from the store as records arrive. */
+  lineage: string[];
+  /** What the session has seen (its exchanges' text as shingle hashes, bounded): novelty. */
+  seen: SessionShingles;
 }
 
 type NamedMode = Mode & { name: string };
@@ -291,9 +300,10 @@ export class Pipeline {
       return d;
     };
     if (entry.worker) return finish(`worker-${entry.worker}`);
+    this.learnLineage(entry, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
-      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, ...(this.deps.pastOnly ? { asOf: now } : {}) },
+      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, ...(this.deps.pastOnly ? { asOf: now } : {}) },
       mode?.stallWindow ?? DEFAULT_MODE.stallWindow,
     );
     entry.toolRing.push(r.entry);
@@ -326,6 +336,12 @@ export class Pipeline {
   /** Drop one session's state (file removed, truncated or replaced). */
   forget(path: string): boolean {
     return this.sessions.delete(path);
+  }
+
+  /** The session's lineage as learnt so far (session ids, itself included once the store knows
+   *  any of its records), or [] for an unknown path. */
+  lineageOf(path: string): string[] {
+    return this.sessions.get(path)?.lineage ?? [];
   }
 
   /** Evict sessions idle longer than daemon.sessionIdleEvictMinutes, then the least recently
@@ -392,7 +408,7 @@ export class Pipeline {
     let entry = this.sessions.get(path);
     const newSession = !entry;
     if (!entry) {
-      entry = { state: createSessionState(sessionId), recent: [], toolRing: [], lastActive: now, sessionId, worker: null };
+      entry = { state: createSessionState(sessionId), recent: [], toolRing: [], lastActive: now, sessionId, worker: null, lineage: [], seen: new SessionShingles() };
       this.sessions.set(path, entry);
     }
     entry.lastActive = now;
@@ -400,6 +416,22 @@ export class Pipeline {
     if (verdict) entry.worker ??= verdict;
     if (subagent) entry.worker ??= 'subagent';
     return { entry, newSession };
+  }
+
+  /** Learn the session's lineage from a record uuid it holds: the sessions the store knows
+   *  with that uuid, and their lineages. A resumed or forked session's first records are
+   *  copies, so its lineage is known before its first live prompt. Store errors leave it as is. */
+  private learnLineage(entry: SessionEntry, uuid: string | null | undefined, sessionId?: string | null): void {
+    const lineage = this.deps.episodes?.lineage;
+    if (!lineage || !isMessageUuid(uuid)) return;
+    try {
+      // Itself included: a resumed file's first records may carry the parent's id, so the
+      // entry's id and the records' ids can differ — every one of them is this session.
+      const found = lineage.lineageOf({ uuids: [uuid], sessions: [entry.sessionId, ...(sessionId ? [sessionId] : [])] });
+      if (found.some((s) => !entry.lineage.includes(s))) entry.lineage = [...new Set([...entry.lineage, ...found])].sort();
+    } catch {
+      // A lost store connection: the lineage stays as learnt so far.
+    }
   }
 
   async process(input: PipelineInput): Promise<Decision> {
@@ -414,6 +446,7 @@ export class Pipeline {
       path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null,
     });
     const worker = entry.worker;
+    this.learnLineage(entry, ex.uuid, ex.sessionId);
 
     // Embed: whole exchange, user side, assistant side — one batched call.
     const texts = exchangeTexts(ex, config.embedding.maxChars);
@@ -451,6 +484,8 @@ export class Pipeline {
 
     const recent = [...entry.recent, ex].slice(-RECENT_EXCHANGES);
     if (!provisional) entry.recent = recent;
+    // Everything the session saw, for novelty (the builder adds the window itself).
+    if (!provisional) entry.seen.add(exchangeSeenText(ex));
 
     const gates: Gate[] = [];
     const gate = (name: string, pass: boolean, reason: string | null): boolean => {
@@ -515,6 +550,8 @@ export class Pipeline {
         centroid,
         trigger: tr.kind!,
         excludeChunkIds: [...state.offered],
+        lineage: entry.lineage,
+        seen: entry.seen,
         rng: this.deps.rng,
         ...(this.deps.pastOnly ? { asOf: this.deps.now() } : {}),
       });
@@ -536,6 +573,7 @@ export class Pipeline {
       return finish(STORE_DOWN);
     }
     decision.offer = built.offer;
+    if (built.typeEvidence) decision.typeEvidence = built.typeEvidence;
     // The open exchange is not recorded yet: its index is state.turns.
     if (provisional) markBuild(state, ex.timestamp, state.turns);
     rememberOffered(state, [built.offer!.chunkId], config.retrieval.dedupWindow);

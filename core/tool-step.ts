@@ -26,7 +26,7 @@ export const KEYWORD_K = 8;
 /** A BM25 hit on an episode counts as a (weak) near match from this word overlap. */
 export const KEYWORD_MIN_OVERLAP = 0.3;
 
-export type EpisodeLookup = EpisodeReader & Pick<StoreReader, 'keywordSearch'>;
+export type EpisodeLookup = EpisodeReader & Pick<StoreReader, 'keywordSearch' | 'lineage'>;
 
 export interface ToolStepContext {
   sessionId: string;
@@ -40,6 +40,9 @@ export interface ToolStepContext {
   config: Pick<Config, 'retrieval'>;
   /** Replays of history: only episodes met before this time (epoch ms) may be offered. */
   asOf?: number;
+  /** The session's lineage (other session ids sharing its message uuids): their episodes are
+   *  the session's own past, never a Past fix (docs/OFFERS.md "Lineage"). */
+  lineage?: readonly string[];
 }
 
 export interface LoopEntry {
@@ -79,19 +82,26 @@ export function isLoop(ring: readonly LoopEntry[], next: LoopEntry, window: numb
   return last.every((e) => !e.isError);
 }
 
-function usable(sessionId: string, asOf: number | undefined) {
-  return (e: Pick<EpisodeRecord, 'sessionId' | 'at'>) => e.sessionId !== sessionId && (asOf === undefined || e.at <= asOf);
+/** Is the episode from this session or its lineage (either side may know the link: the
+ *  session's lineage from its own uuids, the episode's from the store)? */
+export function ownLineage(e: Pick<EpisodeRecord, 'sessionId' | 'lineage'>, sessionId: string, lineage: readonly string[] = []): boolean {
+  if (!e.sessionId) return false;
+  return e.sessionId === sessionId || lineage.includes(e.sessionId) || (e.lineage ?? []).includes(sessionId);
+}
+
+function usable(sessionId: string, asOf: number | undefined, lineage: readonly string[] = []) {
+  return (e: Pick<EpisodeRecord, 'sessionId' | 'at' | 'lineage'>) => !ownLineage(e, sessionId, lineage) && (asOf === undefined || e.at <= asOf);
 }
 
 /** Past fix for an error signature: exact first, then near (signature words), then BM25. */
 export function findPastFix(
   sig: ErrorSignature,
-  ctx: Pick<ToolStepContext, 'sessionId' | 'cwd' | 'store' | 'offered' | 'asOf'>,
+  ctx: Pick<ToolStepContext, 'sessionId' | 'cwd' | 'store' | 'offered' | 'asOf' | 'lineage'>,
 ): { offer: Offer | null; match: MatchKind | 'keyword' | null; figures: Record<string, number>; silence: string | null } {
   const store = ctx.store!;
   const filter = { cwd: ctx.cwd, excludeChunkIds: [...ctx.offered] };
   const figures: Record<string, number> = {};
-  const ok = usable(ctx.sessionId, ctx.asOf);
+  const ok = usable(ctx.sessionId, ctx.asOf, ctx.lineage);
   const exact = store.episodesBySignature([sig.sig], filter).filter(ok);
   figures.pastfix_exact = exact.length;
   const fixes = exactFixes(sig.sig, exact);
@@ -100,7 +110,7 @@ export function findPastFix(
   // Near: signature words of every episode (small, in memory in the reader).
   let best: { sig: string; overlap: number } | null = null;
   for (const e of store.episodeIndex()) {
-    if (e.sessionId === ctx.sessionId || !e.resolved || e.sig === sig.sig) continue;
+    if (ownLineage(e, ctx.sessionId, ctx.lineage) || !e.resolved || e.sig === sig.sig) continue;
     const o = wordOverlap(sig.words, e.words);
     if (o >= NEAR_MIN_OVERLAP && (!best || o > best.overlap)) best = { sig: e.sig, overlap: o };
   }
@@ -118,7 +128,7 @@ export function findPastFix(
     const index = new Map(store.episodeIndex().map((e) => [e.chunkId, e]));
     for (const h of hits) {
       const e = index.get(h.chunkId);
-      if (!e || e.sessionId === ctx.sessionId || !e.resolved) continue;
+      if (!e || ownLineage(e, ctx.sessionId, ctx.lineage) || !e.resolved) continue;
       const o = wordOverlap(sig.words, e.words);
       if (o < KEYWORD_MIN_OVERLAP) continue;
       const full = store.episodesBySignature([e.sig], filter).find((x) => x.chunkId === e.chunkId);

@@ -74,6 +74,8 @@ export interface TimedStep {
   step: ToolStep;
   /** Epoch ms of its result (the call's time, or the last known time, when absent). */
   at: number;
+  /** A record copied from the parent session (resume / fork): no hook ran for it here. */
+  copy?: boolean;
 }
 
 export interface FileExchanges {

@@ -52,6 +52,17 @@ export interface RowOffer {
   region: string;
   chunkId: number;
   wildcard: boolean;
+  /** Why it has its type (retrieval/offer-type.ts rule, or the tool channel's signature
+   *  match) and the novelty figures the gate saw; codes and figures, no text. */
+  evidence?: OfferEvidence;
+}
+
+/** The evidence that made an offer its type (replay / backtest JSON, per offer). */
+export interface OfferEvidence {
+  rule: string | null;
+  detail: string | null;
+  held_share: number | null;
+  restates_share: number | null;
 }
 
 /** One exchange's decision, without text (ids, codes and figures only). */
@@ -90,6 +101,10 @@ export interface ReplayRow {
   /** For offers: what the hook would have done with it (null until known). */
   hook: HookVerdict | null;
   sufficiency: number | null;
+  /** For offers, the audit (eval/offer-audit.ts): the chunk is from the session's own lineage /
+   *  its text was largely present in the session already. */
+  self_lineage?: boolean;
+  already_in_session?: boolean;
 }
 
 /** The chunk id in a Past fix offer id (`fix-<sig>-<chunkId>`), or -1. */
@@ -209,7 +224,15 @@ export class SessionReplay {
       trigger: d.trigger,
       silence: d.silence,
       offer: d.offer
-        ? { type: d.offer.type, confidence: round4(d.offer.confidence), handle: d.offer.handle, region: d.offer.region, chunkId: d.offer.chunkId, wildcard: d.offer.wildcard }
+        ? {
+            type: d.offer.type, confidence: round4(d.offer.confidence), handle: d.offer.handle, region: d.offer.region, chunkId: d.offer.chunkId, wildcard: d.offer.wildcard,
+            evidence: {
+              rule: d.typeEvidence?.rule ?? null,
+              detail: d.typeEvidence?.detail ?? null,
+              held_share: d.typeEvidence?.heldShare == null ? null : round4(d.typeEvidence.heldShare),
+              restates_share: d.typeEvidence?.restatesShare == null ? null : round4(d.typeEvidence.restatesShare),
+            },
+          }
         : null,
       hook: null,
       sufficiency: d.sufficiency === null ? null : round4(d.sufficiency),
@@ -234,9 +257,10 @@ export class SessionReplay {
   tool(t: TimedStep): ReplayRow {
     const st = t.step;
     const t0 = performance.now();
-    const hook = this.toolHook(t);
+    // A copied record (resume / fork) is history: no hook ran for it, the daemon only reads it.
+    const hook = t.copy ? null : this.toolHook(t);
     const t1 = performance.now();
-    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent, entrypoint: this.entrypoint });
+    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent, entrypoint: this.entrypoint, seed: Boolean(t.copy) });
     const t2 = performance.now();
     if (d.offer) this.decided.set(st.step, d.offer.handle);
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
@@ -260,12 +284,16 @@ export class SessionReplay {
 
       sidechain: d.worker !== null || this.o.subagent,
       worker: d.worker,
-      seed: false,
+      seed: Boolean(t.copy),
       provisional: false,
       trigger: d.trigger,
       silence: offer ? null : d.silence,
       offer: offer
-        ? { type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false }
+        ? {
+            type: offer.type, confidence: round4(offer.confidence), handle: offer.handle, region: full?.region ?? '', chunkId: full?.chunkId ?? chunkIdOf(offer.id), wildcard: false,
+            // A fixes file holds exact-signature fixes; the daemon's own decision says its match.
+            evidence: { rule: shown && shown.source === 'fixes' ? 'fixes-file-signature' : `signature-${d.match ?? 'loop'}`, detail: d.trigger, held_share: null, restates_share: null },
+          }
         : null,
       hook: shown ? shown.reason : offer ? 'not-at-failure' : hook ? hook.reason : null,
       sufficiency: null,

@@ -23,9 +23,11 @@ import { openStoreReader } from '../store/sqlite-store.js';
 import { storePresent } from '../store/location.js';
 import type { StoreReader } from '../store/types.js';
 import type { FixFile, OfferType } from '../shared/types.js';
-import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
+import { SessionReplay, hookShows, type ReplayRow, type RowOffer } from './replay-session.js';
 import { readTimedExchanges, type FileExchanges, type TranscriptFile } from './replay-read.js';
 import { seededRandom as seededRng } from '../shared/prng.js';
+import { OfferAudit, ngrams, readFileLineage, sessionOfPath } from './offer-audit.js';
+import type { TimedExchange } from './replay-session.js';
 export { seededRng };
 
 export const OFFER_TYPES: readonly OfferType[] = ['past-fix', 'analogous', 'contradicts', 'tangent'];
@@ -98,6 +100,8 @@ export interface SessionSummary {
   session: string;
   sidechain: boolean;
   exchanges: number;
+  /** Prompts a person typed (the hook ran for them; not injected, not seed). */
+  typed_prompts?: number;
   would_fire: number;
   printed: number;
 }
@@ -129,6 +133,10 @@ export interface ReplaySummary {
   per_session: SessionSummary[];
   /** Files that could not be read (`rel: code`), skipped. */
   unreadable_files?: string[];
+  /** Exchanges and tool steps of resumed / forked files that are copies of the parent's
+   *  records (eval/offer-audit.ts readFileLineage): replayed as seed, no hook ran for them. */
+  copied_exchanges?: number;
+  copied_tool_steps?: number;
   /** The tool channel: main-lane tool steps, their errors, and what the hook did there. */
   tool_steps: number;
   tool_errors: number;
@@ -146,6 +154,23 @@ export interface ReplaySummary {
   /** Tool steps' silences and the hook's verdicts at tool events, by reason code. */
   tool_by_silence: Record<string, number>;
   tool_by_hook: Record<string, number>;
+  /** Prompts a person typed in main sessions (the denominator of `printed_per_typed_prompt`). */
+  typed_prompts: number;
+  /** Prompt-channel offers the hook let through, per typed prompt (target ≤ 0.03). */
+  printed_per_typed_prompt: number;
+  /** Offers, per channel, whose chunk is from the session's own lineage (the audit reads the
+   *  lineage from the transcript files, not from the store): all decided offers, and those
+   *  the hook let through (`*_shown`). Target 0. */
+  self_lineage_offers: ChannelCounts;
+  /** Offers, per channel, whose chunk's text the session already held (eval/offer-audit.ts). */
+  already_in_session_offers: ChannelCounts;
+}
+
+export interface ChannelCounts {
+  prompt: number;
+  tool: number;
+  prompt_shown: number;
+  tool_shown: number;
 }
 
 /** One offer of either channel, as DESIGN.md names the keys of replay's and backtest's JSON. */
@@ -161,6 +186,10 @@ export interface ReplayOffer {
   confidence: number;
   handle: string;
   hook: string | null;
+  /** The rule that made it this type, and its novelty figures (eval/replay-session.ts). */
+  evidence: RowOffer['evidence'] | null;
+  self_lineage: boolean | null;
+  already_in_session: boolean | null;
 }
 
 /** Every offer of the rows: the prompt channel's decisions that offered, and each tool step
@@ -180,6 +209,9 @@ export function offersOf(rows: readonly ReplayRow[]): ReplayOffer[] {
       confidence: r.offer!.confidence,
       handle: r.offer!.handle,
       hook: r.hook,
+      evidence: r.offer!.evidence ?? null,
+      self_lineage: r.self_lineage ?? null,
+      already_in_session: r.already_in_session ?? null,
     }));
 }
 
@@ -245,6 +277,11 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   let skipped = 0;
   let done = 0;
   const unreadable: string[] = [];
+  // The audit's lineage comes from the files themselves (not from the store the gates use).
+  const lineage = await readFileLineage(files.filter((f) => !f.subagent).map((f) => f.path));
+  const audit = new OfferAudit(opts.store, lineage.groups);
+  let copyExchanges = 0;
+  let copySteps = 0;
   for (const f of files) {
     let read;
     try {
@@ -257,6 +294,12 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     }
     synthetic += read.synthetic;
     skipped += read.skippedLines;
+    // A resumed / forked file's copied head is its parent's history: fed as seed, no hook.
+    const copies = f.subagent ? undefined : lineage.copies.get(sessionOfPath(f.path));
+    if (copies) {
+      read.exchanges = read.exchanges.map((t) => (copies.has(t.exchange.uuid) ? ((copyExchanges += t.provisional ? 0 : 1), { ...t, seed: true, hookFires: false }) : t));
+      read.steps = read.steps.map((t) => (t.step.uuid && copies.has(t.step.uuid) ? (copySteps++, { ...t, copy: true }) : t));
+    }
     let clock = read.exchanges[0]?.settledAt ?? 0;
     const pipeline = new Pipeline({
       embedder,
@@ -273,6 +316,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf, entrypoint, home: opts.home });
     await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
+    auditRows(audit, fileRows, read.exchanges);
     for (const [row, reason] of session.reasons) reasons.set(row, reason);
     for (const row of fileRows) opts.onRow?.(row);
     rows.push(...fileRows);
@@ -281,12 +325,32 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       session: fileRows[0]?.session ?? '',
       sidechain: f.subagent || fileRows.some((r) => r.sidechain),
       exchanges: fileRows.filter((r) => r.channel === 'prompt' && !r.provisional).length,
+      // hookFires marks an exchange's first item only (its provisional look, when there is one).
+      typed_prompts: read.exchanges.filter((t) => !t.seed && t.hookFires && !t.exchange.injected && !t.exchange.isSidechain && t.exchange.user.trim() !== '').length,
       would_fire: new Set(fileRows.filter((r) => r.channel === 'prompt' && r.offer).map((r) => r.turn)).size,
       printed: fileRows.filter((r) => r.offer && hookShows(r.hook)).length,
     });
     opts.onFile?.(++done);
   }
-  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows, reasons };
+  return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), copied_exchanges: copyExchanges, copied_tool_steps: copySteps, unreadable_files: unreadable }, rows, reasons };
+}
+
+/** Flag each offer row with the audit's verdicts (the session's text up to the row's offset). */
+export function auditRows(audit: OfferAudit, rows: ReplayRow[], exchanges: readonly TimedExchange[]): void {
+  const seen = exchanges.filter((t) => !t.provisional).map((t) => t.exchange).sort((a, b) => a.startOffset - b.startOffset);
+  const grams = new Set<string>();
+  let next = 0;
+  // A prompt row sees its whole exchange; a tool row only the exchanges that ended before it
+  // (the rest of its own exchange is still to come).
+  const upTo = (r: ReplayRow) => (r.channel === 'prompt' ? (e: (typeof seen)[number]) => e.startOffset < r.offset : (e: (typeof seen)[number]) => e.endOffset <= r.offset);
+  for (const r of [...rows].filter((x) => x.offer).sort((a, b) => a.offset - b.offset || (a.channel === 'tool' ? -1 : 1))) {
+    while (next < seen.length && upTo(r)(seen[next])) {
+      const e = seen[next++];
+      for (const g of ngrams([e.user, e.assistant, ...e.toolCalls, ...e.toolErrors].join('\n'))) grams.add(g);
+    }
+    r.self_lineage = audit.selfLineage(r.session, r.offer!.chunkId);
+    r.already_in_session = audit.alreadyInSession(r.offer!.chunkId, grams);
+  }
 }
 
 /** A subagent transcript (`<session>/subagents/agent-*.jsonl`), by its path. */
@@ -315,9 +379,23 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
   let toolShown = 0;
   const toolSilence: Record<string, number> = {};
   const toolHook: Record<string, number> = {};
+  const selfLineage: ChannelCounts = { prompt: 0, tool: 0, prompt_shown: 0, tool_shown: 0 };
+  const already: ChannelCounts = { prompt: 0, tool: 0, prompt_shown: 0, tool_shown: 0 };
   for (const r of rows) {
     const side = sideFiles.has(r.file);
+    if (r.offer && !side && !r.sidechain) {
+      const shown = hookShows(r.hook);
+      if (r.self_lineage) {
+        selfLineage[r.channel]++;
+        if (shown) selfLineage[`${r.channel}_shown`]++;
+      }
+      if (r.already_in_session) {
+        already[r.channel]++;
+        if (shown) already[`${r.channel}_shown`]++;
+      }
+    }
     if (r.channel === 'tool') {
+      if (r.seed) continue; // a copied record: no event of this session (copied_tool_steps)
       if (side || r.sidechain) {
         if (r.offer) sidechainOffers++;
         if (r.tool_error && r.tool_error_kind) unoffered[isSubagentFile(r.file) ? 'subagents' : 'workers'][r.tool_error_kind]++;
@@ -356,6 +434,7 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     bump(bySilence, r.silence ?? 'unknown');
   }
   const sidechainSessions = perSession.filter((s) => s.sidechain).length;
+  const typedPrompts = perSession.filter((s) => !s.sidechain).reduce((n, s) => n + (s.typed_prompts ?? 0), 0);
   return {
     sessions: perSession.length,
     exchanges,
@@ -384,5 +463,9 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     tool_offers_per_100_steps: toolSteps ? Math.round((10000 * toolShown) / toolSteps) / 100 : 0,
     tool_by_silence: sorted(toolSilence),
     tool_by_hook: sorted(toolHook),
+    typed_prompts: typedPrompts,
+    printed_per_typed_prompt: typedPrompts ? round4(printed / typedPrompts) : 0,
+    self_lineage_offers: selfLineage,
+    already_in_session_offers: already,
   };
 }

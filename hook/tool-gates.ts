@@ -88,8 +88,18 @@ export function toolUseIdOf(v: unknown): string | null {
   return typeof v === 'string' && ID_RE.test(v) ? v : null;
 }
 
+/** Most sessions one fix's lineage names (a long chain of resumes; more: the file is invalid). */
+export const MAX_SOURCE_SESSIONS = 64;
+
 function isFixOffer(f: unknown): f is FixOffer {
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string';
+  const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
+    (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_SOURCE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk;
+}
+
+/** A fix from this session or from its lineage (a resumed / forked copy shares its past). */
+function fromOwnLineage(f: FixOffer, sessionId: string): boolean {
+  return f.sourceSession === sessionId || (f.sourceSessions ?? []).includes(sessionId);
 }
 
 /** The fixes file, if it has the FixFile shape and is the one for `sig`; null otherwise. */
@@ -121,8 +131,8 @@ function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Pick
     const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, input.fixesKey ?? sig);
     if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
     if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
-    // A fix is never offered back to the session it came from, nor outside its region's scope.
-    const others = file.fixes.filter((f) => f.sourceSession !== input.sessionId);
+    // A fix is never offered back to the session it came from (or its lineage), nor outside its region's scope.
+    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId));
     if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
     const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
     if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope

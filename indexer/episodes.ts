@@ -183,8 +183,23 @@ function sameKey(a: string, b: string): boolean {
   return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
 }
 
+/** Intents that other commands or tools carry out as well: listing files (`dir` in a shell
+ *  that is not cmd, `ls`, `find`, the Glob tool) and searching text (`grep`, `rg`, the Grep
+ *  tool). A failing call of one succeeds as another: that other is the fix ("use Glob"). */
+const INTENTS: ReadonlyArray<{ commands: ReadonlySet<string>; tools: ReadonlySet<string> }> = [
+  { commands: new Set(['dir', 'ls', 'find', 'fd', 'tree', 'get-childitem', 'gci']), tools: new Set(['Glob', 'LS']) },
+  { commands: new Set(['grep', 'rg', 'ag', 'ack', 'findstr', 'select-string']), tools: new Set(['Grep']) },
+];
+
+function intentOf(step: Pick<ToolStep, 'name' | 'summary'>): number {
+  const program = step.name === 'Bash' ? (actionKeys(target(step.summary))[0] ?? '').split(' ')[0].toLowerCase() : '';
+  return INTENTS.findIndex((i) => i.tools.has(step.name) || (program !== '' && i.commands.has(program)));
+}
+
 /** Same or similar action (see the module header). */
 export function similarAction(a: Pick<ToolStep, 'name' | 'summary'>, b: Pick<ToolStep, 'name' | 'summary'>): boolean {
+  const intent = intentOf(a);
+  if (intent >= 0 && intent === intentOf(b) && (a.name !== b.name || a.name !== 'Bash' || commandKey(target(a.summary)).split(' ')[0] !== commandKey(target(b.summary)).split(' ')[0])) return true;
   if (toolGroup(a.name) !== toolGroup(b.name)) return false;
   if (a.name === 'Bash') {
     const ka = actionKeys(target(a.summary));

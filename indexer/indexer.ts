@@ -26,6 +26,7 @@ import { STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type SourceReco
 import { chunkNote } from './markdown.js';
 import { chunkTranscript } from './transcript-chunks.js';
 import { episodesOf } from './episodes.js';
+import { splitCopies } from './lineage.js';
 import { quotedSignatures } from './note-signatures.js';
 import { listSourceFiles, readNote, type Problem, type SkipReason } from './files.js';
 import { hashFile, readTranscript } from './transcript-file.js';
@@ -47,6 +48,9 @@ export interface IndexSummary {
   chunks_embedded: number;
   /** Error-episode chunks among chunks_added. */
   episodes_added: number;
+  /** Transcript exchanges left out of a document's chunks because another document (the
+   *  session it was resumed / forked from, or its copy) already holds them (indexer/lineage.ts). */
+  copied_exchanges: number;
   chunks_total: number;
   seconds: number;
   chunks_per_s: number;
@@ -121,12 +125,15 @@ class IndexRun {
     chunks_added: 0,
     chunks_embedded: 0,
     episodes_added: 0,
+    copied_exchanges: 0,
     chunks_total: 0,
     seconds: 0,
     chunks_per_s: 0,
     problems: [],
   };
   private pending: PendingDoc[] = [];
+  /** Message uuid → the document (path) that holds it, for documents seen in this run. */
+  private readonly claimed = new Map<string, string>();
   private loaded: Embedder | null = null;
   private pendingChunks = 0;
   private filesDone = 0;
@@ -268,7 +275,11 @@ class IndexRun {
       this.warn('malformed_lines', read.malformedLines);
       this.warn('overlong_lines', read.overlongLines);
       const sessionId = path.split(sep).pop()!.replace(/\.jsonl$/, '');
-      const t = chunkTranscript(read.exchanges, cfg, episodesOf(read.steps), { sessionId, at: mtime });
+      // Lineage: a message another document already holds (a resumed / forked copy) is chunked once.
+      const lineage = splitCopies(sessionId, read, this.heldElsewhere(path, read.uuids));
+      for (const u of lineage.messages.uuids) if (!this.claimed.has(u)) this.claimed.set(u, path);
+      this.summary.copied_exchanges += lineage.copiedExchanges;
+      const t = chunkTranscript(lineage.exchanges, cfg, episodesOf(lineage.steps), { sessionId, at: mtime });
       const title = t.title || sessionId;
       const chunks: ChunkInput[] = t.chunks.map((c) => ({
         heading: c.heading,
@@ -285,10 +296,21 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      this.queue({ sourceId: source.id, path, hash: stored, mtime, size, title }, chunks);
+      this.queue({ sourceId: source.id, path, hash: stored, mtime, size, title, messages: lineage.messages }, chunks);
     } catch (e) {
       this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): skipped` });
     }
+  }
+
+  /** Message uuids whose text another document holds: in the store, or claimed earlier in
+   *  this run by a document not yet written (one batch can hold a session and its copy). */
+  private heldElsewhere(path: string, uuids: string[]): Set<string> {
+    const held = this.opts.store.messagesHeldElsewhere?.(path, uuids) ?? new Set<string>();
+    for (const u of uuids) {
+      const by = this.claimed.get(u);
+      if (by !== undefined && by !== path) held.add(u);
+    }
+    return held;
   }
 
   private queue(doc: DocumentInput, chunks: ChunkInput[]): void {

@@ -40,6 +40,8 @@ export interface TranscriptRead {
   malformedLines: number;
   /** Lines over the scanner's limit (dropped unread). */
   overlongLines: number;
+  /** uuids of the main-lane (not sidechain) records, in file order (lineage: indexer/lineage.ts). */
+  uuids: string[];
 }
 
 export async function hashFile(path: string): Promise<string> {
@@ -59,6 +61,7 @@ export async function readTranscript(path: string, maxLineBytes: number, now: nu
   let exchanges: Exchange[] = [];
   let malformedLines = 0;
   let overlongLines = 0;
+  let uuids: Array<{ uuid: string; offset: number }> = [];
   try {
     const size = (await fh.stat()).size;
     for await (const batch of scanLines(fh, { offset: 0, skippingFrom: null }, size, { includeUnterminated: true, maxLineBytes })) {
@@ -73,6 +76,7 @@ export async function readTranscript(path: string, maxLineBytes: number, now: nu
           continue;
         }
         const rec = parser.value(value);
+        if (rec && typeof rec === 'object' && 'uuid' in rec && typeof rec.uuid === 'string' && !rec.isSidechain) uuids.push({ uuid: rec.uuid, offset: l.startOffset });
         exchanges.push(...asm.push(rec, l.startOffset, l.endOffset));
         steps.push(...tracker.push(rec, l.startOffset, l.endOffset));
       }
@@ -89,7 +93,8 @@ export async function readTranscript(path: string, maxLineBytes: number, now: nu
     const cut = openFrom;
     exchanges = exchanges.filter((e) => e.isSidechain || e.startOffset < cut);
     steps = steps.filter((s) => s.startOffset < cut);
+    uuids = uuids.filter((u) => u.offset < cut);
   }
   exchanges.sort((a, b) => a.startOffset - b.startOffset);
-  return { exchanges, steps, openFrom, malformedLines, overlongLines };
+  return { exchanges, steps, openFrom, malformedLines, overlongLines, uuids: uuids.map((u) => u.uuid) };
 }

@@ -19,7 +19,7 @@ import type { Offer, OfferType } from '../shared/types.js';
 import type { ChunkRecord, StoreReader } from '../store/types.js';
 import { scopeAllows } from '../shared/modes.js';
 import { escapeField, cutCodePoints } from '../shared/escape.js';
-import type { CandidateInfo, OfferBuilder, OfferDecision, OfferRequest } from './types.js';
+import type { CandidateInfo, OfferBuilder, OfferDecision, OfferRequest, OfferTypeEvidence } from './types.js';
 import { extractStrings, showsFailure, EXTRACT_MAX_INPUT_CHARS } from './extract.js';
 import { planQueries, runQueries, type QueryPlan } from './queries.js';
 import { fuseQueries, STRING_CONFIDENCE, type FusedCandidate } from './fuse.js';
@@ -30,12 +30,19 @@ import { offerConfidence } from './confidence.js';
 import { isoDate, reasonFor, REASON_MAX_CHARS } from './reason.js';
 import { baselineCosines, createScaleSampler } from './scale.js';
 import { REASONER_STATUS_CODE, type Reasoner, type ReasonerStatus } from './reasoner.js';
+import { exchangeSeenText, namesSubject, novelty, shingles, type NoveltyVerdict } from './novelty.js';
 
 /** A chunk from the session being observed is the conversation itself: never an offer
  *  (a user who indexes ~/.claude/projects indexes the live session too). */
 export function fromOwnSession(path: string, sessionId: string): boolean {
   if (!sessionId) return false;
   return path.endsWith(`/${sessionId}.jsonl`) || path.includes(`/${sessionId}/subagents/`);
+}
+
+/** …nor is a chunk of any session of its lineage (the session it was resumed or forked from,
+ *  its copies: they share message uuids — store/lineage-sql.ts). */
+export function fromOwnLineage(path: string, sessionId: string, lineage: readonly string[] = []): boolean {
+  return fromOwnSession(path, sessionId) || lineage.some((s) => s !== sessionId && fromOwnSession(path, s));
 }
 
 /** Offer ids are stable for (session, exchange, chunk): a provisional and a final decision
@@ -66,6 +73,13 @@ interface Typed {
   type: TypeEvidence;
   evidence: Evidence;
   confidence: number;
+  novelty: NoveltyVerdict;
+}
+
+/** The current window: the recent exchanges and the newest one (last), without repeats. */
+function windowOf(req: OfferRequest): OfferRequest['recent'] {
+  const recent = Array.isArray(req.recent) ? req.recent : [];
+  return recent.includes(req.exchange) || recent.some((e) => e.uuid === req.exchange.uuid) ? recent : [...recent, req.exchange];
 }
 
 function silence(code: string, figures: Record<string, number>, extra: Partial<OfferDecision> = {}): OfferDecision {
@@ -161,6 +175,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     const ranked: FusedCandidate[] = [];
     let scopeDropped = 0;
     let ownDropped = 0;
+    let lineageDropped = 0;
     let laterDropped = 0;
     for (const f of top) {
       const c = chunks.get(f.chunkId);
@@ -177,12 +192,17 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
         ownDropped++;
         continue;
       }
+      if (fromOwnLineage(c.path, req.sessionId, req.lineage)) {
+        lineageDropped++;
+        continue;
+      }
       if (f.bestString !== null) f.bestString = verifiedStringConfidence(f, c, plan);
       ranked.push(f);
     }
     figures.fused = fusedAll.length;
     figures.scopeDropped = scopeDropped;
     figures.ownSessionDropped = ownDropped;
+    figures.lineageDropped = lineageDropped;
     figures.laterDropped = laterDropped;
     figures.considered = ranked.length;
     if (ranked.length === 0) return silence('no-candidates', { ...figures, ms: ms() });
@@ -236,25 +256,57 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     // 6. Types, confidence, reason (heuristic).
     const sessionRegions = new Set(store.regions().filter((r) => r.scope.startsWith('project:') && scopeAllows(r.scope, req.cwd)).map((r) => r.name));
     const turnText = [exchange.user, exchange.assistant, toolCalls.join('\n')].join('\n');
-    const ctx: TypeContext = { strings, turnText, sessionRegions, trigger: req.trigger };
+    const window = windowOf(req);
+    const windowErrors = extractStrings(window.flatMap((e) => (Array.isArray(e.toolErrors) ? e.toolErrors : []).slice(0, 8).map((t) => cut(t, TURN_FIELD_CHARS / 4))).join('\n'));
+    const ctx: TypeContext = { strings, windowErrors, turnText, actionText: [exchange.user, toolCalls.join('\n')].join('\n'), sessionRegions, trigger: req.trigger };
+    // Novelty: what the session already holds (earlier exchanges, the window) is no offer.
+    const windowSeen = shingles(window.map((e) => exchangeSeenText({ user: cut(e.user, TURN_FIELD_CHARS), assistant: cut(e.assistant, TURN_FIELD_CHARS), toolCalls: e.toolCalls ?? [], toolErrors: e.toolErrors ?? [] })).join('\n'));
+    const seen = { has: (h: number) => windowSeen.has(h) || (req.seen?.has(h) ?? false) };
     const byId = new Map(ranked.map((f) => [f.chunkId, f]));
     const leader = ranked[0];
+    let heldDropped = 0;
+    let restatesDropped = 0;
+    let unnamedDropped = 0;
+    let weakDropped = 0;
+    // The request's named subjects: capitalised names in the prompt itself.
+    const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
     const typed: Array<Typed | null> = regions.set.map((cand) => {
       const chunk = chunks.get(cand.chunkId)!;
       const f = byId.get(cand.chunkId)!;
       const type = classifyOffer(chunk, cand.wildcard, ctx);
       if (!type) return null;
+      if (type.type !== 'past-fix' && !namesSubject(chunk, subjects)) {
+        unnamedDropped++;
+        return null;
+      }
+      const nov = novelty(chunk.text, seen, exchange.user);
+      if (!nov.novel) {
+        if (nov.why === 'already-held') heldDropped++;
+        else restatesDropped++;
+        return null;
+      }
       const evidence = f === leader ? suff : evidenceFor(f, leader, scale);
-      return { cand, chunk, type, evidence, confidence: offerConfidence(type.type, evidence, cand.wildcard) };
+      // The gate passed on the leader's evidence: a candidate offered in its place (the leader
+      // fit no type, was no news or about someone else) must pass it on its own. The wander
+      // wildcard is the exception by design (capped confidence: docs/OFFERS.md).
+      if (!cand.wildcard && evidence.score < rc.minSufficiency) {
+        weakDropped++;
+        return null;
+      }
+      return { cand, chunk, type, evidence, confidence: offerConfidence(type.type, evidence, cand.wildcard), novelty: nov };
     });
+    figures.alreadyHeldDropped = heldDropped;
+    figures.restatesDropped = restatesDropped;
+    figures.unnamedDropped = unnamedDropped;
+    figures.weakDropped = weakDropped;
     figures.typed = typed.filter(Boolean).length;
     figures.failure = showsFailure(strings) ? 1 : 0;
     let best: Typed | null = null;
     for (const t of typed) if (t && (!best || t.confidence > best.confidence)) best = t;
 
     // 7. Optional reasoner: one bounded call; any failure keeps the heuristic choice.
-    let chosen: { t: Typed | { cand: RegionCandidate; chunk: ChunkRecord; evidence: Evidence }; type: OfferType; reason: string; confidence: number; reasoned: boolean } | null = best
-      ? { t: best, type: best.type.type, reason: reasonFor(best.chunk, best.type), confidence: best.confidence, reasoned: false }
+    let chosen: { t: Typed | { cand: RegionCandidate; chunk: ChunkRecord; evidence: Evidence }; type: OfferType; reason: string; confidence: number; reasoned: boolean; why: TypeEvidence } | null = best
+      ? { t: best, type: best.type.type, reason: reasonFor(best.chunk, best.type), confidence: best.confidence, reasoned: false, why: best.type }
       : null;
     if (deps.reasoner) {
       const r = await deps.reasoner.decide({
@@ -294,6 +346,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
           reason: reason || reasonFor(chunk, { type: r.answer.type }),
           confidence: offerConfidence(r.answer.type, evidence, cand.wildcard),
           reasoned: true,
+          why: { type: r.answer.type, rule: 'reasoner' },
         };
       }
     }
@@ -318,7 +371,14 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     };
     figures.confidence = offer.confidence;
     figures.ms = ms();
-    return { offer, silence: null, sufficiency: suff.score, candidates, figures };
+    const nov = 'novelty' in chosen.t ? chosen.t.novelty : novelty(chunk.text, seen, exchange.user);
+    const typeEvidence: OfferTypeEvidence = {
+      rule: chosen.why.rule ?? null,
+      detail: chosen.why.detail ?? null,
+      heldShare: nov.held,
+      restatesShare: nov.restates,
+    };
+    return { offer, silence: null, sufficiency: suff.score, candidates, figures, typeEvidence };
   }
 
   return {

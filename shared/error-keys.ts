@@ -8,8 +8,10 @@
  * Why line keys: the same error often comes back with another line in front or under it (a
  * test name printed first, a warning before the fatal line, conda start-up noise, two
  * commands of one call failing in another order), so its two-line head differs while its
- * telling line is the same. A key line names a failure (LEAD_RE) and has at least
- * MIN_KEY_LINE_WORDS content words, so `error` or `exit code <n>` never is one.
+ * telling line is the same. A key line names what went wrong (LEAD_RE, not counting the words
+ * that only say THAT something failed: `FAIL src/pool.test.ts > pool > reuses idle
+ * connections` names a test, not a cause — the same test can fail for another reason) and has
+ * at least MIN_KEY_LINE_WORDS content words, so `error` or `exit code <n>` never is one.
  */
 import { HEAD_LINES, LEAD_RE, hash53 } from './error-signature.js';
 
@@ -21,10 +23,12 @@ export const MAX_LINE_KEYS = 6;
 const LINE_KEY_PREFIX = 'line\n';
 
 const WORD_RE = /[a-z][a-z0-9_-]{2,}/g;
+/** Words that say only that something failed, not what. */
+const OUTCOME_ONLY_RE = /\b(?:fail|fails|failed|failure|failures)\b/g;
 
 /** A line distinctive enough to key a near match. */
 export function isKeyLine(line: string): boolean {
-  if (!LEAD_RE.test(line)) return false;
+  if (!LEAD_RE.test(line.replace(OUTCOME_ONLY_RE, ' '))) return false;
   return new Set(line.replace(/<[a-z]+>/g, ' ').match(WORD_RE) ?? []).size >= MIN_KEY_LINE_WORDS;
 }
 

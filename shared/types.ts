@@ -128,6 +128,9 @@ export interface FixOffer {
   offer: Offer;
   /** Session the episode came from: never offered back to that same session. */
   sourceSession: string;
+  /** The source session's lineage (itself and every session sharing message uuids with it:
+   *  resumed / forked copies), when it has other members: never offered to any of them. */
+  sourceSessions?: string[];
   /** Scope of the episode's region (`global` or `project:<glob>`), checked against the cwd. */
   scope: string;
 }

@@ -19,6 +19,7 @@ import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
 import { isPostgresUrl } from './pg-sync.js';
+import { SqliteLineage } from './lineage-sql.js';
 import { openPgStoreReader } from './pg-reader.js';
 
 /** BM25 column weights: a hit in the document title or heading trail counts more than in the body. */
@@ -140,7 +141,7 @@ export function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
   return Number(b.resolved) - Number(a.resolved) || b.at - a.at || b.chunkId - a.chunkId;
 }
 
-type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
+type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source' | 'lineage'>;
 
 /** Allowed region ids for a filter: null = every region (no restriction). */
 export interface RegionSelection {
@@ -171,6 +172,8 @@ export class SqliteStoreReader implements StoreReader {
   private readonly stmts;
   /** Created on the first keyword query (a short-lived reader, e.g. the writer's info(), never needs it). */
   private termStats: TermStats | null = null;
+  /** Sessions that share message uuids (store/lineage-sql.ts). */
+  readonly lineage: SqliteLineage;
 
   constructor(
     readonly path: string,
@@ -181,6 +184,7 @@ export class SqliteStoreReader implements StoreReader {
     private readonly prune: PruneOptions = PRUNE_DEFAULTS,
   ) {
     checkSchema(db, path);
+    this.lineage = new SqliteLineage(db, () => this.refresh());
     this.stmts = {
       regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
       sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
@@ -229,6 +233,7 @@ export class SqliteStoreReader implements StoreReader {
       this.matrix = null;
       this.chunkRegionCache = null;
       this.episodeIndexCache = null;
+      this.lineage?.invalidate();
       this.termStats?.invalidate();
     }
   }
@@ -431,7 +436,14 @@ export class SqliteStoreReader implements StoreReader {
       .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
       .map(toEpisode)
       .sort(episodeOrder)
-      .slice(0, MAX_EPISODES_BY_SIGNATURE);
+      .slice(0, MAX_EPISODES_BY_SIGNATURE)
+      .map((e) => this.withLineage(e));
+  }
+
+  /** The episode with its session's lineage, when the session shares messages with others. */
+  private withLineage<T extends Pick<EpisodeRecord, 'sessionId'> & { lineage?: string[] }>(e: T): T {
+    const group = e.sessionId ? this.lineage.groupsBySession().get(e.sessionId) : undefined;
+    return group ? { ...e, lineage: group } : e;
   }
 
   episodeIndex(): EpisodeIndexEntry[] {
@@ -440,17 +452,17 @@ export class SqliteStoreReader implements StoreReader {
       type Row = { chunkId: number; sig: string; words: string; resolved: number; sessionId: string; source: 'episode' | 'note' };
       this.episodeIndexCache = (this.stmts.episodeIndex.all() as Row[]).map((r) => ({
         chunkId: r.chunkId, sig: r.sig, words: r.words ? r.words.split(' ') : [], resolved: r.resolved !== 0, sessionId: r.sessionId, source: r.source,
-      }));
+      })).map((e) => this.withLineage(e));
     }
     return this.episodeIndexCache;
   }
 
   resolvedEpisodes(): EpisodeRecord[] {
-    return (this.stmts.resolvedEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder);
+    return (this.stmts.resolvedEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder).map((e) => this.withLineage(e));
   }
 
   fixEpisodes(): EpisodeRecord[] {
-    return (this.stmts.fixEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder);
+    return (this.stmts.fixEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder).map((e) => this.withLineage(e));
   }
 
   /** @internal The underlying connection: for the store's own tests (proving it cannot write). */

@@ -17,6 +17,11 @@
  *   quotes). Migrating back-fills embed_key and marks every document stale
  *   (STALE_HASH_PREFIX) so the next index run re-chunks it — adding episodes and quoted
  *   signatures — while reusing every stored vector.
+ * · v4: messages (lineage, docs/STORE.md): every message uuid a transcript document holds, with
+ *   its session id and whether this document's chunks hold its text (`held`). Claude Code copies
+ *   a session's records, uuids kept, into a new session file on resume / fork / continue /
+ *   compaction: sessions sharing a uuid are one lineage, and a copied message is chunked once.
+ *   Migrating marks every transcript document stale so the next index run records its messages.
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
@@ -42,6 +47,13 @@ function backfillV3(db: Database.Database): void {
   const set = db.prepare(`UPDATE chunks SET embed_key = ? WHERE id = ?`);
   for (const r of rows.all() as Array<{ id: number; title: string; heading: string; text: string }>) set.run(embedKey(r.title, r.heading, r.text), r.id);
   db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
+}
+
+/** v4 back-fill: transcript documents stale (their messages are recorded on the next run). */
+function backfillV4(db: Database.Database): void {
+  db.prepare(
+    `UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ? AND source_id IN (SELECT id FROM sources WHERE kind = 'transcripts')`,
+  ).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -150,6 +162,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX signatures_sig ON signatures(sig);
     `,
     backfill: backfillV3,
+  },
+  {
+    // Lineage: the message uuids of each transcript document (indexer/lineage.ts).
+    version: 4,
+    up: `
+      CREATE TABLE messages (
+        uuid TEXT NOT NULL,
+        document_id INTEGER NOT NULL REFERENCES documents(id),
+        session_id TEXT NOT NULL,
+        held INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (uuid, document_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX messages_session ON messages(session_id);
+      CREATE INDEX messages_document ON messages(document_id);
+    `,
+    backfill: backfillV4,
   },
 ];
 

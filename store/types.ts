@@ -93,6 +93,8 @@ export interface StoreInfo {
 }
 
 export interface StoreReader extends EpisodeReader {
+  /** Lineage lookups; absent on a store that does not record messages (the team store). */
+  lineage?: LineageReader;
   info(): StoreInfo;
   regions(): Region[];
   sources(): SourceRecord[];
@@ -139,6 +141,27 @@ export interface DocumentInput {
   mtime: number;
   size: number;
   title: string;
+  /** A transcript's messages (lineage): replaced with the document. Absent: none recorded. */
+  messages?: DocumentMessages;
+}
+
+/**
+ * The message uuids one transcript document holds (indexer/lineage.ts). Claude Code copies a
+ * session's records, uuids kept, into a new session file on resume / fork / continue /
+ * compaction; sessions that share a uuid are one lineage. `copied`: uuids whose text another
+ * document's chunks already hold (left out of this document's chunks: stored once).
+ */
+export interface DocumentMessages {
+  sessionId: string;
+  uuids: string[];
+  copied: string[];
+}
+
+/** Lineage lookups (store/lineage-sql.ts): which sessions share messages. */
+export interface LineageReader {
+  /** Every session id sharing a message, directly or through others, with these sessions or
+   *  with the sessions holding these message uuids (the given session ids included). */
+  lineageOf(q: { sessions?: string[]; uuids?: string[] }): string[];
 }
 
 export interface ChunkInput {
@@ -202,6 +225,9 @@ export interface EpisodeRecord extends EpisodeInput {
   handle: string;
   region: string;
   regionScope: string;
+  /** The episode session's lineage (sessions sharing messages with it, itself included) when
+   *  the store records messages and it has other members; absent otherwise. */
+  lineage?: string[];
   /** `episode` (cut from a transcript) or `note` (a chunk quoting the error; its sessionId,
    *  tool and action are '', resolved is true — written knowledge —, fix is the note's line
    *  after the quote, at is the chunk's date). */
@@ -213,7 +239,7 @@ export interface EpisodeReader {
   /** Episodes and quoting notes with any of these signatures, scope- and region-filtered. */
   episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[];
   /** Every episode's signature and words (small), for near matches in memory. */
-  episodeIndex(): Array<Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>>;
+  episodeIndex(): Array<Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source' | 'lineage'>>;
   /** Every resolved episode (the daemon precomputes the hook's fixes files from them). */
   resolvedEpisodes(): EpisodeRecord[];
   /** Every episode and quoting note, resolved or not: the hook's fixes files are built from
@@ -250,6 +276,9 @@ export interface StoreWriter {
   replaceDocument(doc: DocumentInput, chunks: ChunkInput[], vectors: Array<Float32Array | null>): { handles: string[] };
   /** Per chunk: does this document already store a vector for this title, heading and text? */
   reusableVectors(path: string, title: string, chunks: Array<Pick<ChunkInput, 'heading' | 'text'>>): boolean[];
+  /** Of these message uuids, those whose text another document's chunks hold (lineage: the
+   *  indexer leaves them out of this document's chunks). Absent: the store records no messages. */
+  messagesHeldElsewhere?(path: string, uuids: string[]): Set<string>;
   /** Same content, new stat (e.g. touched file): no re-chunking. */
   touchDocument(path: string, mtime: number, size: number): void;
   removeDocument(path: string): boolean;

@@ -14,6 +14,7 @@
  *                                        vector); vecs[i] = null reuses the document's stored
  *                                        vector for the same title + heading + text
  *   reusableVectors(path, title, chunks) → which chunks need no embedding
+ *   messagesHeldElsewhere(path, uuids)   lineage: uuids another document's chunks already hold
  *   touchDocument(path, mtime, size)     same content hash, new stat
  *   removeDocument(path)
  *   setModel(modelId, dim)               first call records it; a different one later throws
@@ -40,6 +41,8 @@ import { isPostgresUrl } from './pg-sync.js';
 import { openPgStoreWriter } from './pg-writer.js';
 
 const SCOPE = /^(global|project:.+)$/;
+/** Message uuids per lookup statement (json_each keeps one statement for any count). */
+const MESSAGE_BATCH = 500;
 
 /** The handle of chunk `ordinal` of a file at `relPath` (relative to its source) in `region`. */
 export function makeHandle(region: string, relPath: string, ordinal: number): string {
@@ -79,6 +82,10 @@ export class SqliteStoreWriter implements StoreWriter {
                              title = @title, indexed_at = @now WHERE id = @id`),
       touchDoc: db.prepare(`UPDATE documents SET mtime = ?, size = ? WHERE path = ?`),
       deleteDoc: db.prepare(`DELETE FROM documents WHERE id = ?`),
+      deleteMessagesOfDoc: db.prepare(`DELETE FROM messages WHERE document_id = ?`),
+      insertMessage: db.prepare(`INSERT OR IGNORE INTO messages (uuid, document_id, session_id, held) VALUES (?, ?, ?, ?)`),
+      heldElsewhere: db.prepare(`SELECT DISTINCT m.uuid FROM messages m JOIN documents d ON d.id = m.document_id
+                                 WHERE m.held = 1 AND d.path <> ? AND m.uuid IN (SELECT value FROM json_each(?))`),
       chunkIdsOfDoc: db.prepare(`SELECT id FROM chunks WHERE document_id = ?`),
       chunkKeysOfDoc: db.prepare(`SELECT id, ordinal, row_key AS rowKey FROM chunks WHERE document_id = ?`),
       vectorOfDocKey: db.prepare(`SELECT v.vec FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.document_id = ? AND c.embed_key = ? LIMIT 1`),
@@ -205,6 +212,7 @@ export class SqliteStoreWriter implements StoreWriter {
 
   private deleteDocRows(docId: number): void {
     this.deleteChunkRows(docId);
+    this.stmts.deleteMessagesOfDoc.run(docId);
     this.stmts.deleteDoc.run(docId);
   }
 
@@ -253,6 +261,11 @@ export class SqliteStoreWriter implements StoreWriter {
       } else {
         docId = Number(this.stmts.insertDoc.run(fields).lastInsertRowid);
       }
+      if (doc.messages) {
+        this.stmts.deleteMessagesOfDoc.run(docId);
+        const copied = new Set(doc.messages.copied);
+        for (const u of new Set(doc.messages.uuids)) if (u) this.stmts.insertMessage.run(u, docId, doc.messages.sessionId, copied.has(u) ? 0 : 1);
+      }
       const rel = relativeDocPath(source.path, path);
       const handles: string[] = [];
       chunks.forEach((c, ordinal) => {
@@ -292,6 +305,15 @@ export class SqliteStoreWriter implements StoreWriter {
     });
   }
 
+  messagesHeldElsewhere(path: string, uuids: string[]): Set<string> {
+    const out = new Set<string>();
+    const all = [...new Set(uuids.filter((u) => typeof u === 'string' && u !== ''))];
+    for (let i = 0; i < all.length; i += MESSAGE_BATCH) {
+      for (const r of this.stmts.heldElsewhere.all(resolve(path), JSON.stringify(all.slice(i, i + MESSAGE_BATCH))) as Array<{ uuid: string }>) out.add(r.uuid);
+    }
+    return out;
+  }
+
   touchDocument(path: string, mtime: number, size: number): void {
     this.stmts.touchDoc.run(Math.round(mtime), size, resolve(path));
   }
@@ -326,7 +348,7 @@ export class SqliteStoreWriter implements StoreWriter {
 
   clearDocuments(): void {
     this.transaction(() => {
-      this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all'); DELETE FROM aliases; DELETE FROM vectors; DELETE FROM episodes; DELETE FROM signatures; DELETE FROM chunks; DELETE FROM documents;`);
+      this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all'); DELETE FROM aliases; DELETE FROM vectors; DELETE FROM episodes; DELETE FROM signatures; DELETE FROM chunks; DELETE FROM messages; DELETE FROM documents;`);
       this.stmts.deleteMeta.run('model');
       this.stmts.deleteMeta.run('dim');
     });

@@ -34,6 +34,8 @@ export interface ToolStep {
   startOffset: number;
   endOffset: number;
   sessionId: string | null;
+  /** uuid of the record holding the result (a resumed or forked copy keeps it: lineage). */
+  uuid?: string | null;
   /** The working directory after the call (its result's record). */
   cwd: string | null;
   /** The working directory the call started in (its own record; null when unknown): a
@@ -130,6 +132,7 @@ export class ToolStepTracker {
         startOffset,
         endOffset,
         sessionId: rec.sessionId,
+        uuid: rec.uuid,
         cwd: rec.cwd,
         callCwd: call ? call.cwd : null,
         note: call?.note ?? '',

@@ -48,9 +48,12 @@ Options:
   --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
   --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
                    "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",
-                   "tool_steps", "tool_errors", "tool_errors_by_kind", "tool_would_fire", "per_session",
+                    "tool_steps", "tool_errors", "tool_errors_by_kind", "tool_would_fire", "typed_prompts",
+                    "printed_per_typed_prompt", "self_lineage_offers", "already_in_session_offers",
+                    "per_session",
                    "offers": [{"file","session","channel","turn","step","tool_use_id",
-                   "trigger","type","confidence","handle","hook"}], "decisions": […], …}.
+                   "trigger","type","confidence","handle","hook","evidence","self_lineage",
+                   "already_in_session"}], "decisions": […], …}.
                    fire_rate = would_fire over the exchanges of main (non-sidechain) sessions
   --set key=value  config override (e.g. modes.default.minConfidence=0.6)
 

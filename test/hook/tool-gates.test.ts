@@ -264,6 +264,22 @@ describe('tool gates: each gate with its control', () => {
     expect(run(i)).toMatchObject({ outcome: 'print', offer: { id: 'here' } });
   });
 
+  it('a fix from a session of this session lineage (a resumed / forked copy) is never offered; control: another lineage is', () => {
+    const i = eligible();
+    i.rest.fixFiles[SIG] = fixFile([fix({ sourceSession: 'parent-session', sourceSessions: ['parent-session', SID] }, { id: 'parent', handle: 'sessions/parent#1' })]);
+    expect(run(i).reason).toBe('own-session');
+    const c = eligible();
+    c.rest.fixFiles[SIG] = fixFile([
+      fix({ sourceSession: 'parent-session', sourceSessions: ['parent-session', SID] }, { id: 'parent', handle: 'sessions/parent#1' }),
+      fix({ sourceSession: 'earlier-session', sourceSessions: ['earlier-session', 'its-copy'] }, { id: 'earlier', handle: 'sessions/earlier#1' }),
+    ]);
+    expect(run(c)).toMatchObject({ outcome: 'print', offer: { id: 'earlier' } });
+    // A malformed lineage makes the file invalid (fail closed), not a fix for everyone.
+    const bad = eligible();
+    bad.rest.fixFiles[SIG] = fixFile([fix({ sourceSessions: 'x' as unknown as string[] })]);
+    expect(run(bad).reason).toBe('fixes-invalid');
+  });
+
   it('a fixes file, once present, decides: its silence does not fall through to the tool cache', () => {
     const i = eligible();
     i.rest.fixFiles[SIG] = fixFile([fix({ sourceSession: SID })]);

@@ -140,6 +140,15 @@ describe('episodes', () => {
     expect(episodesOf([step('Bash: git status', err, true, '', home, home), step('Bash: git status', 'ok', false, '', home, home)])[0].resolved).toBe(false);
   });
 
+  it('another command or tool that carries out the same intent resolves it (dir in Git Bash → Glob; grep → the Grep tool); control: an unrelated success does not', () => {
+    const dirErr = "Exit code 2\ndir: cannot access '/b': No such file or directory";
+    const eps = episodesOf([step('Bash: dir /b /s "C:\\app\\backend\\*.py"', dirErr, true), step('Glob: backend/**/*.py')]);
+    expect(eps[0]).toMatchObject({ resolved: true, fix: 'Glob: backend/**/*.py' });
+    const grep = episodesOf([step('Bash: grep -n "a\\|b" src/x.ts', 'Error', true), step('Grep: a|b')]);
+    expect(grep[0].resolved).toBe(true);
+    expect(episodesOf([step('Bash: dir /b', dirErr, true), step('Bash: npm test')])[0].resolved).toBe(false);
+  });
+
   it('a command not found is resolved by the program of the same name that exists (python → python3), with the rest of the command kept', () => {
     const err = 'Exit code 127\n/bin/bash: line 1: python: command not found';
     const eps = episodesOf([step('Bash: python -c "import x"', err, true), step('Bash: python3 -c "import x"')]);

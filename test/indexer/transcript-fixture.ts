@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 
 export class TranscriptBuilder {
   readonly lines: string[] = [];
-  private t = Date.parse('2026-03-01T10:00:00Z');
+  private t: number;
   private last: string | null = null;
-  constructor(readonly sessionId: string = randomUUID(), readonly isSidechain = false) {}
+  constructor(readonly sessionId: string = randomUUID(), readonly isSidechain = false, t0: number = Date.parse('2026-03-01T10:00:00Z')) {
+    this.t = t0;
+  }
 
   private base(type: string) {
     this.t += 5_000;
@@ -69,6 +71,12 @@ export class TranscriptBuilder {
     return this;
   }
 
+  /** Chain the next record to the last record of `other` (a copy continues its parent). */
+  continueFrom(other: TranscriptBuilder): this {
+    this.last = other.last;
+    return this;
+  }
+
   raw(line: string): this {
     this.lines.push(line);
     return this;
@@ -79,9 +87,30 @@ export class TranscriptBuilder {
   }
 }
 
+/** Copied records that keep the parent's `sessionId` (the real copies keep it on a few, 1–7). */
+const PARENT_ID_KEPT = 2;
+
+/**
+ * A session resumed or forked the way Claude Code does it: a new session file whose first
+ * records repeat the parent's records with their uuids — the `sessionId` field rewritten to
+ * the new session except on the first PARENT_ID_KEPT records, as in the real projects — then
+ * its own records. `at`: the time of the copy's own first record.
+ */
+export function forkOf(parent: TranscriptBuilder, sessionId: string = randomUUID(), at?: number): TranscriptBuilder {
+  const lastT = Math.max(...parent.lines.map((l) => Date.parse((JSON.parse(l) as { timestamp?: string }).timestamp ?? '') || 0));
+  const fork = new TranscriptBuilder(sessionId, false, at ?? lastT + 3_600_000);
+  parent.lines.forEach((l, i) => {
+    const r = JSON.parse(l) as Record<string, unknown>;
+    if (typeof r.sessionId === 'string' && i >= PARENT_ID_KEPT) r.sessionId = sessionId;
+    fork.raw(JSON.stringify(r));
+  });
+  fork.continueFrom(parent);
+  return fork;
+}
+
 /** The "Past fix" story: tests fail on a refused Postgres connection, the fix follows. */
-export function pastFixSession(sessionId?: string): TranscriptBuilder {
-  return new TranscriptBuilder(sessionId)
+export function pastFixSession(sessionId?: string, t0?: number): TranscriptBuilder {
+  return new TranscriptBuilder(sessionId, false, t0)
     .prompt('run the integration tests for the orders service')
     .tool('Bash', { command: 'npm run test:integration' }, 'FAIL orders.spec.ts\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect', true)
     .reply('The tests cannot reach Postgres on port 5432: the database is not running.')

@@ -51,8 +51,16 @@ describe('active-brain replay (CLI)', () => {
     expect(j.decisions.filter((d: { provisional: boolean; channel: string }) => !d.provisional && d.channel === 'prompt')).toHaveLength(12);
     // offers[]: DESIGN's keys, both channels.
     expect(j.offers).toEqual([
-      { file: expect.any(String), session: expect.any(String), channel: 'prompt', turn: 4, step: null, tool_use_id: null, trigger: 'error', type: 'past-fix', confidence: expect.any(Number), handle: 'past-sessions/proj-a/2026-10-12.jsonl#0', hook: 'would-fire' },
+      {
+        file: expect.any(String), session: expect.any(String), channel: 'prompt', turn: 4, step: null, tool_use_id: null, trigger: 'error', type: 'past-fix', confidence: expect.any(Number), handle: 'past-sessions/proj-a/2026-10-12.jsonl#0', hook: 'would-fire',
+        // issue 25: the rule behind the type, and the audit's verdicts.
+        evidence: { rule: 'shared-window-error', detail: 'error-code', held_share: expect.any(Number), restates_share: expect.any(Number) },
+        self_lineage: false,
+        already_in_session: false,
+      },
     ]);
+    expect(j).toMatchObject({ self_lineage_offers: { prompt: 0, tool: 0, prompt_shown: 0, tool_shown: 0 }, already_in_session_offers: { prompt: 0, tool: 0 } });
+    expect(j.typed_prompts).toBeGreaterThan(0);
     expect(j).toMatchObject({ tool_steps: 1, tool_errors: 1 });
     expect(a.stdout).not.toContain('ECONNRESET');
     expect(a.stdout).not.toContain('invoices');

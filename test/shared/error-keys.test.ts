@@ -1,0 +1,89 @@
+/**
+ * Lookup keys (shared/error-keys.ts) and the generic-error rule (shared/error-class.ts), on
+ * error shapes met in real projects of other people (written for these tests): a key line
+ * names what went wrong; a test-name line or a bare outcome is not one; every generic kind
+ * fires on its example and each has a control that is not generic.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { errorKeys, isKeyLine, lineKey, MAX_LINE_KEYS } from '../../shared/error-keys.js';
+import { genericKind, GENERIC_KINDS, type GenericKind } from '../../shared/error-class.js';
+import { errorSignature, keyLines } from '../../shared/error-signature.js';
+
+
+describe('key lines', () => {
+  it('a line naming what went wrong is a key line; one naming only that something failed, or too short, is not', () => {
+    expect(isKeyLine('fatal: not a git repository (or any of the parent directories): .git')).toBe(true);
+    expect(isKeyLine('err_pnpm_no_importer_manifest_found no <path> (or <path>, or package.json5) was found in <q>.')).toBe(false); // no lead word: the exact head covers it
+    expect(isKeyLine('error: connect econnrefused <n>')).toBe(true);
+    expect(isKeyLine('fail <path> > pool > reuses idle connections')).toBe(false); // a test's name, not a cause
+    expect(isKeyLine('pre-commit validation failed:')).toBe(false);
+    expect(isKeyLine('error')).toBe(false);
+    expect(isKeyLine('exit code <n>')).toBe(false);
+  });
+
+  it('the same cause under another failing test or another lead line shares a line key; another cause does not', () => {
+    const run = (test: string, cause: string) => `Exit code 1\n FAIL  src/${test}.test.ts > ${test}\n${cause}\n    at x (node:net:1:1)`;
+    const a = errorKeys(keyLines(run('pool', 'Error: connect ECONNREFUSED 127.0.0.1:5432')))!;
+    const b = errorKeys(keyLines(run('db', 'Error: connect ECONNREFUSED 127.0.0.1:5433')))!;
+    const c = errorKeys(keyLines(run('pool', 'Error: getaddrinfo EAI_AGAIN registry.internal')))!;
+    expect(a.sig).not.toBe(b.sig);
+    expect(a.lineKeys.filter((k) => b.lineKeys.includes(k))).toHaveLength(1);
+    expect(a.lineKeys.filter((k) => c.lineKeys.includes(k))).toEqual([]);
+  });
+
+  it('property: keys are 14 hex digits, at most MAX_LINE_KEYS, deduplicated, and a line key is never the signature', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 80 }), { maxLength: 12 }), (ls) => {
+        const lines = ls.map((l) => `error: ${l} failed to load module`);
+        const k = errorKeys(lines);
+        if (!k) {
+          expect(lines).toEqual([]);
+          return;
+        }
+        expect(k.sig).toMatch(/^[0-9a-f]{14}$/);
+        expect(k.lineKeys.length).toBeLessThanOrEqual(MAX_LINE_KEYS);
+        expect(new Set(k.lineKeys).size).toBe(k.lineKeys.length);
+        for (const x of k.lineKeys) expect(x).toMatch(/^[0-9a-f]{14}$/);
+        expect(k.lineKeys).not.toContain(k.sig);
+        expect(lineKey(lines[0])).not.toBe(k.sig);
+      }),
+    );
+  });
+});
+
+describe('generic errors (no Past fix can transfer)', () => {
+  const EXAMPLES: Array<[GenericKind, string, string]> = [
+    // [kind, a generic one, a control of the same look that is not generic]
+    ['rejection', "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", 'Exit code 1\nfatal: could not read Username: terminal prompts disabled'],
+    ['interrupt', '[Request interrupted by user for tool use]', 'Exit code 130\nnpm ERR! signal SIGINT received while installing dependencies'],
+    ['cancelled', '<tool_use_error>Sibling tool call errored</tool_use_error>', 'Exit code 1\nerror: the sibling package was not built'],
+    ['protocol', 'File has not been read yet. Read it first before writing to it.', 'Exit code 1\ncat: config.json: No such file or directory'],
+    ['protocol', 'File content (31619 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit parameters to read specific portions of the file.', 'Exit code 1\nError: request entity too large: 31619 bytes exceeds the proxy limit'],
+    ['edit-mismatch', '<tool_use_error>String to replace not found in file.\nString: def total do</tool_use_error>', 'Exit code 1\nsed: -e expression #1, char 5: unterminated `s\' command'],
+    ['edit-mismatch', 'No changes to make: old_string and new_string are exactly the same.', 'Exit code 1\nerror: no changes added to commit (use "git add")'],
+    ['assertion', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nAssertionError: expected 3 to be 4 // Object.is equality', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nError: connect ECONNREFUSED 127.0.0.1:5432'],
+    ['uninformative', 'Error', 'Exit code 127\n/bin/bash: line 1: python: command not found'],
+  ];
+  it.each(EXAMPLES)('%s: the example is generic; its control is not', (kind, generic, control) => {
+    expect(genericKind(generic, keyLines(generic))).toBe(kind);
+    expect(genericKind(control, keyLines(control))).toBeNull();
+  });
+
+  it('every kind has an example above', () => {
+    expect(GENERIC_KINDS.filter((k) => !EXAMPLES.some((e) => e[0] === k))).toEqual([]);
+  });
+
+  it('compile errors are not generic by kind: only the very same complaint (the same names) matches', () => {
+    const ts = (name: string) => `Failed to compile.\n\n./src/lib/w.ts:1:2\nType error: Property '${name}' does not exist on type 'typeof import("ethers")'.`;
+    expect(genericKind(ts('utils'), keyLines(ts('utils')))).toBeNull();
+    expect(errorSignature(ts('utils'))!.sig).not.toBe(errorSignature(ts('providers'))!.sig);
+  });
+
+  it('property: never throws, on any text', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 3000 }), (t) => {
+      const k = genericKind(t, keyLines(t));
+      expect(k === null || (GENERIC_KINDS as readonly string[]).includes(k)).toBe(true);
+    }));
+  });
+});
