@@ -171,7 +171,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   }
   notes.push(
     `claude ${pinned} -p against the scripted stand-in model on 127.0.0.1 (responses stream at once): ${TOOL_CALLS} Bash calls per session (${FAILING.size} exit 1, the rest \`true\`), a temp HOME per session; configurations interleaved, ${rounds} round(s); the hook in soak with no daemon (its full path: settings, state, log; no fixes file, so silent).`,
-    'Session wall time added per call = (median session wall time − median without hooks) / 100: what the host sees, but sessions of ~12 s vary by seconds on this shared 2-core machine, so the target is judged on the hook process time per call (the hook\'s own boot_ms + latency_ms, summed over the session\'s hook runs, / 100), which Claude Code waits for at each run.',
+    'Session wall time added per call = (median session wall time − median without hooks) / 100: what the host sees, but sessions of 6–35 s vary by seconds on this shared 2-core machine, so the target is judged on the hook process time per call (the hook\'s own boot_ms + latency_ms, summed over the session\'s hook runs, / 100), which Claude Code waits for at each run.',
     `Hook processes counted from the hook's own log (one record per run; an \`event: null\` record is a run that gave up before reading its payload, e.g. stdin-timeout under load). Load average at the end: ${loadavg().map((v) => v.toFixed(1)).join(', ')}.`,
   );
   return { name: 'host', about: 'hook cost as the real Claude Code sees it (issue 26, issue 23 item 14)', figures, notes };
