@@ -56,7 +56,7 @@ function table(r: PastfixReport): string {
     `recurrences of errors that fire no hook (<tool_use_error>): ${r.unhookable_recurrences}`,
     `latency ms: decide p50 ${r.latency_ms.decide_p50} / p95 ${r.latency_ms.decide_p95} · hook gates p50 ${r.latency_ms.hook_p50} / p95 ${r.latency_ms.hook_p95} · index one session p50 ${r.latency_ms.index_per_session_p50}`,
   ];
-  lines.push(`offers shown in subagent or worker sessions ${r.sidechain_offers} · calls copied from earlier session files ${r.copied_steps}`);
+  lines.push(`offers shown in subagent or worker sessions ${r.sidechain_offers} · calls copied from earlier session files ${r.copied_steps} · offers from the session's own lineage ${r.self_lineage_offers}`);
   const g = r.gold;
   if (g) {
     lines.push(

@@ -36,7 +36,7 @@ import { quantile } from '../ops/stats.js';
 import { readTimedExchanges, type FileExchanges } from './replay-read.js';
 import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
 import { feedSession, replayConfig, sessionSeed } from './replay.js';
-import { checkGold, emptyTally, scoreSession, type GoldItem, type GoldTally, type PastfixEvent, type PastfixGold, type ScoredStep } from './pastfix-gold.js';
+import { checkGold, emptyTally, handleSession, scoreSession, type GoldItem, type GoldTally, type PastfixEvent, type PastfixGold, type ScoredStep } from './pastfix-gold.js';
 
 /** Region the earlier sessions are indexed into. */
 export const PASTFIX_REGION = 'sessions';
@@ -78,6 +78,9 @@ export interface PastfixReport {
   sidechain_offers: number;
   /** Calls repeated from an earlier session file (resumed or forked copies): no hook runs there. */
   copied_steps: number;
+  /** Shown offers whose chunk comes from the session's own lineage (an earlier file it repeats
+   *  calls of): echoes of itself (target 0). */
+  self_lineage_offers: number;
   /** Scored against a judged gold (--gold): the figures below; without it, the gold above is
    *  self-defined (an earlier episode with the same signature). */
   gold: GoldReport | null;
@@ -158,7 +161,7 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
     projects: 0, sessions: 0, tool_steps: 0, errors: 0, recurrences: 0, recurrences_resolved: 0, recalled: 0, recall: 0, recall_resolved: 0,
     offers: 0, correct_offers: 0, precision: 0, offers_per_100_steps: 0, first_seen_offers: 0, unhookable_recurrences: 0,
     latency_ms: { decide_p50: 0, decide_p95: 0, hook_p50: 0, hook_p95: 0 , index_per_session_p50: 0 },
-    misses: [], sidechain_offers: 0, copied_steps: 0, gold: null,
+    misses: [], sidechain_offers: 0, copied_steps: 0, self_lineage_offers: 0, gold: null,
   };
   const tally = emptyTally();
   const events: PastfixEvent[] = [];
@@ -193,8 +196,9 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         checkGold(opts.gold, project.name, calls);
         for (const it of opts.gold.items) itemsBySession.set(it.session, [...(itemsBySession.get(it.session) ?? []), it]);
       }
-      // Calls seen in an earlier session file: a resumed or forked copy repeats them.
-      const seenCalls = new Set<string>();
+      // Calls seen in an earlier session file, by the session that made them: a resumed or
+      // forked copy repeats them (and so names its lineage).
+      const seenCalls = new Map<string, string>();
       const root = join(work, String(pi));
       const history = join(root, 'history', project.name);
       mkdirSync(history, { recursive: true });
@@ -228,9 +232,11 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
           const read = reads.get(f.path)!;
           const copied = new Set(read.steps.map((t) => t.step.toolUseId).filter((x): x is string => !!x && seenCalls.has(x)));
           rep.copied_steps += copied.size;
+          const lineage = new Set([...copied].map((id) => seenCalls.get(id)!));
           const scored = await replayOne(f.path, read, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), copied);
+          rep.self_lineage_offers += scored.filter((x) => x.shown && lineage.has(handleSession(x.shown.handle))).length;
           if (opts.gold) events.push(...scoreSession(basename(f.path, '.jsonl'), scored, itemsBySession.get(basename(f.path, '.jsonl')) ?? [], tally));
-          for (const t of read.steps) if (t.step.toolUseId) seenCalls.add(t.step.toolUseId);
+          for (const t of read.steps) if (t.step.toolUseId && !seenCalls.has(t.step.toolUseId)) seenCalls.set(t.step.toolUseId, basename(f.path, '.jsonl'));
         } finally {
           reader?.close();
         }

@@ -18,6 +18,8 @@
  */
 import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { transcriptLineage } from '../hook/inputs.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
@@ -343,12 +345,23 @@ export class SessionReplay {
       state: this.hookState,
       fixes: fix === undefined ? undefined : (JSON.parse(JSON.stringify(fix)) as unknown),
       fixesKey: found?.key,
+      // As the hook reads it: the session ids the replayed file's head names.
+      lineage: found ? this.fileLineage(pre.sessionId) : [],
       toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,
       now: t.at,
       pastDeadline: false,
     });
     this.hookState = nextState(this.hookState, pre.sessionId, d, t.at);
     return d;
+  }
+
+  private lineageRead: string[] | null = null;
+
+  /** The sessions the replayed file's head names (hook/inputs.ts transcriptLineage: the hook's
+   *  own read, with the file's folder as the root). */
+  private fileLineage(own: string): string[] {
+    this.lineageRead ??= transcriptLineage(this.o.path, dirname(dirname(this.o.path)), own);
+    return this.lineageRead;
   }
 
   /** End of the recording: an offer still waiting never met a prompt. */

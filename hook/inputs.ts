@@ -5,7 +5,7 @@
  * under the transcript root whose realpath stays under the root's realpath). Everything
  * returns a status instead of throwing.
  */
-import { read, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, read, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fixPath, sessionCachePath, sessionToolCachePath } from '../shared/paths.js';
 import type { StdinStatus, TranscriptFacts } from './gates.js';
@@ -112,5 +112,36 @@ export function transcriptFacts(path: unknown, root: string): TranscriptFacts {
     return { status: 'ok', size: st.size };
   } catch {
     return { status: 'missing' };
+  }
+}
+
+/** Bytes of a transcript's head read for its lineage: a resumed or forked file starts with
+ *  copies of its parent's records, each naming the session it was written in. */
+export const LINEAGE_HEAD_BYTES = 64 * 1024;
+/** Session ids taken from one head (a chain of resumes names a few). */
+const MAX_LINEAGE_IDS = 16;
+const SESSION_ID_RE = /"sessionId"\s*:\s*"([A-Za-z0-9._-]{1,128})"/g;
+
+/** The other sessions a transcript's head names (its lineage as the file itself tells it),
+ *  [] when the path is not a trusted transcript or cannot be read. Bounded: one read of at
+ *  most LINEAGE_HEAD_BYTES. Used by the hook at a failure that has a fix, and by replay. */
+export function transcriptLineage(path: unknown, root: string, own: string): string[] {
+  if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return [];
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(LINEAGE_HEAD_BYTES);
+    const n = readSync(fd, buf, 0, LINEAGE_HEAD_BYTES, 0);
+    const text = buf.toString('utf8', 0, n);
+    const out = new Set<string>();
+    for (const m of text.matchAll(SESSION_ID_RE)) {
+      if (m[1] !== own) out.add(m[1]);
+      if (out.size >= MAX_LINEAGE_IDS) break;
+    }
+    return [...out];
+  } catch {
+    return [];
+  } finally {
+    if (fd !== null) try { closeSync(fd); } catch { /* closed */ }
   }
 }

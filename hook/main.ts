@@ -22,7 +22,7 @@ import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
 import { toolGates, sign, toolUseIdOf, findFixFile } from './tool-gates.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
-import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts } from './inputs.js';
+import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts, transcriptLineage } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
 import { transcriptRootFor } from './host.js';
@@ -135,10 +135,12 @@ async function run(): Promise<never> {
     const found = findFixFile(signal, (key) => readFixFile(key, env));
     const fixes = found?.file;
     const toolCache = signal.kind === 'error' && fixes === undefined ? readToolCache(pre.sessionId, env) : undefined;
+    // Only when there is a fix to weigh: the sessions this one was resumed or forked from.
+    const lineage = found ? transcriptLineage(p.transcript_path, transcriptRootFor(p, settings), pre.sessionId) : [];
     const now = Date.now();
     const d = toolGates({
       sessionId: pre.sessionId, mode: pre.mode, settings, event: pre.event as 'PostToolUseFailure' | 'PostToolUse',
-      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, toolCache, now,
+      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, lineage, toolCache, now,
       pastDeadline: remaining() <= 0,
     });
     return saveAndEnd(state, pre.sessionId, d, now);

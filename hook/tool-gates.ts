@@ -52,6 +52,9 @@ export interface ToolInput {
   fixes: unknown;
   /** The key the fixes file was read under (default: the signature). */
   fixesKey?: string;
+  /** Sessions this one was resumed or forked from: the session ids its transcript's first
+   *  records carry (hook/inputs.ts transcriptLineage; read only when a fixes file was found). */
+  lineage?: readonly string[];
   /** Parsed tool cache JSON (read only when there is no fixes file); undefined = none. */
   toolCache: unknown;
   now: number;
@@ -97,9 +100,12 @@ function isFixOffer(f: unknown): f is FixOffer {
   return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk;
 }
 
-/** A fix from this session or from its lineage (a resumed / forked copy shares its past). */
-function fromOwnLineage(f: FixOffer, sessionId: string): boolean {
-  return f.sourceSession === sessionId || (f.sourceSessions ?? []).includes(sessionId);
+/** A fix from this session or from its lineage (a resumed / forked copy shares its past):
+ *  the fix's own lineage names this session, or this session's transcript names the fix's
+ *  session (`ownLineage`: the session ids a resumed file's copied first records carry). */
+function fromOwnLineage(f: FixOffer, sessionId: string, ownLineage: readonly string[]): boolean {
+  const theirs = [f.sourceSession, ...(f.sourceSessions ?? [])];
+  return theirs.includes(sessionId) || theirs.some((s) => ownLineage.includes(s));
 }
 
 /** The fixes file, if it has the FixFile shape and is the one for `sig`; null otherwise. */
@@ -132,7 +138,7 @@ function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Pick
     if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
     if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
     // A fix is never offered back to the session it came from (or its lineage), nor outside its region's scope.
-    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId));
+    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId, input.lineage ?? []));
     if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
     const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
     if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope

@@ -49,7 +49,9 @@ const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
 ];
 
 const SEVERITY_RE = /^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/;
-const WORD_RE = /[a-z][a-z0-9_-]{2,}/g;
+/** Content words: Latin words of 3+ characters, runs of 2+ Han / kana / Hangul characters
+ *  (a word there is shorter), other scripts' words of 3+ letters. */
+const WORD_RE = /[a-z][a-z0-9_-]{2,}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}|(?![a-z])\p{L}{3,}/gu;
 const LABELS = new Set(['error', 'errors', 'fatal', 'failed', 'failure', 'fail', 'exception', 'panic', 'err', 'exit', 'code', 'command', 'warning']);
 
 /** Content words of a line that are not severity labels or placeholders. */

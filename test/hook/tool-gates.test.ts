@@ -30,6 +30,8 @@ interface Rest {
   toolCache: unknown;
   now: number;
   pastDeadline: boolean;
+  /** Sessions this one's transcript head names (resumed / forked from). */
+  lineage?: string[];
 }
 interface In { pre: PreludeInput; rest: Rest }
 
@@ -110,6 +112,7 @@ function run(i: In): Decision {
   const fixes = found?.file;
   return toolGates({
     fixesKey: found?.key,
+    lineage: i.rest.lineage,
     sessionId: p.sessionId, mode: p.mode, settings: i.pre.settings!, event: p.event as 'PostToolUseFailure' | 'PostToolUse',
     cwd: typeof payload.cwd === 'string' ? payload.cwd : null, toolUseId: toolUseIdOf(payload.tool_use_id), signal,
     state: i.rest.state, fixes, toolCache: signal.kind === 'error' && fixes === undefined ? i.rest.toolCache : undefined,
@@ -157,6 +160,7 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['fixes-invalid', `more than ${MAX_FIXES_PER_FILE} fixes`, 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile(Array.from({ length: MAX_FIXES_PER_FILE + 1 }, () => fix())); }],
   ['no-fix', 'a fixes file with no fixes', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([]); }],
   ['own-session', 'every fix came from this very session', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ sourceSession: SID })]); }],
+  ['own-session', 'the fix comes from the session this one was resumed from (its transcript head names it)', 'fix', (i) => { i.rest.lineage = [OTHER_SID]; }],
   ['out-of-scope', 'the fix\'s region is scoped to another project', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'project:/home/u/other/**' })]); }],
   ['out-of-scope', 'an unknown scope', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'team:x' })]); }],
   ['no-fix', 'first-seen error: no fixes file, no tool cache', 'cache', (i) => { i.rest.toolCache = undefined; }],

@@ -87,3 +87,15 @@ describe('generic errors (no Past fix can transfer)', () => {
     }));
   });
 });
+
+describe('errors in other languages', () => {
+  it('a Chinese or Russian error signs (the same text with other paths signs the same) and is not generic; control: two different ones differ', () => {
+    const zh = (p: string) => `Exit code 1\n错误: 无法打开文件 ${p}，找不到指定的路径`;
+    const ru = (p: string) => `Exit code 1\nошибка: не удалось открыть файл ${p}: нет такого файла`;
+    expect(errorSignature(zh('/a/b.txt'))!.sig).toBe(errorSignature(zh('/c/d/e.txt'))!.sig);
+    expect(errorSignature(ru('/a/b.txt'))!.sig).toBe(errorSignature(ru('C:\\x\\y.txt'))!.sig);
+    expect(errorSignature(zh('/a'))!.sig).not.toBe(errorSignature(ru('/a'))!.sig);
+    expect(genericKind(zh('/a'), keyLines(zh('/a')))).toBeNull();
+    expect(genericKind(ru('/a'), keyLines(ru('/a')))).toBeNull();
+  });
+});
