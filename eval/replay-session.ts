@@ -25,7 +25,7 @@ import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
 import { findFixFile, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
-import { POST_TOOL_USE_MATCHER } from '../hook/install.js';
+import { CLAUDE_EVENT_SET, postToolUseReaches } from '../hook/install.js';
 import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
@@ -153,8 +153,6 @@ export interface SessionReplayOptions {
   home?: string;
 }
 
-/** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
-const POST_TOOL_USE_RE = new RegExp(POST_TOOL_USE_MATCHER);
 
 export class SessionReplay {
   private hookState: HookState | null = null;
@@ -316,7 +314,7 @@ export class SessionReplay {
   private toolHook(t: TimedStep): HookDecision | null {
     const st = t.step;
     const failure = st.isError && !st.toolUseError;
-    if (!failure && !(st.isError === false && POST_TOOL_USE_RE.test(st.name))) return null;
+    if (!failure && !(st.isError === false && postToolUseReaches(CLAUDE_EVENT_SET, st.name))) return null;
     if (this.o.copied?.(st.toolUseId)) return null;
     const event = failure ? 'PostToolUseFailure' : 'PostToolUse';
     const inWorker = this.o.subagent;

@@ -1,9 +1,10 @@
 /**
  * Registering the hook in Claude Code's settings.json, as pure functions over parsed JSON:
- * add our command entry under each event the hook answers (UserPromptSubmit,
- * PostToolUseFailure for every tool, PostToolUse for Bash and MCP tools), idempotent — an
- * older entry of ours is updated in place, an older install (UserPromptSubmit only) gains
- * the tool events —, remove only ours, count ours (duplicate detection across scopes), and a
+ * add our command entry under each event registered for the host (Claude Code:
+ * UserPromptSubmit and PostToolUseFailure for every tool; Codex: UserPromptSubmit and
+ * PostToolUse), idempotent — an older entry of ours is updated in place, an older install
+ * (UserPromptSubmit only) gains the tool event, one under an event no longer registered (an
+ * older install's PostToolUse) is removed —, remove only ours, count ours (duplicate detection across scopes), and a
  * small line diff for --dry-run. File IO lives in hook/install-files.ts.
  *
  * Shape (Claude Code hooks reference, https://code.claude.com/docs/en/hooks): {"hooks":
@@ -19,11 +20,20 @@ import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
  *  gives up on its own after hook.deadlineMs (150 ms): this is only the backstop. */
 export const HOOK_TIMEOUT_SECONDS = 5;
 
-/** PostToolUse fires after every successful tool call; an error can sit inside the result
- *  only for Bash (an exit code the result reports) and MCP tools (an `isError` result), so
- *  only they start the hook (hook/tool-error.ts). Anchored: a regex matcher is unanchored,
- *  and a bare `Bash|mcp__.*` would also match `BashOutput`. */
-export const POST_TOOL_USE_MATCHER = '^(Bash|mcp__.+)$';
+/**
+ * The events Claude Code's settings get: the prompt and the failure. Not PostToolUse: it fires
+ * after every successful tool call (~100 per session), each start a Node process (~40–80 ms)
+ * on the agent's critical path, and it can carry nothing to fix — the real Claude Code
+ * (2.1.332, test/host/claude-events.test.ts) routes a Bash call that exits non-zero AND an MCP
+ * result with `isError: true` to PostToolUseFailure. An older install's PostToolUse entry is
+ * removed by the next `install` (withHookInstalled). The hook still answers PostToolUse (Codex
+ * CLI, which has no failure event). Costs per session: docs/HOOK.md "What each event costs".
+ */
+export const CLAUDE_EVENTS = ['UserPromptSubmit', 'PostToolUseFailure'] as const satisfies readonly HookEvent[];
+
+/** The matcher PostToolUse would get if registered for Claude Code (MCP tools only: an error
+ *  can sit inside a successful response only there). Anchored: a regex matcher is unanchored. */
+export const POST_TOOL_USE_MATCHER = '^mcp__.+$';
 
 /** Per event: the matcher of our group (undefined: none, every tool / not a tool event). */
 export const EVENT_MATCHERS: Readonly<Record<HookEvent, string | undefined>> = {
@@ -47,7 +57,13 @@ export interface EventSet {
   events: readonly HookEvent[];
   matchers: Readonly<Record<HookEvent, string | undefined>>;
 }
-export const CLAUDE_EVENT_SET: EventSet = { events: HOOK_EVENTS, matchers: EVENT_MATCHERS };
+export const CLAUDE_EVENT_SET: EventSet = { events: CLAUDE_EVENTS, matchers: EVENT_MATCHERS };
+
+/** Whether a successful call of `tool` starts the hook (PostToolUse registered, matcher matches). */
+export function postToolUseReaches(set: EventSet, tool: string): boolean {
+  const m = set.matchers.PostToolUse;
+  return set.events.includes('PostToolUse') && (m === undefined || new RegExp(m).test(tool));
+}
 export const CODEX_EVENT_SET: EventSet = { events: CODEX_EVENTS, matchers: CODEX_EVENT_MATCHERS };
 
 /** Kept for older imports: the prompt event. */
@@ -183,6 +199,17 @@ export function withHookInstalled(settings: Obj, command: string, where = 'setti
   const hooks = out.hooks as Obj;
   const events = {} as Record<HookEvent, InstallAction>;
   set.events.forEach((e, k) => { events[e] = installEvent(hooks, e, entry, groups[k], set.matchers); });
+  // An event the set no longer registers (an older install's PostToolUse): our entries go.
+  for (const e of HOOK_EVENTS) {
+    if (set.events.includes(e) || hooks[e] === undefined) continue;
+    const before = countOurs({ hooks: { [e]: hooks[e] } });
+    if (before === 0) continue;
+    const { settings: pruned } = withHookRemoved({ hooks: { [e]: hooks[e] } }, where);
+    const left = (pruned.hooks as Obj | undefined)?.[e];
+    if (left === undefined) delete hooks[e];
+    else hooks[e] = left;
+    events[e] = 'updated';
+  }
   const acts = Object.values(events);
   if (acts.every((a) => a === 'unchanged')) return { settings, action: 'unchanged', events };
   return { settings: out, action: acts.every((a) => a === 'added') ? 'added' : 'updated', events };
@@ -197,7 +224,8 @@ export function withHookRemoved(settings: Obj, where = 'settings.json'): { setti
   const hooks = out.hooks as Obj;
   let removed = 0;
   HOOK_EVENTS.forEach((event, k) => {
-    if (!groups[k]) return;
+    // An event with none of ours stays exactly as it is (even an empty list of the user's).
+    if (!groups[k] || !groups[k]!.some((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isOurEntry))) return;
     const kept: unknown[] = [];
     for (const g of hooks[event] as unknown[]) {
       if (!isObj(g) || !Array.isArray(g.hooks)) {

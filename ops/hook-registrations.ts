@@ -1,6 +1,6 @@
 /**
- * Where active-brain's hook is registered for each Claude Code event the product uses
- * (shared/vocabulary.ts HOOK_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
+ * Where active-brain's hook is registered for each Claude Code event install registers
+ * (hook/install.ts CLAUDE_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
  * and the project's .claude/settings.json and .claude/settings.local.json, and the active-brain
  * Claude Code plugin when it is enabled (ops/plugin-registration.ts; its events read from its
  * hooks/hooks.json, all of them when that cannot be read). Read-only; a file that is absent or
@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
-import { isOurEntry } from '../hook/install.js';
+import type { HookEvent } from '../shared/vocabulary.js';
+import { CLAUDE_EVENTS, isOurEntry } from '../hook/install.js';
 import { settingsPathFor } from '../hook/install-files.js';
 import { pluginRegistrations } from './plugin-registration.js';
 
@@ -56,11 +56,11 @@ export function hookRegistrations(env: NodeJS.ProcessEnv, cwd: string): HookRegi
     try {
       events = registeredEvents(JSON.parse(readFileSync(join(p.installPath ?? '', 'hooks', 'hooks.json'), 'utf8')));
     } catch {
-      events = new Set(HOOK_EVENTS); // not on disk here: the plugin we ship answers every event
+      events = new Set(CLAUDE_EVENTS); // not on disk here: the plugin we ship registers these
     }
     return { id: p.id, why: p.why, events };
   });
-  return HOOK_EVENTS.map((event) => ({
+  return CLAUDE_EVENTS.map((event) => ({
     event,
     files: byFile.filter((b) => b.events.has(event)).map((b) => b.f),
     plugins: plugins.filter((p) => p.events.has(event)).map(({ id, why }) => ({ id, why })),

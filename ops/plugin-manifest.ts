@@ -9,8 +9,7 @@
  * substituting `${CLAUDE_PLUGIN_ROOT}` inline; plugins reference, "Environment variables"):
  * shell form is needed to clear NODE_OPTIONS / NODE_EXTRA_CA_CERTS for the hook's process only.
  */
-import { HOOK_EVENTS } from '../shared/vocabulary.js';
-import { EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../hook/install.js';
+import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../hook/install.js';
 
 /** The plugin's name (plugin.json, marketplace entry); its id is `<name>@<marketplace>`. */
 export const PLUGIN_NAME = 'active-brain';
@@ -22,6 +21,8 @@ export const PLUGIN_ROOT_VAR = '${CLAUDE_PLUGIN_ROOT}';
 export const PLUGIN_HOOK_LAUNCHER = 'bin/active-brain-hook.cjs';
 export const PLUGIN_SESSION_START_LAUNCHER = 'hooks/session-start.cjs';
 export const PLUGIN_CLI = 'bin/active-brain.js';
+/** The shell launcher of the CLI (also what Claude Code puts on the Bash tool's PATH). */
+export const PLUGIN_CLI_SH = 'bin/active-brain';
 
 /** Without node on PATH nothing of ours can run: exit 0 with no output rather than a shell
  *  error Claude Code would show at every prompt and tool call. */
@@ -51,12 +52,14 @@ export function pluginHooks(): { description: string; hooks: Record<string, Grou
     hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }],
   });
   const hooks: Record<string, Group[]> = {};
-  for (const event of HOOK_EVENTS) hooks[event] = [group(pluginHookCommand(), EVENT_MATCHERS[event])];
+  for (const event of CLAUDE_EVENTS) hooks[event] = [group(pluginHookCommand(), EVENT_MATCHERS[event])];
   hooks.SessionStart = [group(pluginSessionStartCommand(), undefined)];
   return { description: 'active-brain: at most one recall offer per prompt or failed tool call; starts the daemon at session start', hooks };
 }
 
-/** The MCP server (recall, search), inline in plugin.json. */
+/** The MCP server (recall, search), inline in plugin.json: through bin/active-brain, which runs
+ *  the root's own CLI when built, else the installed `active-brain` on PATH (a plugin copy
+ *  installed by Claude Code has no dist/). */
 export function pluginMcpServers(): Record<string, { command: string; args: string[] }> {
-  return { [PLUGIN_NAME]: { command: 'node', args: [`${PLUGIN_ROOT_VAR}/${PLUGIN_CLI}`, 'mcp'] } };
+  return { [PLUGIN_NAME]: { command: 'sh', args: [`${PLUGIN_ROOT_VAR}/${PLUGIN_CLI_SH}`, 'mcp'] } };
 }

@@ -5,12 +5,18 @@
  * stdio to <home>/logs/daemon.out (what `start --detach` uses) and returns at once. The
  * singleton lock stays the daemon's: a start that loses a race exits on its own. Everything
  * fails silently (the hook path prints nothing: SessionStart stdout would become context).
- * Launched by hooks/session-start.cjs, which exits 0 when dist/ is not built.
+ * Bundled into one dependency-free CommonJS file (scripts/bundles.mjs: dist/session-start.bundle.cjs,
+ * and the committed hooks/session-start.bundle.cjs that a plugin copy without dist/ runs),
+ * launched by hooks/session-start.cjs with the plugin root.
+ *
+ * Which daemon: the plugin root's own CLI when that root is built (a clone loaded in place);
+ * else the `active-brain` command on PATH (the CLI the user installed once, `npm link` or
+ * `npm install -g`: a plugin copy installed by Claude Code has no dist/ and no node_modules/).
+ * Neither: nothing starts, and one line in daemon.out says what to install.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { delimiter, join, sep } from 'node:path';
 import { DAEMON_OUT_FILE, homeDir, killPath, logsDir } from '../shared/paths.js';
 import { ensureDir } from '../shared/atomic.js';
 import { lockState, type LockState } from '../daemon/lock.js';
@@ -37,29 +43,63 @@ export function decideStart(s: StartInputs): StartDecision {
   return 'start';
 }
 
-const CLI = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url));
+/** The command name looked up on PATH when the plugin root is not built. */
+export const CLI_NAME = 'active-brain';
+/** What daemon.out says when no runnable CLI was found (the user's one step). */
+export const NO_CLI_LINE = `active-brain plugin: no daemon to start: this plugin copy has no build and no "${CLI_NAME}" is on PATH. Install the CLI once (README "Install"; e.g. in a clone: npm install && npm link).\n`;
+
+/** argv that starts the daemon: the root's own built CLI, else `active-brain` from PATH (not
+ *  one inside `root`: the plugin's bin/ may be on PATH and cannot run unbuilt). null: none. */
+export function daemonArgv(root: string, env: NodeJS.ProcessEnv): string[] | null {
+  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) return [process.execPath, join(root, 'bin', 'active-brain.js'), 'start'];
+  let rootReal = root;
+  try {
+    rootReal = realpathSync(root);
+  } catch { /* keep as given */ }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, CLI_NAME);
+    try {
+      accessSync(p, constants.X_OK);
+      const real = realpathSync(p);
+      if (real.startsWith(rootReal + sep)) continue;
+      return [p, 'start'];
+    } catch { /* not there */ }
+  }
+  return null;
+}
 
 /** Spawn the daemon detached; returns its pid (undefined when the spawn failed). */
-function spawnDaemon(env: NodeJS.ProcessEnv): number | undefined {
+function spawnDaemon(argv: string[], env: NodeJS.ProcessEnv): number | undefined {
+  const child = withDaemonOut(env, (fd) => spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env, cwd: homeDir(env) }));
+  child.on('error', () => undefined);
+  child.unref();
+  return child.pid;
+}
+
+function withDaemonOut<T>(env: NodeJS.ProcessEnv, f: (fd: number) => T): T {
   ensureDir(homeDir(env));
   ensureDir(logsDir(env));
   const fd = openSync(join(logsDir(env), DAEMON_OUT_FILE), 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [CLI, 'start'], { detached: true, stdio: ['ignore', fd, fd], env, cwd: homeDir(env) });
-    child.on('error', () => undefined);
-    child.unref();
-    return child.pid;
+    return f(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** The hook's work: decide, maybe spawn. Never throws. */
-export function sessionStart(env: NodeJS.ProcessEnv = process.env): StartDecision | 'failed' {
+/** The hook's work: decide, maybe spawn. `root`: the plugin root (CLAUDE_PLUGIN_ROOT, or the
+ *  launcher's parent folder). Never throws. */
+export function sessionStart(env: NodeJS.ProcessEnv, root: string): StartDecision | 'failed' {
   try {
-    if (!existsSync(CLI)) return 'failed';
     const decision = decideStart({ optedOut: env[AUTOSTART_ENV] === '0', killed: existsSync(killPath(env)), lock: lockState(env) });
-    if (decision === 'start' && spawnDaemon(env) === undefined) return 'failed';
+    if (decision !== 'start') return decision;
+    const argv = daemonArgv(root, env);
+    if (!argv) {
+      withDaemonOut(env, (fd) => writeSync(fd, NO_CLI_LINE));
+      return 'failed';
+    }
+    if (spawnDaemon(argv, env) === undefined) return 'failed';
     return decision;
   } catch {
     return 'failed'; // unwritable state dir, no logs dir, spawn refused: silence

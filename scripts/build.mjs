@@ -1,7 +1,7 @@
 // Build: transpile every TypeScript module to dist/ (esbuild, no bundling, layout kept), then
-// bundle the hook into one dependency-free file dist/hook.bundle.cjs (the prompt path must
-// import nothing heavy). Type checking is separate: `npm run typecheck`.
+// bundle the hook and the plugin's SessionStart into dependency-free files (scripts/bundles.mjs). Type checking is separate: `npm run typecheck`.
 import { build } from 'esbuild';
+import { BUNDLES, bundle } from './bundles.mjs';
 import { readdirSync, statSync, rmSync, mkdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,21 +42,12 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
-// The hook: one file, no runtime dependencies, no heavy imports. CommonJS on purpose: Node
-// starts a CJS file much faster than an ESM one that imports built-ins (ESM facades for
-// node:fs & co.) — measured in bench/hook.bench.ts, see docs/HOOK.md.
+// The hook and the plugin's SessionStart: one file each, no runtime dependencies, no heavy
+// imports (scripts/bundles.mjs; the committed copies under hooks/ come from build-plugin.mjs).
 rmSync(join(root, 'dist', 'hook.bundle.js'), { force: true }); // the former ESM bundle
-if (existsSync(join(root, 'hook', 'main.ts'))) await build({
-  entryPoints: [join(root, 'hook', 'main.ts')],
-  outfile: join(root, 'dist', 'hook.bundle.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true, // ~40% smaller, less to parse on every prompt
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+for (const name of Object.keys(BUNDLES)) {
+  if (existsSync(join(root, BUNDLES[name].entry))) await bundle(root, name, join(root, 'dist', BUNDLES[name].dist));
+}
 // Drop outputs whose source is gone (dist/ is not wiped first: tests in other processes may be
 // running the CLI from it while a build happens).
 for (const out of walkJs(join(root, 'dist'))) {

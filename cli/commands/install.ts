@@ -12,7 +12,7 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { installCodexHook, installHook, packageRoot } from '../../hook/install-files.js';
-import { SettingsShapeError, POST_TOOL_USE_MATCHER, CODEX_POST_TOOL_USE_MATCHER } from '../../hook/install.js';
+import { SettingsShapeError, CODEX_POST_TOOL_USE_MATCHER } from '../../hook/install.js';
 import { pluginRegistrations } from '../../ops/plugin-registration.js';
 import { HOSTS, type Host } from '../../transcript/host.js';
 
@@ -29,10 +29,12 @@ export const command: Command = {
   help: `usage: active-brain install [--project] [--host claude-code|codex] [--dry-run] [--json] [--set key.path=value ...]
 
 Adds the hook ("<node> <package>/bin/active-brain-hook.cjs", timeout 5 s) to Claude Code's
-settings under three events, and writes $ACTIVE_BRAIN_HOME/hook-settings.json for the hook:
+settings under two events, and writes $ACTIVE_BRAIN_HOME/hook-settings.json for the hook:
   UserPromptSubmit     the prompt channel
-  PostToolUseFailure   the tool channel, every tool (a failed call: the Past fix)
-  PostToolUse          the tool channel, matcher ${POST_TOOL_USE_MATCHER} (an error inside a result)
+  PostToolUseFailure   the tool channel, every tool (a failed call: the Past fix; Claude Code
+                       sends a Bash exit code ≠ 0 and an MCP isError result here)
+Not PostToolUse: it would start the hook after every successful tool call, with nothing to
+fix (an older install's PostToolUse entry is removed; docs/HOOK.md "What each event costs").
   (default)   user scope: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
   --project   this directory's .claude/settings.json
   --dry-run   show the change (a line diff) and write nothing
@@ -41,7 +43,7 @@ settings under three events, and writes $ACTIVE_BRAIN_HOME/hook-settings.json fo
               has no failure event. config.toml is not touched (Codex before hooks were on by
               default needs [features] codex_hooks = true there).
 Idempotent: entries already present are left alone (an older path of ours is updated; an
-install from before the tool channel gains the two tool events).
+install from before the tool channel gains the tool event).
 Every other setting and hook is kept; your original is saved once, at the first install that
 changes the file, as settings.json.active-brain.bak (\`uninstall\` puts it back).
 Invalid JSON in the settings file: nothing is changed, exit 1.

@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync, statSync, symlinkSy
 import { join } from 'node:path';
 import {
   withHookInstalled, withHookRemoved, countOurs, oursByEvent, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
-  POST_TOOL_USE_MATCHER, HOOK_TIMEOUT_SECONDS,
+  POST_TOOL_USE_MATCHER, HOOK_TIMEOUT_SECONDS, CLAUDE_EVENTS, CLAUDE_EVENT_SET, postToolUseReaches,
 } from '../../hook/install.js';
 import { HOOK_EVENTS } from '../../shared/vocabulary.js';
 import { installHook, uninstallHook, settingsPathFor, BACKUP_SUFFIX } from '../../hook/install-files.js';
@@ -40,42 +40,67 @@ const tempDir = () => helperTempDir('ab-install-');
 afterAll(cleanupTemp);
 
 const ENTRY = { type: 'command', command: CMD, timeout: HOOK_TIMEOUT_SECONDS };
-/** What a fresh install adds: one group per event, PostToolUse with its matcher. */
+/** What a fresh install adds: one group per event, no matcher (every tool fails there). */
 const OURS = {
   UserPromptSubmit: [{ hooks: [ENTRY] }],
   PostToolUseFailure: [{ hooks: [ENTRY] }],
-  PostToolUse: [{ matcher: POST_TOOL_USE_MATCHER, hooks: [ENTRY] }],
 };
+/** An install from before PostToolUse was dropped (it matched Bash and MCP tools). */
+const OLD_POST_TOOL_USE = [{ matcher: '^(Bash|mcp__.+)$', hooks: [ENTRY] }];
 
 describe('install: pure merge', () => {
-  it('adds one entry per event (UserPromptSubmit, PostToolUseFailure, PostToolUse), keeps everything else, is idempotent, and uninstall restores the original', () => {
+  it('adds one entry per event (UserPromptSubmit, PostToolUseFailure; no PostToolUse), keeps everything else, is idempotent, and uninstall restores the original', () => {
     const { settings, action, events } = withHookInstalled(OTHER, CMD);
     expect(action).toBe('added');
-    expect(events).toEqual({ UserPromptSubmit: 'added', PostToolUseFailure: 'added', PostToolUse: 'added' });
-    expect(oursByEvent(settings)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
-    expect(countOurs(settings)).toBe(3);
+    expect(events).toEqual({ UserPromptSubmit: 'added', PostToolUseFailure: 'added' });
+    expect(oursByEvent(settings)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 0 });
+    expect(countOurs(settings)).toBe(2);
     expect(settings.model).toBe('opus');
     const hooks = settings.hooks as Record<string, unknown[]>;
     expect(hooks.UserPromptSubmit).toHaveLength(2);
     expect(hooks.PostToolUseFailure).toEqual(OURS.PostToolUseFailure); // every tool: no matcher
-    expect(hooks.PostToolUse).toEqual(OURS.PostToolUse);
+    expect(hooks.PostToolUse).toBeUndefined();
     expect(hooks.PreToolUse).toEqual(OTHER.hooks.PreToolUse);
-    expect(withHookInstalled(settings, CMD)).toEqual({ settings, action: 'unchanged', events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'unchanged', PostToolUse: 'unchanged' } });
-    expect(withHookRemoved(settings)).toEqual({ settings: OTHER, removed: 3 });
+    expect(withHookInstalled(settings, CMD)).toEqual({ settings, action: 'unchanged', events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'unchanged' } });
+    expect(withHookRemoved(settings)).toEqual({ settings: OTHER, removed: 2 });
     expect(OTHER.hooks.UserPromptSubmit).toHaveLength(1); // inputs are not mutated
   });
 
-  it('the PostToolUse matcher is a regex that fits Bash and MCP tools only (as Claude Code reads it: unanchored JavaScript regex)', () => {
+  it('a successful call of any tool starts no hook in Claude Code; the PostToolUse matcher (unregistered) would fit MCP tools only', () => {
+    expect(CLAUDE_EVENTS).not.toContain('PostToolUse');
+    for (const t of ['Bash', 'Read', 'Edit', 'mcp__github__create_issue']) expect(postToolUseReaches(CLAUDE_EVENT_SET, t), t).toBe(false);
+    // Control: a set that registers PostToolUse with this matcher reaches exactly the MCP tools.
+    const withPost = { ...CLAUDE_EVENT_SET, events: [...CLAUDE_EVENTS, 'PostToolUse' as const] };
+    expect(postToolUseReaches(withPost, 'mcp__github__create_issue')).toBe(true);
     const re = new RegExp(POST_TOOL_USE_MATCHER);
-    for (const t of ['Bash', 'mcp__github__create_issue', 'mcp__plugin_x_srv__tool']) expect(re.test(t), t).toBe(true);
-    for (const t of ['BashOutput', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Task', 'WebFetch', 'KillShell', 'xBash', 'mcp__']) expect(re.test(t), t).toBe(false);
+    for (const t of ['mcp__github__create_issue', 'mcp__plugin_x_srv__tool']) expect(re.test(t), t).toBe(true);
+    for (const t of ['Bash', 'BashOutput', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Task', 'WebFetch', 'KillShell', 'xmcp__a', 'mcp__']) expect(re.test(t), t).toBe(false);
   });
 
-  it('upgrades an older install (UserPromptSubmit only) in place: the two tool events are added, nothing else changes', () => {
+  it('an older install\'s PostToolUse entry is removed (the other hooks under PostToolUse stay); then install is unchanged', () => {
+    const fmt = { matcher: 'Edit', hooks: [{ type: 'command', command: 'fmt.sh' }] };
+    const old = { hooks: { ...OURS, PostToolUse: [fmt, ...OLD_POST_TOOL_USE] } };
+    const { settings, action, events } = withHookInstalled(old, CMD);
+    expect(action).toBe('updated');
+    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'unchanged', PostToolUse: 'updated' });
+    expect(settings).toEqual({ hooks: { ...OURS, PostToolUse: [fmt] } });
+    expect(withHookInstalled(settings, CMD).action).toBe('unchanged');
+    // Only ours under PostToolUse: the event key goes.
+    expect(withHookInstalled({ hooks: { ...OURS, PostToolUse: OLD_POST_TOOL_USE } }, CMD).settings).toEqual({ hooks: OURS });
+  });
+
+  it('an event install does not register keeps the user\'s value as it is, even an empty list, through install and uninstall', () => {
+    const user = { hooks: { PostToolUse: [] as unknown[], Stop: [] as unknown[] } };
+    const installed = withHookInstalled(user, CMD).settings;
+    expect((installed.hooks as Record<string, unknown>).PostToolUse).toEqual([]);
+    expect(withHookRemoved(installed).settings).toEqual(user);
+  });
+
+  it('upgrades an older install (UserPromptSubmit only) in place: the tool event is added, nothing else changes', () => {
     const old = { ...OTHER, hooks: { ...OTHER.hooks, UserPromptSubmit: [...OTHER.hooks.UserPromptSubmit, { hooks: [ENTRY] }] } };
     const { settings, action, events } = withHookInstalled(old, CMD);
     expect(action).toBe('updated');
-    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added', PostToolUse: 'added' });
+    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added' });
     expect((settings.hooks as Record<string, unknown>).UserPromptSubmit).toEqual(old.hooks.UserPromptSubmit);
     expect(withHookInstalled(settings, CMD).action).toBe('unchanged');
   });
@@ -87,29 +112,27 @@ describe('install: pure merge', () => {
     } };
     const { settings, action, events } = withHookInstalled(old, CMD);
     expect(action).toBe('updated');
-    expect(events).toEqual({ UserPromptSubmit: 'updated', PostToolUseFailure: 'updated', PostToolUse: 'added' });
+    expect(events).toEqual({ UserPromptSubmit: 'updated', PostToolUseFailure: 'updated' });
     expect(settings).toEqual({ hooks: { ...OURS, PostToolUseFailure: [{ hooks: [ENTRY, { type: 'command', command: 'notify.sh' }] }] } });
   });
 
   it('an entry of ours under another matcher moves to a group with ours; the other hooks of that group stay where they were', () => {
-    const old = { hooks: { ...OURS, PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }, ENTRY] }], PostToolUseFailure: [{ matcher: 'Bash', hooks: [ENTRY] }] } };
+    const old = { hooks: { ...OURS, PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }, ENTRY] }] } };
     const { settings, events } = withHookInstalled(old, CMD);
-    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'updated', PostToolUse: 'updated' });
-    expect(settings).toEqual({ hooks: { ...OURS, PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }] }, ...OURS.PostToolUse] } });
+    expect(events).toEqual({ UserPromptSubmit: 'unchanged', PostToolUseFailure: 'updated' });
+    expect(settings).toEqual({ hooks: { ...OURS, PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }] }, ...OURS.PostToolUseFailure] } });
     expect(withHookInstalled(settings, CMD).action).toBe('unchanged');
     // an empty matcher is the same as none
     expect(withHookInstalled({ hooks: { ...OURS, PostToolUseFailure: [{ matcher: '', hooks: [ENTRY] }] } }, CMD).action).toBe('unchanged');
   });
 
-  it('refuses shapes it must not touch, under any of the three events, before changing anything', () => {
+  it('refuses shapes it must not touch, under the events it registers (and any on uninstall), before changing anything', () => {
     expect(() => parseSettingsText('{"a":', 'f')).toThrow(SettingsShapeError);
     expect(() => parseSettingsText('[1]', 'f')).toThrow(SettingsShapeError);
     expect(parseSettingsText('  \n', 'f')).toEqual({});
     expect(() => withHookInstalled({ hooks: [] }, CMD)).toThrow(SettingsShapeError);
-    for (const e of HOOK_EVENTS) {
-      expect(() => withHookInstalled({ hooks: { [e]: {} } }, CMD)).toThrow(SettingsShapeError);
-      expect(() => withHookRemoved({ hooks: { ...OURS, [e]: 'x' } })).toThrow(SettingsShapeError);
-    }
+    for (const e of CLAUDE_EVENTS) expect(() => withHookInstalled({ hooks: { [e]: {} } }, CMD)).toThrow(SettingsShapeError);
+    for (const e of HOOK_EVENTS) expect(() => withHookRemoved({ hooks: { ...OURS, [e]: 'x' } })).toThrow(SettingsShapeError);
   });
 
   it('quotes paths for the shell', () => {
@@ -126,7 +149,7 @@ describe('install: pure merge', () => {
       fc.property(settings, (s0) => {
         const s = JSON.parse(JSON.stringify(s0)) as Record<string, unknown>;
         const once = withHookInstalled(s, CMD).settings;
-        expect(oursByEvent(once)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
+        expect(oursByEvent(once)).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 0 });
         expect(withHookInstalled(once, CMD).action).toBe('unchanged');
         expect(withHookRemoved(once).settings).toEqual(s);
       }),
@@ -153,7 +176,7 @@ describe('install: real settings files', () => {
     expect(settingsPathFor('user', d, { HOME: d })).toMatch(/\.claude\/settings\.json$/);
     const r = installHook(opts(env, d));
     expect(r).toMatchObject({ action: 'added', changed: true, backup: null });
-    expect(countOurs(JSON.parse(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')))).toBe(3);
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'cfg', 'settings.json'), 'utf8')))).toBe(2);
   });
 
   it('an empty file: entry added, the empty original backed up', () => {
@@ -231,7 +254,7 @@ describe('install: real settings files', () => {
     symlinkSync(join(d, 'dotfiles', 'claude.json'), join(d, 'cfg', 'settings.json'));
     installHook(opts({ CLAUDE_CONFIG_DIR: join(d, 'cfg') }, d));
     expect(lstatSync(join(d, 'cfg', 'settings.json')).isSymbolicLink()).toBe(true);
-    expect(countOurs(JSON.parse(readFileSync(join(d, 'dotfiles', 'claude.json'), 'utf8')))).toBe(3);
+    expect(countOurs(JSON.parse(readFileSync(join(d, 'dotfiles', 'claude.json'), 'utf8')))).toBe(2);
   });
 
   it('warns about a registration at both user and project scope', () => {
@@ -248,32 +271,32 @@ describe('install: real settings files', () => {
     expect(installHook(opts(env, proj)).duplicates).toEqual([]);
   });
 
-  it('the duplicate warning covers every event: a project file with only our PostToolUse entry counts', () => {
+  it('the duplicate warning covers every event: a project file with only an older install\'s PostToolUse entry of ours counts', () => {
     const d = tempDir();
     const proj = join(d, 'proj');
     mkdirSync(join(proj, '.claude'), { recursive: true });
     const env = { CLAUDE_CONFIG_DIR: join(d, 'cfg') };
-    writeFileSync(join(proj, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PostToolUse: OURS.PostToolUse } }));
+    writeFileSync(join(proj, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PostToolUse: OLD_POST_TOOL_USE } }));
     expect(installHook(opts(env, proj)).duplicates).toEqual([join(proj, '.claude', 'settings.local.json')]);
     writeFileSync(join(proj, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'fmt.sh' }] }] } }));
     expect(installHook(opts(env, proj)).duplicates).toEqual([]);
   });
 
-  it('an older install file is upgraded in place (backup kept); --dry-run shows the two new events first; uninstall removes all three', () => {
+  it('an older install file is upgraded in place (backup kept); --dry-run shows the new event first; uninstall removes both', () => {
     const d = tempDir();
     const env = { CLAUDE_CONFIG_DIR: d };
     const p = join(d, 'settings.json');
     const older = JSON.stringify({ ...OTHER, hooks: { ...OTHER.hooks, UserPromptSubmit: [...OTHER.hooks.UserPromptSubmit, { hooks: [ENTRY] }] } }, null, 2) + '\n';
     writeFileSync(p, older);
     const dry = installHook(opts(env, d, { dryRun: true }));
-    expect(dry).toMatchObject({ action: 'updated', changed: true, events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added', PostToolUse: 'added' } });
+    expect(dry).toMatchObject({ action: 'updated', changed: true, events: { UserPromptSubmit: 'unchanged', PostToolUseFailure: 'added' } });
     expect(dry.diff).toMatch(/^\+ {5}"PostToolUseFailure": \[$/m);
-    expect(dry.diff).toContain(`+ ${' '.repeat(8)}"matcher": "${POST_TOOL_USE_MATCHER}",`);
+    expect(dry.diff).not.toContain('"matcher"');
     expect(dry.diff).not.toMatch(/^- /m); // only additions
     expect(readFileSync(p, 'utf8')).toBe(older);
     installHook(opts(env, d));
     expect(readFileSync(p + BACKUP_SUFFIX, 'utf8')).toBe(older);
-    expect(oursByEvent(JSON.parse(readFileSync(p, 'utf8')))).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 1 });
+    expect(oursByEvent(JSON.parse(readFileSync(p, 'utf8')))).toEqual({ UserPromptSubmit: 1, PostToolUseFailure: 1, PostToolUse: 0 });
     expect(installHook(opts(env, d))).toMatchObject({ action: 'unchanged', changed: false });
     expect(uninstallHook(opts(env, d))).toMatchObject({ action: 'removed' });
     expect(JSON.parse(readFileSync(p, 'utf8'))).toEqual(OTHER);
@@ -305,7 +328,7 @@ describe('install: the CLI end to end', () => {
     const settings = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8')) as { hooks: Record<'UserPromptSubmit' | 'PostToolUseFailure' | 'PostToolUse', Groups> };
     const entry = settings.hooks.UserPromptSubmit[0].hooks[0];
     expect(settings.hooks.PostToolUseFailure).toEqual([{ hooks: [entry] }]);
-    expect(settings.hooks.PostToolUse).toEqual([{ matcher: POST_TOOL_USE_MATCHER, hooks: [entry] }]);
+    expect(settings.hooks.PostToolUse).toBeUndefined(); // a successful call starts no hook
     expect(entry.timeout).toBe(5);
     // The state dir is not the default one, so the command names it (Claude Code will not pass
     // ACTIVE_BRAIN_HOME through).

@@ -114,7 +114,7 @@ describe('active-brain setup', () => {
     if (process.platform === 'linux') {
       for (const f of ['active-brain.service', 'active-brain-index.service', 'active-brain-index.timer']) expect(existsSync(join(unitDir(h), f))).toBe(true);
     }
-    expect(first.step('health').detail, first.step('health').detail).toMatch(/store \d+ KiB, \d+ chunks, 2 documents; 3 hook entries/);
+    expect(first.step('health').detail, first.step('health').detail).toMatch(/store \d+ KiB, \d+ chunks, 2 documents; 2 hook entries/);
     // the setup's index run is recorded like any other, in the documented shape
     const log = readFileSync(join(h.home, '.active-brain', 'logs', 'index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log.map((r) => r.event)).toEqual(['index-start', 'index-run']);

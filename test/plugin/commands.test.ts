@@ -4,16 +4,18 @@
  * ACTIVE_BRAIN_HOME, the event's payload on stdin. The real launcher and the real built hook:
  *  - UserPromptSubmit with no cache: silent, exit 0; control: with a live cache it prints;
  *  - PostToolUseFailure with a fixes file for the error's signature on a live tool channel:
- *    prints the JSON with additionalContext; PostToolUse with an error in tool_response too;
+ *    prints the JSON with additionalContext (no PostToolUse is registered);
  *  - NODE_OPTIONS that would break node is cleared (control: uncleared it breaks);
- *  - no dist/, no node on PATH: every command exits 0 and prints nothing (controls: the
- *    same commands print with them);
+ *  - a copy without dist/ (as `claude plugin install` makes it): the hooks run the committed
+ *    bundle (hooks/hook.bundle.cjs) and print; SessionStart starts `active-brain start` from
+ *    PATH, or nothing (saying why in daemon.out); no node on PATH: every command exits 0 and
+ *    prints nothing (control: with node it prints);
  *  - a read-only state dir (bind mount, root only): silence, and `active-brain start` (a
  *    command) fails with exit 3 naming it.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, writeFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { canMount, sh, trySh } from '../helpers/faults.js';
@@ -22,7 +24,7 @@ import {
   offer, printedLine, tempDir, cleanupTemp, type Ctx,
 } from '../hook/helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
-import { HOOK_EVENTS } from '../../shared/vocabulary.js';
+import { CLAUDE_EVENTS } from '../../hook/install.js';
 import { commandOf, hooksJson, runAsClaudeCode, type Event, type Ran } from './helpers.js';
 
 afterAll(cleanupTemp);
@@ -49,6 +51,15 @@ function unbuiltCopy(): string {
   return root;
 }
 
+async function waitForFile(p: string, ms = 5000): Promise<string> {
+  const t0 = Date.now();
+  while (!existsSync(p)) {
+    if (Date.now() - t0 > ms) throw new Error(`no ${p} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return readFileSync(p, 'utf8');
+}
+
 const silent = (r: Ran) => {
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('');
@@ -67,7 +78,7 @@ describe('plugin hook commands through sh -c', () => {
     expect(printedLine(r.stdout, 'UserPromptSubmit')).toContain('notes/pg/pool-timeouts.md#2');
   });
 
-  it('PostToolUseFailure with a fixes file for the error on a live tool channel prints the JSON with additionalContext; so does PostToolUse with the error in tool_response (its matcher takes Bash)', async () => {
+  it('PostToolUseFailure with a fixes file for the error on a live tool channel prints the JSON with additionalContext; no PostToolUse is registered', async () => {
     const ctx = eligible();
     const r = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx), toolPayloadFor(ctx, ERROR), ctx.cwd);
     expect(r.code).toBe(0);
@@ -75,12 +86,7 @@ describe('plugin hook commands through sh -c', () => {
     const v = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(v.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
     expect(v.hookSpecificOutput.additionalContext).toContain('[active-brain · Past fix · 0.86] same "no upstream branch" error: fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
-    expect(new RegExp(hooksJson.hooks.PostToolUse[0].matcher).test('Bash')).toBe(true);
-    const ctx2 = eligible();
-    const post = await runAsClaudeCode(commandOf('PostToolUse'), pluginEnv(ctx2), toolPayloadFor(ctx2, undefined, {
-      hook_event_name: 'PostToolUse', error: undefined, is_interrupt: undefined, tool_response: { isError: true, content: [{ type: 'text', text: ERROR }] },
-    }), ctx2.cwd);
-    expect(printedLine(post.stdout, 'PostToolUse')).toContain('Past fix');
+    expect(hooksJson.hooks).not.toHaveProperty('PostToolUse');
   });
 
   it('clears NODE_OPTIONS: a --require that would break node leaves the hook working; control: uncleared, node fails on it', async () => {
@@ -94,29 +100,42 @@ describe('plugin hook commands through sh -c', () => {
     expect(raw.stderr).toContain('no-such-preload');
   });
 
-  it('without dist/ every command (the three hook events and SessionStart) exits 0 and prints nothing, fast; control: the same payloads print with dist/', async () => {
+  it('a copy without dist/ or node_modules (as `claude plugin install` makes it): the hooks run the committed bundle and print, fast', async () => {
     const root = unbuiltCopy();
     const ctx = eligible();
-    const payloads: Record<string, unknown> = {
-      UserPromptSubmit: payloadFor(ctx),
-      PostToolUseFailure: toolPayloadFor(ctx, ERROR),
-      PostToolUse: toolPayloadFor(ctx, undefined, { hook_event_name: 'PostToolUse', error: undefined, tool_response: { isError: true, content: [{ type: 'text', text: ERROR }] } }),
-      SessionStart: { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' },
-    };
-    for (const event of [...HOOK_EVENTS, 'SessionStart'] as Event[]) {
-      const r = await runAsClaudeCode(commandOf(event), pluginEnv(ctx, root), payloads[event], ctx.cwd);
-      silent(r);
-      expect(r.ms, event).toBeLessThan(2000); // bare node alone takes 0.13–0.9 s on this loaded machine
-    }
-    expect(existsSync(join(ctx.home, 'logs', 'daemon.out'))).toBe(false); // SessionStart started nothing
-    const built = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx), toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_03' }), ctx.cwd);
-    expect(printedLine(built.stdout, 'PostToolUseFailure')).not.toBeNull();
+    const tool = await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx, root), toolPayloadFor(ctx, ERROR), ctx.cwd);
+    expect(tool.code).toBe(0);
+    expect(tool.stderr).toBe('');
+    expect(printedLine(tool.stdout, 'PostToolUseFailure')).toContain('Past fix');
+    expect(tool.ms).toBeLessThan(2000); // bare node alone takes 0.13–0.9 s on this loaded machine
+    const prompt = await runAsClaudeCode(commandOf('UserPromptSubmit'), pluginEnv(ctx, root), payloadFor(ctx), ctx.cwd);
+    expect(printedLine(prompt.stdout, 'UserPromptSubmit')).not.toBeNull();
+    // Control: without the committed bundle either, the copy is silent (exit 0, nothing).
+    rmSync(join(root, 'hooks', 'hook.bundle.cjs'));
+    silent(await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx, root), toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_04' }), ctx.cwd));
+  });
+
+  it('SessionStart in a copy without dist/: starts `active-brain start` from PATH (not the copy\'s own bin/); none on PATH: starts nothing, silent, daemon.out says what to install', async () => {
+    const root = unbuiltCopy();
+    const ctx = eligible();
+    const payload = { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' };
+    const nodeDir = dirname(process.execPath);
+    // Only the copy's own bin/ (Claude Code may put it on PATH): it cannot run unbuilt, so no.
+    silent(await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}` }), payload, ctx.cwd));
+    expect(readFileSync(join(ctx.home, 'logs', 'daemon.out'), 'utf8')).toContain('no "active-brain" is on PATH');
+    // An installed CLI on PATH (a stand-in recording its arguments): started with `start`.
+    const cliDir = join(ctx.home, 'cli-bin');
+    mkdirSync(cliDir, { recursive: true });
+    const argsFile = join(ctx.home, 'cli-args.txt');
+    writeFileSync(join(cliDir, 'active-brain'), `#!/bin/sh\necho "$@" > '${argsFile}'\n`, { mode: 0o755 });
+    silent(await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${cliDir}:${nodeDir}` }), payload, ctx.cwd));
+    expect((await waitForFile(argsFile)).trim()).toBe('start');
   });
 
   it('with no node on PATH: exit 0, nothing printed (not a shell error at every prompt); control: with node on PATH it prints', async () => {
     const ctx = eligible();
     const noNode = pluginEnv(ctx, repoRoot, { PATH: join(ctx.home, 'empty-bin') });
-    for (const event of [...HOOK_EVENTS, 'SessionStart'] as Event[]) silent(await runAsClaudeCode(commandOf(event), noNode, toolPayloadFor(ctx, ERROR), ctx.cwd));
+    for (const event of [...CLAUDE_EVENTS, 'SessionStart'] as Event[]) silent(await runAsClaudeCode(commandOf(event), noNode, toolPayloadFor(ctx, ERROR), ctx.cwd));
     const withNode = pluginEnv(ctx, repoRoot, { PATH: dirname(process.execPath) });
     const r = await runAsClaudeCode(commandOf('PostToolUseFailure'), withNode, toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_04' }), ctx.cwd);
     expect(printedLine(r.stdout, 'PostToolUseFailure')).not.toBeNull();

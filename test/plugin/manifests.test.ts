@@ -15,8 +15,8 @@ import { DOCUMENTED_EVENTS, hooksFileSchema, marketplaceSchema, pluginManifestSc
 import {
   MARKETPLACE_NAME, PLUGIN_NAME, PLUGIN_ROOT_VAR, pluginHooks, pluginMcpServers, pluginHookCommand, pluginSessionStartCommand,
 } from '../../ops/plugin-manifest.js';
-import { EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../../hook/install.js';
-import { HOOK_EVENTS } from '../../shared/vocabulary.js';
+import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../../hook/install.js';
+
 
 const read = (rel: string) => JSON.parse(readFileSync(join(repoRoot, rel), 'utf8')) as Record<string, any>;
 const plugin = read('.claude-plugin/plugin.json');
@@ -51,12 +51,12 @@ describe('plugin manifests: the same hook as `active-brain install`', () => {
   it('hooks.json is exactly what ops/plugin-manifest.ts builds; plugin.json declares its MCP server', () => {
     expect(hooksFile).toEqual(pluginHooks());
     expect(plugin.mcpServers).toEqual(pluginMcpServers());
-    expect(plugin.mcpServers[PLUGIN_NAME]).toEqual({ command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/active-brain.js', 'mcp'] });
+    expect(plugin.mcpServers[PLUGIN_NAME]).toEqual({ command: 'sh', args: ['${CLAUDE_PLUGIN_ROOT}/bin/active-brain', 'mcp'] });
   });
 
   it('each event install registers: one handler, install\'s matcher and timeout (seconds), the cleared environment, the bundled hook through ${CLAUDE_PLUGIN_ROOT}', () => {
-    expect(Object.keys(hooksFile.hooks).sort()).toEqual([...HOOK_EVENTS, 'SessionStart'].sort());
-    for (const event of HOOK_EVENTS) {
+    expect(Object.keys(hooksFile.hooks).sort()).toEqual([...CLAUDE_EVENTS, 'SessionStart'].sort());
+    for (const event of CLAUDE_EVENTS) {
       const groups = hooksFile.hooks[event];
       expect(groups).toHaveLength(1);
       expect(groups[0].matcher).toBe(EVENT_MATCHERS[event]);
@@ -65,7 +65,8 @@ describe('plugin manifests: the same hook as `active-brain install`', () => {
       for (const v of HOOK_CLEARED_ENV) expect(cmd).toContain(` ${v}= `);
       expect(cmd).toMatch(/node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/active-brain-hook\.cjs"$/);
     }
-    expect(hooksFile.hooks.PostToolUse[0].matcher).toBe('^(Bash|mcp__.+)$');
+    // No PostToolUse: Claude Code sends failures (Bash exit ≠ 0, MCP isError) to PostToolUseFailure.
+    expect(hooksFile.hooks.PostToolUse).toBeUndefined();
     expect(hooksFile.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: pluginSessionStartCommand(), timeout: HOOK_TIMEOUT_SECONDS }] }]);
   });
 });
@@ -87,7 +88,7 @@ describe('plugin manifests: names, version, paths', () => {
   it('every ${CLAUDE_PLUGIN_ROOT}/… path in the manifests exists in the repository (a file, checked in, not built)', () => {
     const texts = [JSON.stringify(hooksFile), JSON.stringify(plugin)];
     const paths = texts.flatMap((t) => [...t.matchAll(/\$\{CLAUDE_PLUGIN_ROOT\}\/([^"\\\s]+)/g)].map((m) => m[1]));
-    expect(new Set(paths)).toEqual(new Set(['bin/active-brain-hook.cjs', 'hooks/session-start.cjs', 'bin/active-brain.js']));
+    expect(new Set(paths)).toEqual(new Set(['bin/active-brain-hook.cjs', 'hooks/session-start.cjs', 'bin/active-brain']));
     for (const p of paths) {
       expect(existsSync(join(repoRoot, p)), p).toBe(true);
       expect(statSync(join(repoRoot, p)).isFile(), p).toBe(true);

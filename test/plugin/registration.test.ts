@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { BIN, tempEnv, type Env } from '../daemon/helpers.js';
 import { activeRegistrations, oursInstalled, installApplies, pluginsRoot, type Install } from '../../ops/plugin-registration.js';
-import { HOOK_EVENTS } from '../../shared/vocabulary.js';
+import { CLAUDE_EVENTS } from '../../hook/install.js';
 
 const ID = 'active-brain@active-brain';
 const PROJ = '/work/proj';
@@ -118,7 +118,7 @@ describe('install and doctor with the plugin', () => {
     const s = setup();
     installPlugin(s, true);
     for (const c of hookChecks(s)) expect(c, c.name).toMatchObject({ pass: true, detail: expect.stringContaining(`by the plugin ${ID}`) });
-    expect(hookChecks(s).map((c) => c.name)).toEqual(HOOK_EVENTS.map((ev) => `hook:${ev}`));
+    expect(hookChecks(s).map((c) => c.name)).toEqual(CLAUDE_EVENTS.map((ev) => `hook:${ev}`));
     expect(run(s, ['install']).code).toBe(0); // settings.json keeps enabledPlugins, gains the hooks
     for (const c of hookChecks(s)) {
       expect(c, c.name).toMatchObject({ pass: false, detail: expect.stringContaining('fire twice') });
@@ -141,7 +141,7 @@ describe('install and doctor with the plugin', () => {
     installPlugin(s, true, old);
     expect(run(s, ['install']).code).toBe(0);
     const byName = Object.fromEntries(hookChecks(s).map((c) => [c.name, c.pass]));
-    expect(byName).toEqual({ 'hook:UserPromptSubmit': false, 'hook:PostToolUseFailure': true, 'hook:PostToolUse': true });
+    expect(byName).toEqual({ 'hook:UserPromptSubmit': false, 'hook:PostToolUseFailure': true });
   });
 
   it('setup (dry run) warns in its hooks step when the plugin is enabled; control: disabled, no warning', () => {

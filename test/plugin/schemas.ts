@@ -39,6 +39,8 @@ export const pluginManifestSchema: Schema = {
     repository: str,
     license: str,
     keywords: { type: 'array', items: str },
+    icon: str,
+    network: { type: 'object', properties: { hosts: { type: 'array', items: str } }, additionalProperties: false },
     skills: { type: ['string', 'array'] },
     commands: { type: ['string', 'array'] },
     agents: { type: ['string', 'array'] },

@@ -1,0 +1,125 @@
+/**
+ * The plugin as the real Claude Code installs it, from a plain git clone (no dist/, no
+ * node_modules/): `claude plugin validate` passes without a warning; `claude plugin marketplace
+ * add <clone>` + `claude plugin install active-brain@active-brain` make a copy of the git tree;
+ * with the active-brain CLI installed once (on PATH, as `npm link` / `npm install -g` leaves
+ * it — the one documented step), SessionStart starts the daemon when none runs, and the Past
+ * fix reaches the model at a failing `git push` through the copy's committed hook bundle.
+ * No `active-brain install`: the plugin's hooks are the only registration.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cli, waitFor } from '../daemon/helpers.js';
+import { offlineModelPath, repoRoot } from '../helpers/model.js';
+import { hostEnv, projectDirName, requireHost, runCli } from './hosts.js';
+import { sinceLastAnswer } from '../../bench/host-model-server.js';
+import { HOOK_CONTEXT_PREFIX, HOST_CONFIG, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
+
+const host = requireHost('claude');
+let w: HostWorld;
+let clone: string;
+let cliBin: string;
+
+/** A plain git repository holding this work tree's files (tracked and new, not ignored): what a
+ *  user's `git clone` has — no dist/, no node_modules/. */
+function plainClone(to: string): string {
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean);
+  for (const f of files) {
+    if (!existsSync(join(repoRoot, f))) continue; // deleted in the work tree
+    mkdirSync(dirname(join(to, f)), { recursive: true });
+    copyFileSync(join(repoRoot, f), join(to, f));
+  }
+  const git = (args: string[]) => execFileSync('git', args, { cwd: to, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: to } });
+  git(['init', '-q', '-b', 'main']);
+  git(['add', '-A']);
+  git(['-c', 'user.email=dev@example.org', '-c', 'user.name=dev', 'commit', '-q', '-m', 'clone']);
+  return to;
+}
+
+/** The daemon the plugin started (its pid file), tracked for cleanup; null when none runs. */
+function runningDaemon(): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(join(w.home, 'daemon.pid'), 'utf8'), 10);
+    process.kill(pid, 0);
+    w.track(pid);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+const claudeCmd = (args: string[]) => runCli(host.bin!, args, { cwd: w.base, env: hostEnv(w.userHome, 'http://127.0.0.1:9', { PATH: `${dirname(cliBin)}:${process.env.PATH}` }) });
+
+describe.skipIf(!!host.skip)('the plugin installed by the real Claude Code', () => {
+  beforeAll(() => {
+    w = hostWorld(host.bin, 'ab-host-plugin-');
+    // The daemon the plugin starts inherits Claude Code's environment (no ACTIVE_BRAIN_* there):
+    // the offline model is named in config.json, as `setup` writes it.
+    writeFileSync(join(w.home, 'config.json'), JSON.stringify({ ...HOST_CONFIG, embedding: { localModelPath: offlineModelPath() } }));
+    clone = plainClone(join(w.base, 'src', 'active-brain'));
+    // The CLI installed once (stands for `npm link` in a built clone).
+    cliBin = join(w.base, 'cli-bin', 'active-brain');
+    mkdirSync(dirname(cliBin), { recursive: true });
+    writeFileSync(cliBin, `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, 'bin', 'active-brain.js')}" "$@"\n`, { mode: 0o755 });
+  });
+  afterAll(() => {
+    runningDaemon();
+    w?.cleanup();
+  });
+
+  it('validate passes without a warning; marketplace add + install make a copy without dist/', async () => {
+    const v = await claudeCmd(['plugin', 'validate', clone]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout).toContain('Validation passed');
+    expect(v.stdout).not.toMatch(/⚠|warning|not declared|ICON_MISSING/i);
+    const add = await claudeCmd(['plugin', 'marketplace', 'add', clone]);
+    expect(add.code, add.stdout + add.stderr).toBe(0);
+    const ins = await claudeCmd(['plugin', 'install', 'active-brain@active-brain']);
+    expect(ins.code, ins.stdout + ins.stderr).toBe(0);
+    const installed = JSON.parse(readFileSync(join(w.userHome, '.claude', 'plugins', 'installed_plugins.json'), 'utf8')) as { plugins: Record<string, Array<{ installPath: string }>> };
+    const copy = installed.plugins['active-brain@active-brain'][0].installPath;
+    expect(copy).not.toBe(clone);
+    expect(existsSync(join(copy, 'hooks', 'hook.bundle.cjs'))).toBe(true);
+    expect(existsSync(join(copy, 'dist'))).toBe(false); // (no node_modules either, seen with 2.1.332)
+    // The copy's bin/active-brain (the MCP server's command, the recall hint on the Bash tool's
+    // PATH) hands over to the installed CLI; control: without one on PATH it says what to do.
+    const viaCopy = await runCli('/bin/sh', [join(copy, 'bin', 'active-brain'), 'status', '--json'], { cwd: w.base, env: { ...w.env, PATH: `${join(copy, 'bin')}:${dirname(cliBin)}:${process.env.PATH}` } });
+    expect(viaCopy.stderr).toBe('');
+    expect(JSON.parse(viaCopy.stdout)).toHaveProperty('running');
+    const none = await runCli('/bin/sh', [join(copy, 'bin', 'active-brain'), 'status'], { cwd: w.base, env: { ...w.env, PATH: `${join(copy, 'bin')}:/usr/bin:/bin` } });
+    expect(none.code).toBe(127);
+    expect(none.stderr).toContain('no build and no other active-brain is on PATH');
+  });
+
+  it('SessionStart starts the daemon when none runs; the past session is indexed', async () => {
+    expect(runningDaemon()).toBeNull();
+    const repo = gitRepoWithoutUpstream(w, 'parser', 'feature-parser');
+    const { run } = await w.claude(fixedPushScript('feature-parser'), { cwd: repo, env: { PATH: `${dirname(cliBin)}:${process.env.PATH}` } });
+    expect(run.code, run.stderr).toBe(0);
+    await waitFor(() => runningDaemon(), 30_000, 'the daemon SessionStart started');
+    const dir = join(w.root, projectDirName(repo));
+    const file = readdirSync(dir).find((n) => n.endsWith('.jsonl'))!;
+    const dayAgo = new Date(Date.now() - 86_400_000); // yesterday's session (claude -p writes no turn end)
+    utimesSync(join(dir, file), dayAgo, dayAgo);
+    const idx = cli(w, ['index', 'add', dir, '--region', 'sessions', '--kind', 'transcripts', '--json']);
+    expect(idx.code, idx.stderr + idx.stdout).toBe(0);
+    expect(JSON.stringify(JSON.parse(idx.stdout))).toContain('"episodes_added":1');
+    // The running daemon follows the store: the fix is precomputed for the hook.
+    await waitFor(() => existsSync(join(w.home, 'fixes')) && readdirSync(join(w.home, 'fixes')).some((n) => n.endsWith('.json')), 30_000, 'a fixes file');
+  });
+
+  it('live on the tool channel: the Past fix reaches the model through the installed copy', async () => {
+    const en = cli(w, ['enable', 'default', '--channel', 'tool', '--force']);
+    expect(en.code, en.stderr + en.stdout).toBe(0);
+    const repo = gitRepoWithoutUpstream(w, 'cart', 'feature-cart');
+    const { run, model } = await w.claude(failingPushScript(), { cwd: repo, env: { PATH: `${dirname(cliBin)}:${process.env.PATH}` } });
+    expect(run.code, run.stderr).toBe(0);
+    const next = sinceLastAnswer(model.agentRequests()[1]);
+    expect(next).toContain('has no upstream branch');
+    const at = next.indexOf(HOOK_CONTEXT_PREFIX);
+    expect(at, next).toBeGreaterThanOrEqual(0);
+    expect(next.slice(at)).toMatch(/\[active-brain · Past fix · 0\.\d\d\][^\n]*fixed by git push --set-upstream origin ‹branch›/);
+  });
+});
