@@ -16,6 +16,7 @@ import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } f
 import { CHANNELS } from '../shared/vocabulary.js';
 import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
+import { checkSecrets } from './doctor-secrets.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
 import { hookRegistrations, registeredEvents } from './hook-registrations.js';
 
@@ -201,6 +202,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   const storeCheck = await checkStore(config, env);
   checks.push(checkDaemon(daemonStatus(config, { path: displayLocation(storeLocation(config, env)), present: storePresent(storeLocation(config, env)) }, env)));
   checks.push(storeCheck.check);
+  checks.push(checkSecrets(config, env));
   checks.push(await checkModel(config, env, storeCheck));
   checks.push(checkStateDir(env));
   checks.push(checkKill(env));

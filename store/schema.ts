@@ -17,6 +17,10 @@
  *   quotes). Migrating back-fills embed_key and marks every document stale
  *   (STALE_HASH_PREFIX) so the next index run re-chunks it — adding episodes and quoted
  *   signatures — while reusing every stored vector.
+ * · v4: secrets are redacted at index time (shared/redact.ts). A store written before holds
+ *   them: the migration records it as unscrubbed (meta `redaction` = '') and marks every
+ *   document stale, so the next `index` re-reads and redacts it (indexer/indexer.ts; unchanged
+ *   chunks keep their vectors) and records the rules' fingerprint once no secret is left.
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
@@ -41,6 +45,15 @@ function backfillV3(db: Database.Database): void {
   const rows = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`);
   const set = db.prepare(`UPDATE chunks SET embed_key = ? WHERE id = ?`);
   for (const r of rows.all() as Array<{ id: number; title: string; heading: string; text: string }>) set.run(embedKey(r.title, r.heading, r.text), r.id);
+  db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
+}
+
+/** Meta key of the redaction fingerprint the stored text was redacted with ('' = unscrubbed). */
+export const REDACTION_META = 'redaction';
+
+/** v4 back-fill: the store holds text from before redaction: unscrubbed, every document stale. */
+function backfillV4(db: Database.Database): void {
+  db.prepare(`INSERT INTO meta (key, value) VALUES (?, '') ON CONFLICT (key) DO UPDATE SET value = ''`).run(REDACTION_META);
   db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
 }
 
@@ -150,6 +163,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX signatures_sig ON signatures(sig);
     `,
     backfill: backfillV3,
+  },
+  {
+    // Redaction at index time: existing text is unscrubbed until the next index run.
+    version: 4,
+    up: ``,
+    backfill: backfillV4,
   },
 ];
 

@@ -31,6 +31,7 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
                      Codex's hooks.json registering the hook ("not used" without Codex)
   daemon             running, with a fresh canary (and, on a team store, the store reachable)
   store              the knowledge store is readable and not empty
+  secrets            no secret in the store's text (docs/REDACTION.md; store scan lists them)
   model              the embedding model loads and matches the store
   state-dir          $ACTIVE_BRAIN_HOME is writable
   kill-switch        off
