@@ -100,12 +100,13 @@ export function inContext(framed: string, context: SecretContext): string {
 }
 
 /** Every (shape, context) pair with a fresh value: the synthetic corpus. */
-export function secretCases(rnd: Rnd): Array<{ kind: string; value: string; context: SecretContext; text: string }> {
+export function secretCases(rnd: Rnd): Array<{ kind: string; value: string; framed: string; context: SecretContext; text: string }> {
   const out = [];
   for (const shape of SECRET_SHAPES) {
     for (const context of SECRET_CONTEXTS) {
       const value = shape.make(rnd);
-      out.push({ kind: shape.kind, value, context, text: inContext(shape.frame ? shape.frame(value) : value, context) });
+      const framed = shape.frame ? shape.frame(value) : value;
+      out.push({ kind: shape.kind, value, framed, context, text: inContext(framed, context) });
     }
   }
   return out;

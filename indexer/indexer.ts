@@ -233,6 +233,12 @@ class IndexRun {
     const scan: ScanSummary = scanStore(this.opts.store, this.redactor);
     this.summary.redaction.findings = scan.findings;
     if (scan.findings === 0) {
+      try {
+        this.opts.store.purgeDeleted(); // the old text must not linger in free pages or the FTS index
+      } catch {
+        this.warn('purge_failed'); // a reader held the file: the next re-scrub run purges again
+        return;
+      }
       this.opts.store.setRedaction(fingerprint);
       this.summary.redaction.scrubbed = true;
     }

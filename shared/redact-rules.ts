@@ -109,7 +109,7 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
   {
     // Bare value: .env lines, shell, command flags, YAML without quotes (PASSWORD=x, --token x).
     kind: 'assigned-secret',
-    re: new RegExp(`(?:^|(?<=[\\s"'(,;{[?&=:/]|--?))${SECRET_NAME}\\s*(?:=|:=|:|=>|\\s(?=\\S*\\d))\\s*(?<v>[^\\s"'\`,;)}\\]]{1,400})`, 'gim'),
+    re: new RegExp(`(?:^|(?<=[\\s"'(,;{[?&=])|(?<=(?:^|\\s)--?))${SECRET_NAME}\\s*(?:=|:=|:|=>|\\s(?=\\S*\\d))\\s*(?<v>[^\\s"'\`,;)}\\]]{1,400})`, 'gim'),
     accept: bare,
   },
   {

@@ -317,6 +317,11 @@ export class PgStoreWriter implements StoreWriter {
     return pgStoredTexts(this.db);
   }
 
+  purgeDeleted(): void {
+    // Dead row versions are PostgreSQL's to reclaim (autovacuum; the writer role does not own
+    // the tables, so it cannot VACUUM them): docs/REDACTION.md says to run VACUUM FULL once.
+  }
+
   info(): StoreInfo {
     return pgInfo(this.db, this.path);
   }

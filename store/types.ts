@@ -265,6 +265,9 @@ export interface StoreWriter {
   markAllStale(): number;
   /** Every stored text field (for the secret scan, store/secret-scan.ts). */
   storedTexts(): Iterable<StoredText>;
+  /** After a re-scrub: drop what deleted rows left behind (SQLite: the full-text index's
+   *  deleted entries, free pages, the WAL), so no old text survives in the file. */
+  purgeDeleted(): void;
   transaction<T>(fn: () => T): T;
   info(): StoreInfo;
   close(): void;

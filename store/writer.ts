@@ -349,6 +349,15 @@ export class SqliteStoreWriter implements StoreWriter {
     return sqliteStoredTexts(this.db);
   }
 
+  purgeDeleted(): void {
+    // contentless FTS5 keeps a deleted row's terms until its segments merge; VACUUM rewrites
+    // the file without free pages; the checkpoint empties the WAL.
+    this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')`);
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.exec('VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   info(): StoreInfo {
     const r = new SqliteStoreReader(this.path, this.db);
     return r.info();
