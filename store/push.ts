@@ -6,9 +6,12 @@
  * one is replaced (one transaction per document, the stored vectors copied, never
  * re-embedded), one gone from the local source is removed from the team store. A team store
  * built with another embedding model is refused before anything is written. No SQL here.
- * Every chunk and title goes through the redactor (store/redact-chunks.ts) on the way: a local
- * store indexed before redaction is scrubbed in the team store; `scrubbed` counts the chunks
- * that changed.
+ * A local store not redacted with the current rules (indexed before redaction, or with other
+ * redact.* config) is refused before anything is written: its derived fields (error-signature
+ * heads and words, lower-cased and with numbers replaced) cannot be redacted after the fact —
+ * `active-brain index` re-reads the sources and redacts them first. Every chunk and title still
+ * goes through the redactor on the way (store/redact-chunks.ts; `scrubbed` counts chunks it
+ * changed: 0 for a store the indexer redacted).
  */
 import { StoreError } from './errors.js';
 import type { StoreWriter } from './types.js';
@@ -51,6 +54,9 @@ export function pushStore(local: SqliteExport, target: StoreWriter, audience: st
   if (docs > 0 && !localModel) throw new StoreError('STORE_UNREADABLE', `the local store ${local.path} holds documents but no embedding model: run \`active-brain index --rebuild\`, then push again`);
   if (localModel && targetModel && (targetModel.model !== localModel.model || targetModel.dim !== localModel.dim)) {
     throw new StoreError('MODEL_MISMATCH', `refusing to push: the team store holds vectors of ${targetModel.model} (${targetModel.dim} dimensions), the local store of ${localModel.model} (${localModel.dim}); vectors of two models cannot be searched together: index locally with the team's model (embed.model) and \`active-brain index --rebuild\`, or push into another schema`);
+  }
+  if (docs > 0 && local.redaction() !== redactor.fingerprint) {
+    throw new StoreError('UNSCRUBBED', `refusing to push: the local store ${local.path} was ${local.redaction() ? 'redacted with other rules (redact.* config or an older active-brain)' : 'indexed before secrets were redacted'}: run \`active-brain index\` (it re-reads and redacts every document, reusing unchanged vectors), then push again`);
   }
   if (localModel && !targetModel && docs > 0) target.setModel(localModel.model, localModel.dim);
   // A team store not redacted with these rules (pushed before redaction, or other rules): every

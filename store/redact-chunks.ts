@@ -2,10 +2,10 @@
  * Chunks on their way into the team store (`store push` of a local store, store/push.ts)
  * redacted field by field with the indexer's redactor (shared/redact.ts): heading, text,
  * aliases, the episode's action, fix, note, head and words, a quoted signature's head, words
- * and fix. A local store indexed with redaction comes out unchanged (the markers are not
- * secrets); one indexed before is scrubbed on the way. An episode whose head changed gets the
- * signature of its redacted head (the same formula as shared/error-signature.ts), so it
- * matches the same error indexed with redaction.
+ * and fix. A local store the indexer redacted comes out unchanged (the markers are not
+ * secrets): this is the second line of defence (push refuses a store not redacted with the
+ * current rules). An episode whose head changed gets the signature of its redacted head (the
+ * same formula as shared/error-signature.ts).
  */
 import { hash53 } from '../shared/error-signature.js';
 import type { Redactor } from '../shared/redact.js';

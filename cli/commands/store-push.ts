@@ -25,9 +25,10 @@ project:<glob> (readers granted it: \`active-brain store grant\`). Incremental: 
 the team store holds with the same content hash is skipped; a changed one is replaced (its
 vectors copied, not re-embedded); one deleted locally is removed from the team store.
 Sources removed locally stay in the team store. A team store built with another embedding
-model is refused before anything is written. Every chunk is redacted on the way (the
-indexer's rules and redact.patterns / redact.allow: docs/REDACTION.md); a team store not yet
-redacted with these rules gets every document written again, redacted.
+model is refused before anything is written, and so is a local store not redacted with the
+current rules (indexed before redaction, or other redact.* config: run \`active-brain index\`
+first). Every chunk is redacted on the way too (docs/REDACTION.md); a team store not yet
+redacted with these rules gets every document written again.
 --to is the writer URL \`active-brain store init\` printed (writerUrl); a reader URL is refused.
 
 --json prints one object: {"to","from","audience","regions","sources","added","replaced",
@@ -36,7 +37,7 @@ sources already there under another audience, moved to this one with their rows;
 chunks that held a secret, redacted before they were written).
 Exit 0 done (also when nothing changed) · 2 usage (bad URL, reader URL, bad audience,
 source registered in another region) · 3 local store missing or unreadable, server
-unreachable, login refused, model mismatch.`;
+unreachable, login refused, model mismatch, local store not redacted.`;
 
 export async function runPush(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { to: { type: 'string' }, audience: { type: 'string' } });

@@ -19,8 +19,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { TranscriptBuilder } from './transcript-fixture.js';
-import { SECRET_SHAPES, secretCases } from '../../eval/secret-shapes.js';
+import { SECRET_SHAPES } from '../../eval/secret-shapes.js';
+import { writeSecretCorpus } from '../../eval/secret-corpus.js';
 import { seededRandom } from '../../shared/prng.js';
 import { createRedactor, marker } from '../../shared/redact.js';
 import { ConfigSchema } from '../../config/schema.js';
@@ -74,7 +74,6 @@ describe('secrets never enter the store nor anything the product prints or write
   const values: string[] = [];
   const outputs: Array<{ path: string; text: string }> = [];
   let pg: TestPostgres | null = null;
-  const gitToken = SECRET_SHAPES.find((s) => s.kind === 'github-token')!.make(seededRandom(77));
 
   const run = (args: string[], extraEnv: Record<string, string> = {}) => {
     const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 120_000 });
@@ -88,57 +87,9 @@ describe('secrets never enter the store nor anything the product prints or write
     mkdirSync(home);
     env = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_MODEL_PATH: offlineModelPath(), CI: 'true' };
     delete env.ACTIVE_BRAIN_STORE_URL;
-    const project = join(dir, 'projects', '-home-dev-api');
-    mkdirSync(project, { recursive: true });
-    const cases = secretCases(seededRandom(2026));
-    values.push(...cases.map((c) => c.value), gitToken);
-    // Four sessions share the cases; each context lands where a real session carries it.
-    const sessions = [0, 1, 2, 3].map(() => new TranscriptBuilder());
-    cases.forEach((c, i) => {
-      const b = sessions[i % sessions.length];
-      b.prompt(`step ${i}: check the ${c.kind} handling`);
-      switch (c.context) {
-        case 'command':
-          b.tool('Bash', { command: c.text }, 'curl: (7) Failed to connect to api.internal.example port 443: Connection refused', true)
-            .tool('Bash', { command: c.text }, '{"ok":true}');
-          break;
-        case 'tool-output':
-          b.tool('Bash', { command: `npm run deploy -- --env staging-${i}` }, c.text, true).tool('Bash', { command: `npm run deploy -- --env staging-${i}` }, 'deployed');
-          break;
-        case 'env-read':
-          b.tool('Read', { file_path: '/home/dev/api/.env' }, c.text);
-          break;
-        case 'prose':
-          b.reply(c.text);
-          break;
-        case 'json':
-          b.tool('Bash', { command: 'cat config/settings.json' }, c.text);
-          break;
-        case 'url':
-          b.tool('WebFetch', { url: c.text.split(' ')[1] ?? c.text, prompt: 'check it' }, c.text, true).reply(`The fetch failed: ${c.text}`);
-          break;
-      }
-      b.endTurn();
-    });
-    // The same token failing in two sessions (same error, other repo names and exit codes).
-    for (const [k, b] of sessions.slice(0, 2).entries()) {
-      b.prompt('push the branch')
-        .tool('Bash', { command: `git push https://x-access-token:${gitToken}@github.com/acme/api${k}.git HEAD` }, `remote: Invalid username or token.\nfatal: Authentication failed for 'https://x-access-token:${gitToken}@github.com/acme/api${k}.git/'`, true)
-        .tool('Bash', { command: 'gh auth login --with-token < ~/.config/gh/token' }, 'Logged in')
-        .tool('Bash', { command: `git push https://x-access-token:${gitToken}@github.com/acme/api${k}.git HEAD` }, 'To github.com:acme/api.git\n   abc..def  HEAD -> main')
-        .reply('Pushed after logging in again.')
-        .endTurn();
-    }
-    sessions.forEach((b) => writeFileSync(join(project, `${b.sessionId}.jsonl`), b.text()));
-    // Notes: secrets in a heading, an alias, prose, a quoted error and a config block.
-    const notes = join(dir, 'notes');
-    mkdirSync(notes);
-    const n = cases.filter((c) => c.context === 'prose' || c.context === 'json');
-    writeFileSync(join(notes, 'credentials.md'), [
-      '---', `aliases: [deploy-key ${n[0].value.split('\n')[0]}]`, '---', `# Deploy notes ${n[1].value.split('\n')[0]}`, '',
-      ...n.map((c, i) => `## Item ${i}\n\n${c.text}\n\n\`\`\`text\nError: authentication failed for ${c.framed}\n\`\`\`\n\nFixed by rotating the key.\n`),
-    ].join('\n'));
-
+    const corpus = writeSecretCorpus(dir, seededRandom(2026));
+    values.push(...corpus.values);
+    const notes = corpus.notes;
     expect(run(['index', 'add', join(dir, 'projects'), '--region', 'sessions', '--kind', 'transcripts', '--json']).code).toBe(0);
     expect(run(['index', 'add', notes, '--region', 'notes', '--json']).code).toBe(0);
     if (postgresAvailable()) {
