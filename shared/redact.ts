@@ -119,12 +119,14 @@ export class Redactor {
       return copy ?? v;
     }
     if (v !== null && typeof v === 'object') {
-      let copy: Record<string, unknown> | null = null;
-      for (const [k, x] of Object.entries(v)) {
+      let changed = false;
+      const entries = Object.entries(v).map(([k, x]) => {
+        const k2 = this.redact(k);
         const w = this.walk(x);
-        if (w !== x) (copy ??= { ...(v as Record<string, unknown>) })[k] = w;
-      }
-      return copy ?? v;
+        if (k2 !== k || w !== x) changed = true;
+        return [k2, w] as const;
+      });
+      return changed ? Object.fromEntries(entries) : v;
     }
     return v;
   }

@@ -169,6 +169,29 @@ describe('secrets never enter the store nor anything the product prints or write
     expect(leaks(values, [{ path: 'team store chunks', text: dump }])).toEqual([]);
   }, 120_000);
 
+  it('the indexer writing the team store directly: a store redacted by other rules is re-scrubbed there too', async () => {
+    if (!pg) return;
+    const init = JSON.parse(run(['store', 'init', '--url', pg.urlFor('team'), '--json']).out) as { writerUrl: string };
+    const config = ConfigSchema.parse({});
+    const embedder = await offlineEmbedder();
+    const indexPg = async (redactor = createRedactor()) => {
+      const w = openStoreWriter(init.writerUrl);
+      try {
+        return await runIndex({ store: w, embedder, config, redactor });
+      } finally {
+        w.close();
+      }
+    };
+    const dump = () => pg!.psql(`SELECT string_agg(c.heading || ' ' || c.text, E'\\n') FROM active_brain.chunks c`, 'team');
+    await indexPg(createRedactor({ patterns: [], allow: [] }, [])); // as if indexed before redaction
+    expect(leaks(values, [{ path: 'team store', text: dump() }]).length).toBeGreaterThan(0);
+    expect(scanLocation(init.writerUrl, createRedactor())).toMatchObject({ redaction: 'other-rules' });
+    const s = await indexPg();
+    expect(s.redaction).toEqual({ rescrubbed: true, scrubbed: true, findings: 0 });
+    expect(leaks(values, [{ path: 'team store', text: dump() }])).toEqual([]);
+    expect(scanLocation(init.writerUrl, createRedactor())).toMatchObject({ findings: 0, redaction: 'scrubbed' });
+  }, 180_000);
+
   it('control: indexed with no rules the secrets are stored; the next default run re-scrubs, reusing unchanged vectors', async () => {
     const path = join(dir, 'unscrubbed.sqlite');
     const config = ConfigSchema.parse({});
