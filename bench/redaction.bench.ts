@@ -154,18 +154,34 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   // 3. What a user runs afterwards, writing into the home.
   const env: NodeJS.ProcessEnv = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_MODEL_PATH: opts.modelPath };
   delete env.ACTIVE_BRAIN_STORE_URL;
-  const cli = (args: string[], out?: string) => {
+  const failedSteps: string[] = [];
+  /** A CLI step; `ok` = the exit codes that mean it ran (store scan and doctor exit 1 on a finding). */
+  const cli = (args: string[], out?: string, ok: number[] = [0]) => {
     const r = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8', timeout: 20 * 60_000, maxBuffer: 512 * 1024 * 1024 });
     if (out) writeFileSync(join(home, out), (r.stdout ?? '') + (r.stderr ?? ''));
+    if (!ok.includes(r.status ?? -1)) failedSteps.push(`${args.slice(0, 2).join(' ')} (exit ${r.status}: ${(r.stderr ?? '').split('\n')[0].slice(0, 120)})`);
     return r;
   };
   const t0 = performance.now();
-  cli(['replay', real, '--json'], 'replay-real.json');
+  const replayed = cli(['replay', real, '--json']);
+  writeFileSync(join(home, 'replay-real.json'), replayed.stdout ?? '');
   cli(['replay', corpus.transcripts, '--json'], 'replay-synthetic.json');
   cli(['report', '--html', join(home, 'report.html')]);
   SEARCHES.forEach((q, i) => cli(['search', q, '--k', '10', '--json'], `search-${i}.json`));
-  cli(['store', 'scan', '--json'], 'store-scan.json');
-  cli(['doctor', '--json'], 'doctor.json');
+  cli(['store', 'scan', '--json'], 'store-scan.json', [0, 1]);
+  cli(['doctor', '--json'], 'doctor.json', [0, 1]);
+  let replay = { sessions: 0, exchanges: 0, offers: 0 };
+  try {
+    const j = JSON.parse(replayed.stdout) as { sessions: number; exchanges: number; offers: unknown[] };
+    replay = { sessions: j.sessions, exchanges: j.exchanges, offers: j.offers.length };
+  } catch {
+    /* counted as a failed step above */
+  }
+  figures.push(
+    { metric: `CLI steps that failed (replay ×2, report, ${SEARCHES.length} searches, store scan, doctor)`, value: failedSteps.length, target: '0', pass: failedSteps.length === 0 },
+    { metric: 'replay of the real projects: sessions / exchanges / offers written to the home', value: `${replay.sessions} / ${replay.exchanges} / ${replay.offers}` },
+  );
+  if (failedSteps.length) notes.push(`Failed CLI steps: ${failedSteps.join('; ')}`);
   notes.push(`replay (both corpora), report, ${SEARCHES.length} searches, store scan and doctor ran through the CLI into the home in ${Math.round((performance.now() - t0) / 1000)} s.`);
 
   // 4. Every file under the home, scanned independently; and every input secret value looked for.
