@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write((await overview()) + '\n');
-    return name ? EXIT.OK : EXIT.USAGE;
+    return EXIT.OK; // bare `active-brain` asks what there is: the overview is the answer
   }
   if (name === '--version' || name === '-v') {
     const { readFileSync } = await import('node:fs');

@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Config } from '../config/schema.js';
+import type { Config, IndexScheduler } from '../config/schema.js';
 import { hookSettingsFromConfig, writeHookSettings } from '../config/hook-settings.js';
 import { codexHomeDir, defaultStorePath, defaultTranscriptsRoot, hookSettingsPath, modelCacheDir } from '../shared/paths.js';
 import { isAppError } from '../shared/errors.js';
@@ -22,7 +22,10 @@ import { openStoreReader } from '../store/sqlite-store.js';
 import type { SourceRecord } from '../store/types.js';
 import { installCodexHook, installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
 import { countOurs, parseSettingsText, SettingsShapeError } from '../hook/install.js';
-import { commandsOk, installService, type Platform } from '../ops/service.js';
+import { commandsOk, installService, probeManager, type Platform } from '../ops/service.js';
+import { applyChoices, choicesFrom, persistChoices } from '../config/persist.js';
+import type { Source } from '../config/load.js';
+import { startDetached } from './commands/start.js';
 import { pluginRegistrations } from '../ops/plugin-registration.js';
 import { describeLastRun, lastIndexRun, readIndexLog } from '../ops/index-runs.js';
 import { daemonStatus } from '../daemon/status.js';
@@ -54,6 +57,8 @@ export interface StepFailure {
 
 export interface SetupContext {
   config: Config;
+  /** Where each config value came from (config/load.ts): env and flag values get persisted. */
+  sources: Record<string, Source>;
   env: NodeJS.ProcessEnv;
   dryRun: boolean;
   /** Call the service manager (systemctl/launchctl); false: write the files only. */
@@ -65,13 +70,18 @@ export interface SetupContext {
   root: string;
   /** Set by the model step, reused by the index step. */
   embedder?: Embedder;
+  /** The service step started the daemon (service manager or the fallback): health waits for it. */
+  daemonStarted?: boolean;
+  /** Whether the model host answers (the dry run asks instead of downloading). */
+  probeDownload: () => Promise<{ ok: boolean; detail: string }>;
 }
 
-export function setupContext(config: Config, opts: { dryRun: boolean; manage: boolean; progress: boolean; env?: NodeJS.ProcessEnv; cwd?: string }): SetupContext {
+export function setupContext(config: Config, opts: { dryRun: boolean; manage: boolean; progress: boolean; env?: NodeJS.ProcessEnv; cwd?: string; sources?: Record<string, Source> }): SetupContext {
   const env = opts.env ?? process.env;
   return {
-    config, env, dryRun: opts.dryRun, manage: opts.manage, progress: opts.progress, cwd: opts.cwd ?? process.cwd(),
+    config, sources: opts.sources ?? {}, env, dryRun: opts.dryRun, manage: opts.manage, progress: opts.progress, cwd: opts.cwd ?? process.cwd(),
     storePath: config.store.path ?? defaultStorePath(env),
+    probeDownload: () => probeModelHost(),
     root: resolve(config.transcriptsRoot ?? defaultTranscriptsRoot(env)),
   };
 }
@@ -79,19 +89,61 @@ export function setupContext(config: Config, opts: { dryRun: boolean; manage: bo
 const ok = (name: string, changed: boolean, detail: string): Step => ({ name, changed, detail, ok: true });
 const failed = (name: string, detail: string, exit: number): StepFailure => ({ step: { name, changed: false, detail, ok: false }, exit });
 
+/** Where transformers.js downloads models from (its default remote host). */
+export const MODEL_HOST = 'https://huggingface.co/';
+/** How long the dry run waits for the model host to answer. */
+const MODEL_HOST_TIMEOUT_MS = 5_000;
+
+/** Whether the model host answers at all (any HTTP status counts: the network is there). */
+export async function probeModelHost(url = MODEL_HOST, timeoutMs = MODEL_HOST_TIMEOUT_MS): Promise<{ ok: boolean; detail: string }> {
+  try {
+    const r = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
+    return { ok: true, detail: `${url} answers (${r.status})` };
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    return { ok: false, detail: `${url} unreachable: ${cause?.code ?? cause?.message ?? (e as Error).message}` };
+  }
+}
+
 /** The model loads (offline folder or download): everything after needs it. Exit 3 when not. */
 export async function modelStep(ctx: SetupContext): Promise<Step | StepFailure> {
   const fix = 'build the offline model with `npm run model:offline` and set ACTIVE_BRAIN_MODEL_PATH to the folder it prints (or embedding.localModelPath), or allow the one-time download';
   try {
     const m = resolveModel(ctx.config.embedding, ctx.env);
-    const where = m.local ? `local folder ${join(m.root, m.name)}` : `${m.name} (cached in ${modelCacheDir(ctx.env)})`;
-    if (ctx.dryRun) return ok('model', false, `would load ${where}`);
-    const cached = m.local || existsSync(join(m.root, m.name));
+    const cached = m.local || Boolean(ctx.config.embedding.url) || existsSync(join(m.root, m.name));
+    const where = m.local ? `local folder ${join(m.root, m.name)}`
+      : ctx.config.embedding.url ? `embedding server ${m.modelId}`
+      : cached ? `${m.name} (cached in ${modelCacheDir(ctx.env)})` : `${m.name} (not cached: downloaded once into ${modelCacheDir(ctx.env)})`;
+    if (ctx.dryRun) {
+      if (cached) return ok('model', false, `would load ${where}`);
+      // The real run would download it: say whether it could.
+      const net = await ctx.probeDownload();
+      if (!net.ok) return failed('model', `${m.name} is not cached in ${modelCacheDir(ctx.env)} and cannot be downloaded (${net.detail}): ${fix}`, EXIT.ENV);
+      return ok('model', true, `would download ${where}`);
+    }
     ctx.embedder = await createEmbedder(ctx.config.embedding, ctx.env);
     return ok('model', !cached, `${cached ? 'loads' : 'downloaded'}: ${where} (dim ${ctx.embedder.dim})`);
   } catch (e) {
     return failed('model', `the embedding model cannot load (${(e as Error).message.split('\n')[0]}): ${fix}`, EXIT.ENV);
   }
+}
+
+/**
+ * What this set-up uses — the model folder, the transcript roots, the store, when they came
+ * from the environment or --set — written into config.json (config/persist.ts), so a new
+ * shell, the services, the daemon and the hook use the same without that environment.
+ */
+export function configStep(ctx: SetupContext): Step | StepFailure {
+  let r;
+  const choices = choicesFrom(ctx.config, ctx.sources, ctx.env);
+  try {
+    r = persistChoices(choices, { dryRun: ctx.dryRun });
+  } catch (e) {
+    return failed('config', (e as Error).message, isAppError(e) ? e.exitCode : EXIT.FAIL);
+  }
+  ctx.config = applyChoices(ctx.config, choices);
+  if (r.changed.length === 0) return ok('config', false, `already saved in ${r.file}`);
+  return ok('config', true, `${ctx.dryRun ? 'would save' : 'saved'} ${r.changed.join(', ')} in ${r.file} (used by every later shell, the daemon and the hook)`);
 }
 
 function registeredSource(ctx: SetupContext): SourceRecord | null {
@@ -198,18 +250,60 @@ export function codexHooksStep(ctx: SetupContext): Step | StepFailure {
   return ok('codex-hooks', report.changed, report.changed ? `${verb} in ${report.path}` : `already registered in ${report.path}`);
 }
 
-/** The daemon and the scheduled index as user services. */
-export function serviceStep(ctx: SetupContext): Step | StepFailure {
+/** Sets indexer.schedule in config.json; returns a note when it changed. */
+function setSchedule(ctx: SetupContext, to: IndexScheduler): string {
+  if (ctx.config.indexer.schedule === to) return '';
+  const r = persistChoices({ 'indexer.schedule': to }, { dryRun: ctx.dryRun });
+  ctx.config = { ...ctx.config, indexer: { ...ctx.config.indexer, schedule: to } };
+  return r.changed.length ? `; ${ctx.dryRun ? 'would set' : 'set'} indexer.schedule = "${to}" in ${r.file}` : '';
+}
+
+/**
+ * Where no user service manager answers (no systemd user bus: containers, WSL, SSH without
+ * lingering; or a platform without one): the daemon runs detached and runs the scheduled
+ * index itself (indexer.schedule = "daemon", daemon/index-schedule.ts). Said as the fallback
+ * it is, with what it does not do (start at login).
+ */
+async function fallbackStep(ctx: SetupContext, why: string): Promise<Step | StepFailure> {
+  const every = `every ${ctx.config.indexer.intervalMinutes} min`;
+  const note = setSchedule(ctx, 'daemon');
+  const head = `fallback: no user service manager (${why})`;
+  const limits = 'it does not start at login: run `active-brain start --detach` after a reboot, or `active-brain service install` once a user service manager is available';
+  if (ctx.dryRun) return ok('service', true, `${head}: would start the daemon detached, running the scheduled index itself ${every}${note}; ${limits}`);
+  try {
+    const d = await startDetached([], ctx.env);
+    const daemon = d.already ? `the daemon runs already (pid ${d.pid}) and takes the schedule over within a cycle` : `started the daemon detached (pid ${d.pid})`;
+    ctx.daemonStarted = true;
+    return ok('service', true, `${head}: ${daemon}; it runs the scheduled index itself ${every}${note}; ${limits}`);
+  } catch (e) {
+    return failed('service', `${head}: the daemon did not start: ${(e as Error).message}`, isAppError(e) ? e.exitCode : EXIT.FAIL);
+  }
+}
+
+/** The daemon and the scheduled index as user services, or the fallback without a manager. */
+export async function serviceStep(ctx: SetupContext): Promise<Step | StepFailure> {
   const p = process.platform;
   if (p !== 'linux' && p !== 'darwin') {
-    return failed('service', `no user service manager on ${p}: run \`active-brain start --detach\` and schedule \`active-brain index\` every ${ctx.config.indexer.intervalMinutes} min yourself`, EXIT.ENV);
+    // --no-manage: the user runs things their own way — nothing is started here either.
+    if (!ctx.manage) return ok('service', false, `no user service manager on ${p}; not started (--no-manage): run \`active-brain start --detach\` with indexer.schedule = "daemon", or schedule \`active-brain index\` yourself`);
+    return fallbackStep(ctx, `none on ${p}`);
   }
-  const r = installService(p as Platform, { dryRun: ctx.dryRun, manage: ctx.manage, intervalMinutes: ctx.config.indexer.intervalMinutes }, ctx.env);
+  const platform = p as Platform;
+  const schedule = `index every ${ctx.config.indexer.intervalMinutes} min`;
+  if (ctx.manage) {
+    // Asking whether the manager answers writes nothing: a dry run asks too.
+    const reach = probeManager(platform);
+    if (!reach.reachable) return fallbackStep(ctx, reach.detail);
+  }
+  const r = installService(platform, { config: ctx.config, dryRun: ctx.dryRun, manage: ctx.manage }, ctx.env);
   const files = r.files.filter((f) => f.changed).map((f) => f.file);
   const what = files.length ? `${ctx.dryRun ? 'would write' : 'wrote'} ${files.join(', ')}` : `already installed (${r.files.map((f) => f.file).join(', ')})`;
-  const schedule = `index every ${ctx.config.indexer.intervalMinutes} min`;
-  if (ctx.dryRun) return ok('service', r.changed, `${what}; ${schedule}${r.wouldRun?.length ? `; would run: ${r.wouldRun.join('; ')}` : ''}`);
+  if (ctx.dryRun) {
+    const note = ctx.manage ? setSchedule(ctx, 'service') : '';
+    return ok('service', r.changed || note !== '', `${what}; ${schedule}${r.wouldRun?.length ? `; would run: ${r.wouldRun.join('; ')}` : ''}${note}`);
+  }
   if (!ctx.manage) return ok('service', r.changed, `${what}; ${schedule}; not started (--no-manage)`);
+  if (r.unreachable) return fallbackStep(ctx, r.unreachable);
   if (!commandsOk(r.commands)) {
     const bad = r.commands.find((c) => !c.ok && !c.tolerated)!;
     const fix = p === 'linux'
@@ -217,7 +311,9 @@ export function serviceStep(ctx: SetupContext): Step | StepFailure {
       : 'run `launchctl print gui/$(id -u)` to check the session, else `active-brain start --detach`';
     return failed('service', `${what}; \`${bad.command}\` failed: ${bad.detail}; ${fix}`, EXIT.ENV);
   }
-  return ok('service', r.changed, `${what}; ${schedule}; started`);
+  const note = setSchedule(ctx, 'service');
+  ctx.daemonStarted = true;
+  return ok('service', r.changed || note !== '', `${what}; ${schedule}; started${note}`);
 }
 
 function hooksRegistered(ctx: SetupContext): string {
@@ -245,7 +341,7 @@ export async function healthStep(ctx: SetupContext, serviceStarted: boolean): Pr
     d = daemonStatus(ctx.config, store, ctx.env);
   }
   const daemon = d.running
-    ? `daemon running (pid ${d.pid}, ${d.sessions ?? 0} session(s) watched)`
+    ? `daemon running (pid ${d.pid}, ${d.sessions ?? 0} session(s) watched${d.index_schedule ? `, running the scheduled index every ${d.index_schedule.intervalMinutes} min` : ''})`
     : `daemon not running${d.problem ? ` (${d.problem})` : ''}${serviceStarted ? '' : ' — start it with `active-brain start --detach` or the service manager'}`;
   const storeText = !store.present ? `no store yet at ${store.path}`
     : store.error ? `store ${store.path}: ${store.error}`

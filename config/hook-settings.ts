@@ -18,7 +18,12 @@ export function hookSettingsFromConfig(config: Config, env: NodeJS.ProcessEnv = 
     maxBytes: config.hook.maxBytes,
     tokenCeiling: config.hook.tokenCeiling,
     maxLagBytes: config.hook.maxLagBytes,
-    workers: { cwdGlobs: [...config.workers.cwdGlobs], envMarker: config.workers.envMarker },
+    workers: {
+      cwdGlobs: [...config.workers.cwdGlobs],
+      envMarker: config.workers.envMarker,
+      entrypoints: [...config.workers.entrypoints],
+      unattended: config.workers.unattended,
+    },
     toolCacheTtlMs: config.hook.toolCacheTtlSeconds * 1000,
     modes: Object.entries(config.modes).map(([name, m]) => ({
       name,

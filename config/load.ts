@@ -32,6 +32,18 @@ export function knownKeysAt(path: readonly string[]): string[] {
   return t instanceof z.ZodObject ? Object.keys(t.shape as object) : [];
 }
 
+/** Every leaf key the schema knows (`embedding.url`, `indexer.intervalMinutes`, …), optional
+ *  ones included; a record (modes) is one leaf. For `config`, which prints every key. */
+export function schemaLeafKeys(path: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (const k of knownKeysAt(path)) {
+    const sub = [...path, k];
+    if (knownKeysAt(sub).length > 0) out.push(...schemaLeafKeys(sub));
+    else out.push(sub.join('.'));
+  }
+  return out;
+}
+
 export type Source = 'default' | 'config.json' | 'env' | 'flag';
 
 export class ConfigError extends AppError {

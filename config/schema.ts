@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MODE_STATES } from '../shared/vocabulary.js';
 import { isScheduleInterval, MINUTES_PER_DAY, SCHEDULE_HOURS, SCHEDULE_MINUTES } from '../shared/schedule.js';
+import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNATTENDED_POLICIES } from '../shared/workers.js';
 
 /** A user-written regular expression compiles (redact.patterns / redact.allow). */
 function isRegex(source: string): boolean {
@@ -20,6 +21,10 @@ function isRegex(source: string): boolean {
 /** A question still needs a drift score this far above the session's usual (z units):
  *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
 export const DRIFT_QUESTION_MARGIN = 0.5;
+
+/** Who runs the scheduled index (indexer.schedule). */
+export const INDEX_SCHEDULERS = ['service', 'daemon'] as const;
+export type IndexScheduler = (typeof INDEX_SCHEDULERS)[number];
 
 /** A mode's tool channel (PostToolUseFailure / PostToolUse: the Past fix at the failure and
  *  the in-turn loop). Its own rollout state, budget and gaps; the offers it has shown are
@@ -218,6 +223,13 @@ export const ConfigSchema = z
           .refine(isScheduleInterval, {
             message: `must divide an hour (${SCHEDULE_MINUTES.join(', ')}) or be whole hours that divide a day (${SCHEDULE_HOURS.map((h) => h * 60).join(', ')})`,
           }),
+        /** Who runs the scheduled index: `service` — the user service manager's timer
+         *  (`service install`: systemd timer / launchd agent); `daemon` — the daemon itself,
+         *  spawning `active-brain index` every intervalMinutes (one run at a time, under the
+         *  indexer lock the timer's runs take too). `setup` writes `daemon` where no user
+         *  service manager is reachable (containers, WSL, SSH without lingering) and
+         *  `service` where it installed the timer; `doctor` checks the one in use. */
+        schedule: z.enum(INDEX_SCHEDULERS).default('service'),
       })
       .strict()
       .default({}),
@@ -288,10 +300,14 @@ export const ConfigSchema = z
       .object({
         /** Sessions whose cwd matches any of these globs are workers: never offered to. */
         cwdGlobs: z.array(z.string()).default([]),
-        /** Transcript `entrypoint` values that mark background work (e.g. `sdk-cli` for `claude -p`). */
-        entrypoints: z.array(z.string()).default(['sdk-cli', 'sdk-ts', 'sdk-py']),
+        /** Entrypoints that mark background work (`sdk-cli` for `claude -p`, the Agent SDKs): the
+         *  transcript's `entrypoint` (daemon) and CLAUDE_CODE_ENTRYPOINT (hook). shared/workers.ts. */
+        entrypoints: z.array(z.string()).default([...DEFAULT_WORKER_ENTRYPOINTS]),
         /** Environment variable set for active-brain's own model calls; the hook refuses when set. */
-        envMarker: z.string().default('ACTIVE_BRAIN_WORKER'),
+        envMarker: z.string().default(DEFAULT_ENV_MARKER),
+        /** Unattended sessions (CLAUDE_CODE_SESSION_ATTENDED=0): `worker` (default) = never offered
+         *  to; `entrypoints` = only the entrypoints list decides (a user's own CI runs). */
+        unattended: z.enum(UNATTENDED_POLICIES).default(DEFAULT_UNATTENDED),
       })
       .strict()
       .default({}),

@@ -5,7 +5,7 @@
  * `<home>/fixes/<sig>.json`, what the hook reads at a failure), by the daemon's tool-step
  * decisions (core/tool-step.ts: exact and near matches), and by replay and `eval pastfix`.
  *
- * Confidence (docs/PASTFIX.md):
+ * Confidence (docs/PASTFIX.md; consensusFixes for the fixes files):
  *   exact signature, resolved episode   EXACT_RESOLVED (+ AGREEMENT_BONUS per further
  *                                        resolved episode with the same signature, capped)
  *   exact signature, unresolved         UNRESOLVED (below every default gate: logged only)
@@ -18,6 +18,8 @@
 import type { EpisodeRecord } from '../store/types.js';
 import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
+import { errorKeys } from '../shared/error-keys.js';
+import { genericKind } from '../shared/error-class.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -31,11 +33,28 @@ export const MAX_FIXES_PER_SIG = 3;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
-const MAX_FIX_CHARS = 120;
+const MAX_FIX_CHARS = 100;
 /** Longest error phrase in a reason. */
-const MAX_PHRASE_CHARS = 48;
+const MAX_PHRASE_CHARS = 44;
 
-export type MatchKind = 'exact' | 'near';
+/** A resolved episode met by one of its key lines (shared/error-keys.ts), not its whole head:
+ *  the same telling line under another lead. Below an exact match, above the gate (0.7) only
+ *  while the sessions that met it agree. */
+export const LINE_RESOLVED = 0.8;
+/** Confidence taken off per earlier session that met the same error and did not fix it (an
+ *  outcome that contradicts the fix), and per session that fixed it another way (half as
+ *  much: two fixes may both work, but the error's fix then depends on more than the error). */
+export const CONTRADICTION = 0.05;
+/** Confidence taken off per session that fixed the error another way (half a contradiction:
+ *  two fixes may both work, but the error's fix then depends on more than the error). */
+export const DISAGREEMENT = 0.025;
+/** Most confidence taken off by contradictions and disagreements together. */
+export const MAX_PENALTY = 0.3;
+/** Failures of the same error within one episode from which an unresolved episode counts as
+ *  a contradiction: the agent tried again and it failed again. */
+export const CONTRADICTING_ATTEMPTS = 2;
+
+export type MatchKind = 'exact' | 'near' | 'line';
 
 function day(ms: number): string {
   return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString().slice(0, 10) : 'an earlier session';
@@ -51,7 +70,7 @@ function clip(s: string, n: number): string {
 export function fixReason(ep: EpisodeRecord, match: MatchKind): string {
   const phrase = errorPhrase(ep, MAX_PHRASE_CHARS) || 'error';
   const where = ep.source === 'note' ? `a note (${ep.handle})` : `session ${ep.sessionId.slice(0, SESSION_CHARS)}… (${day(ep.at)})`;
-  const like = match === 'exact' ? 'same' : 'similar';
+  const like = match === 'near' ? 'similar' : 'same';
   if (!ep.resolved || !ep.fix) return `not resolved there: ${like} "${phrase}" error in ${where}`;
   return `fixed by ${clip(ep.fix, MAX_FIX_CHARS)} — ${like} "${phrase}" error in ${where}`;
 }
@@ -60,7 +79,7 @@ export function fixReason(ep: EpisodeRecord, match: MatchKind): string {
 export function fixConfidence(ep: EpisodeRecord, match: MatchKind, overlap: number, agreeing: number): number {
   if (!ep.resolved || !ep.fix) return UNRESOLVED;
   if (match === 'near') return Math.round(NEAR_SCALE * Math.max(0, Math.min(1, overlap)) * 10000) / 10000;
-  return Math.min(MAX_CONFIDENCE, EXACT_RESOLVED + AGREEMENT_BONUS * Math.max(0, agreeing));
+  return Math.min(MAX_CONFIDENCE, (match === 'line' ? LINE_RESOLVED : EXACT_RESOLVED) + AGREEMENT_BONUS * Math.max(0, agreeing));
 }
 
 /** A deterministic offer id: the same episode for the same signature is the same offer. */
@@ -108,22 +127,97 @@ export function exactFixes(sig: string, eps: readonly EpisodeRecord[]): FixOffer
   }));
 }
 
+/** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
+const FIX_DIR_RES = [/^in ([^:]+):/, /^cd\s+([^\s;&|]+)/, /\s-C\s+([^\s;&|]+)/];
+const WORDS_RE = /[a-z0-9][\w.@/+-]*/g;
+
+/** What a fix does, for telling agreeing sessions from disagreeing ones: the directory it
+ *  moved to when it moved (`dir api`: "run it there" is the fix, whatever command followed),
+ *  else the action words of its first step (`git push`, `pnpm install`). */
+export function fixKey(fix: string): string {
+  const t = fix.replace(/<[a-z]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  for (const re of FIX_DIR_RES) {
+    const m = re.exec(t);
+    if (m) return `dir ${m[1].replace(/^\.\//, '').replace(/\/+$/, '')}`;
+  }
+  const first = t.toLowerCase().split(/;|&&|\bthen\b/)[0] ?? '';
+  return (first.match(WORDS_RE) ?? []).slice(0, 2).join(' ');
+}
+
+/** An episode that may be a Past fix: resolved, with a fix, not a generic error, keyed. */
+function usable(e: EpisodeRecord): boolean {
+  return e.resolved && !!e.fix && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
+}
+
+const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
+
 /**
- * The hook's fixes files from the store's resolved episodes: one FixFile per signature that
- * has at least one resolved episode. Unresolved ones are left out (they could never pass a
- * gate at the failure; the daemon's own decisions still log them).
+ * The fixes for one key (a signature, or a line key), best first: the fix most sessions
+ * agree on (then the most recent), at most MAX_FIXES_PER_SIG, its confidence raised by the
+ * sessions that agree and lowered by those that met the error without fixing it
+ * (`unresolvedSessions`) or fixed it another way.
  */
-export function buildFixFiles(resolved: readonly EpisodeRecord[], storeStamp: string, now: number): Map<string, FixFile> {
-  const bySig = new Map<string, EpisodeRecord[]>();
-  for (const e of resolved) {
-    if (!e.resolved || !e.fix || !/^[0-9a-f]{14}$/.test(e.sig)) continue;
-    const list = bySig.get(e.sig);
+export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, eps: readonly EpisodeRecord[], unresolvedSessions: number): FixOffer[] {
+  const ok = eps.filter((e) => e.resolved && e.fix);
+  const byFix = new Map<string, EpisodeRecord[]>();
+  for (const e of rankEpisodes(ok)) byFix.set(fixKey(e.fix), [...(byFix.get(fixKey(e.fix)) ?? []), e]);
+  const sessions = (list: EpisodeRecord[]) => new Set(list.map(sessionOf)).size;
+  const groups = [...byFix.values()].sort((a, b) => sessions(b) - sessions(a) || b[0].at - a[0].at || a[0].chunkId - b[0].chunkId);
+  const all = sessions(ok);
+  const out: FixOffer[] = [];
+  for (const g of groups) {
+    const agree = sessions(g);
+    const penalty = Math.min(MAX_PENALTY, CONTRADICTION * unresolvedSessions + DISAGREEMENT * (all - agree));
+    const e = g[0];
+    const base = fixOffer(key, e, match, 1, agree - 1);
+    const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
+    out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope });
+    if (out.length >= MAX_FIXES_PER_SIG) break;
+  }
+  return out;
+}
+
+/**
+ * The hook's fixes files from the store's episodes (every one: the unresolved are the
+ * outcomes that contradict a fix): one FixFile per key — each signature, and each key line
+ * (shared/error-keys.ts) — that has a usable resolved episode. Generic errors
+ * (shared/error-class.ts) never get one. An exact file wins over a line file of the same key
+ * space (they cannot collide: line keys are hashed with a prefix).
+ */
+export function buildFixFiles(episodes: readonly EpisodeRecord[], storeStamp: string, now: number): Map<string, FixFile> {
+  const exact = new Map<string, EpisodeRecord[]>();
+  const line = new Map<string, EpisodeRecord[]>();
+  const unresolvedBy = new Map<string, Set<string>>();
+  const add = (m: Map<string, EpisodeRecord[]>, k: string, e: EpisodeRecord) => {
+    const list = m.get(k);
     if (list) list.push(e);
-    else bySig.set(e.sig, [e]);
+    else m.set(k, [e]);
+  };
+  for (const e of episodes) {
+    const keys = errorKeys(e.head.length ? e.head : []);
+    const lineKeys = keys ? keys.lineKeys : [];
+    if (!e.resolved || !e.fix) {
+      // Met, tried again and still not fixed: contradicts the fixes of its signature and of its
+      // key lines. (Met once and left — the work moved on — says nothing against a fix.)
+      if ((e.attempts ?? 1) < CONTRADICTING_ATTEMPTS) continue;
+      for (const k of [e.sig, ...lineKeys]) {
+        const set = unresolvedBy.get(k) ?? new Set<string>();
+        set.add(sessionOf(e));
+        unresolvedBy.set(k, set);
+      }
+      continue;
+    }
+    if (!usable(e)) continue;
+    add(exact, e.sig, e);
+    for (const k of lineKeys) if (k !== e.sig) add(line, k, e);
   }
   const out = new Map<string, FixFile>();
-  for (const [sig, eps] of bySig) {
-    out.set(sig, { version: 1, sig, storeStamp, createdAt: now, fixes: exactFixes(sig, eps) });
-  }
+  const put = (key: string, kind: Exclude<MatchKind, 'near'>, eps: EpisodeRecord[]) => {
+    const fixed = new Set(eps.map(sessionOf));
+    const contra = [...(unresolvedBy.get(key) ?? [])].filter((x) => !fixed.has(x)).length;
+    out.set(key, { version: 1, sig: key, storeStamp, createdAt: now, fixes: consensusFixes(key, kind, eps, contra) });
+  };
+  for (const [k, eps] of exact) put(k, 'exact', eps);
+  for (const [k, eps] of line) if (!out.has(k)) put(k, 'line', eps);
   return out;
 }

@@ -398,7 +398,7 @@ export class Pipeline {
     entry.lastActive = now;
     const verdict = isWorkerSession(meta, this.deps.config.workers, this.deps.home);
     if (verdict) entry.worker ??= verdict;
-    if (subagent) entry.worker ??= 'subagent-file';
+    if (subagent) entry.worker ??= 'subagent';
     return { entry, newSession };
   }
 
@@ -488,7 +488,8 @@ export class Pipeline {
       return decision;
     };
 
-    if (!gate('observed', !worker && !ex.isSidechain, ex.isSidechain ? 'sidechain' : `worker-${worker}`)) return finish(gates.at(-1)!.reason);
+    // The one worker rule (shared/workers.ts): the hook logs the same `worker-<reason>`.
+    if (!gate('observed', !worker && !ex.isSidechain, `worker-${worker ?? 'sidechain'}`)) return finish(gates.at(-1)!.reason);
     if (!gate('live-line', !seed, 'seed')) return finish('seed');
     if (!gate('typed-prompt', !ex.injected, 'injected')) return finish('injected');
     if (!gate('mode', mode !== null && mode.state !== 'off', mode ? 'mode-off' : 'no-mode')) return finish(gates.at(-1)!.reason);

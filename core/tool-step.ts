@@ -14,6 +14,7 @@ import type { Offer } from '../shared/types.js';
 import type { TriggerKind } from '../shared/vocabulary.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
+import { genericKind } from '../shared/error-class.js';
 import { NEAR_MIN_OVERLAP, exactFixes, fixOffer, rankEpisodes, type MatchKind } from './fixes.js';
 
 /** Results that are consequences of another failure or of the person, not errors to fix. */
@@ -143,6 +144,8 @@ export function decideToolStep(step: ToolStep, ctx: ToolStepContext, stallWindow
   const trigger: TriggerKind = loop ? 'stall' : 'error';
   if (!ctx.store) return out({ trigger, silence: 'no-store' });
   if (!sig) return out({ trigger, silence: 'loop-without-error' });
+  // The hook's rule (shared/error-class.ts): no Past fix for a generic error.
+  if (genericKind(step.resultText, sig.lines)) return out({ trigger, silence: 'generic-error' });
   const r = findPastFix(sig, ctx);
   return out({ trigger, match: r.match, offer: r.offer, silence: r.silence, figures: r.figures });
 }

@@ -1,21 +1,15 @@
 /**
- * Worker-session detection: sessions that are background work never get offers.
- *
- * Input: what the daemon knows of a session (transcript path, and from its records: cwd,
- * entrypoint, isSidechain, agentId) plus the `workers` config section and the state dir.
- * Output: a reason code, or null for an ordinary interactive session. Pure (no I/O).
- *
- * Markers: sidechain records; subagent files (`<session>/subagents/agent-*.jsonl`); a
- * configured entrypoint (`claude -p` writes `sdk-cli`); a cwd matching a configured glob;
- * and active-brain's own model calls, which run with a cwd (and config dir) under the
- * state dir — any cwd under `<home>` is a worker (before a record names the cwd, the
- * project folder name, which encodes it, is checked).
+ * Worker-session detection on the daemon's side: the facts a transcript gives (its path, and
+ * from its records: cwd, entrypoint, isSidechain, agentId) handed to the one worker rule
+ * (shared/workers.ts, which the hook uses with the facts of its environment and payload).
+ * Output: a reason code, or null for a session that may be offered to. Pure (no I/O).
+ * Used by the pipeline, so by the daemon, replay and backtest alike.
  */
-import { sep, resolve, basename, dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { anyGlobMatch } from '../shared/glob.js';
+import { isSubagentPath, projectDirName, workerReason, type SessionFacts, type WorkerReason } from '../shared/workers.js';
 
-export type WorkerReason = 'sidechain' | 'subagent-file' | 'entrypoint' | 'cwd-glob' | 'active-brain-home';
+export { isSubagentPath, projectDirName, type WorkerReason };
 
 export interface SessionMeta {
   /** Transcript file path. */
@@ -26,35 +20,20 @@ export interface SessionMeta {
   agentId?: string | null;
 }
 
-function isUnder(child: string, parent: string): boolean {
-  const c = resolve(child);
-  const p = resolve(parent);
-  return c === p || c.startsWith(p.endsWith(sep) ? p : p + sep);
-}
-
-/** Claude Code's project folder name for a cwd: `/` and `.` replaced by `-`. */
-export function projectDirName(cwd: string): string {
-  return cwd.replace(/[/\\.]/g, '-');
-}
-
-/** True for `<root>/<project>/<session>/subagents/agent-*.jsonl`. */
-export function isSubagentPath(path: string): boolean {
-  const p = path.replace(/\\/g, '/');
-  return /\/subagents\/[^/]+\.jsonl$/.test(p) || basename(p).startsWith('agent-');
+/** A transcript's facts for the worker rule. */
+export function transcriptFacts(meta: SessionMeta): SessionFacts {
+  return {
+    sidechain: Boolean(meta.isSidechain) || !!meta.agentId,
+    subagent: !!meta.path && isSubagentPath(meta.path),
+    cwd: meta.cwd || null,
+    ownDirs: [meta.path],
+    // Before any record names the cwd, the project folder name still encodes it.
+    projectFolder: meta.path ? basename(dirname(meta.path)) : null,
+    entrypoint: meta.entrypoint || null,
+    attended: null,
+  };
 }
 
 export function isWorkerSession(meta: SessionMeta, workers: Config['workers'], home: string): WorkerReason | null {
-  if (meta.isSidechain) return 'sidechain';
-  if (meta.path && isSubagentPath(meta.path)) return 'subagent-file';
-  if (meta.entrypoint && workers.entrypoints.includes(meta.entrypoint)) return 'entrypoint';
-  if (meta.cwd) {
-    if (isUnder(meta.cwd, home)) return 'active-brain-home';
-  } else if (meta.path) {
-    // Before any record names the cwd, the project folder name still encodes it.
-    const project = basename(dirname(meta.path));
-    const homeProject = projectDirName(resolve(home));
-    if (project === homeProject || project.startsWith(homeProject + '-')) return 'active-brain-home';
-  }
-  if (meta.cwd && workers.cwdGlobs.length && anyGlobMatch(workers.cwdGlobs, meta.cwd)) return 'cwd-glob';
-  return null;
+  return workerReason(transcriptFacts(meta), workers, home);
 }

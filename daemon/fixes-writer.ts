@@ -1,16 +1,20 @@
 /**
- * The hook's precomputed Past fixes, `<home>/fixes/<sig>.json` (shared/types.ts FixFile, built
- * by core/fixes.ts buildFixFiles from the store's resolved episodes). The daemon syncs the
- * folder when it opens the store and whenever the store file changes (the indexer wrote it):
- * every file is written atomically (temp + fsync + rename), files of signatures no longer in
- * the store are removed, unchanged ones are not rewritten. The folder is cleared when the
- * daemon stops or the kill file appears, like the offer caches: with no daemon to follow the
- * store, a fix from a source since removed must not be shown.
+ * The hook's precomputed Past fixes, `<home>/fixes/<key>.json` (shared/types.ts FixFile, built
+ * by core/fixes.ts buildFixFiles from the store's episodes: one file per signature and per
+ * key line). Whoever changes the store keeps the folder in step with it: the indexer after
+ * every run (`active-brain index`, `index add`, the schedule: cli/commands/index-cmd.ts), the
+ * daemon whenever the store's change stamp moves (a team store another writer changed). Every
+ * file is written atomically (temp + fsync + rename), files of keys no longer in the store are
+ * removed, unchanged ones are not rewritten. The folder is NOT cleared when the daemon stops:
+ * the Past fix at a failure needs no daemon (the files are valid while the store is
+ * unchanged); the kill file silences the hook before it reads any (hook/gates.ts).
  */
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import type { FixFile } from '../shared/types.js';
+import type { EpisodeReader } from '../store/types.js';
+import { buildFixFiles } from '../core/fixes.js';
 
 const SIG_FILE_RE = /^[0-9a-f]{14}\.json$/;
 
@@ -87,4 +91,11 @@ export class FixesWriter {
       return [];
     }
   }
+}
+
+/** Rebuild the fixes folder from a store reader: what the indexer runs after an index run and
+ *  the daemon when the store changed. Returns the sync figures and the keys written. */
+export function syncFixesFrom(reader: Pick<EpisodeReader, 'fixEpisodes'>, dir: string, stamp: string, now: number = Date.now()): FixesSync & { keys: number } {
+  const files = buildFixFiles(reader.fixEpisodes(), stamp, now);
+  return { ...new FixesWriter(dir).sync(files), keys: files.size };
 }

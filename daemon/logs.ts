@@ -35,7 +35,8 @@ export type EventName =
   | 'fixes-synced'
   | 'root-missing'
   | 'store-down'
-  | 'store-reconnected';
+  | 'store-reconnected'
+  | 'index-scheduled';
 
 /** One `event` record (logs-schema/daemon-event.schema.json). */
 export interface EventRecord {

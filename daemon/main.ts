@@ -46,8 +46,7 @@ import { parserForFileSync, type LineParser } from '../transcript/host.js';
 import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
-import { FixesWriter } from './fixes-writer.js';
-import { buildFixFiles } from '../core/fixes.js';
+import { syncFixesFrom } from './fixes-writer.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
@@ -57,6 +56,9 @@ import type { TailLine, LinesInfo } from './tailer.js';
 import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
 import { createRedactor } from '../shared/redact.js';
+import { CONFIG_RELOAD_ERROR } from './status.js';
+import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
+import { cliPath } from '../ops/service.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -244,7 +246,6 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   let cycles = 0;
   let lastActivity = Date.now();
   // ---- the hook's Past fixes: rebuilt from the store's resolved episodes when it changes ----
-  const fixes = new FixesWriter(fixesDir(env));
   // ---- a store whose server can go away (the team store): daemon/store-health.ts ----
   const shownStore = displayLocation(storePath);
   const guard = new StoreGuard(shownStore);
@@ -257,8 +258,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       // The reader's change stamp (file stamp for SQLite, meta.generation for PostgreSQL).
       const stamp = s.changeStamp();
       if (stamp === fixesStamp) return;
-      const files = buildFixFiles(s.resolvedEpisodes(), stamp, Date.now());
-      const r = fixes.sync(files);
+      const r = syncFixesFrom(s, fixesDir(env), stamp);
+      const files = { size: r.keys };
       // Only a complete rebuild counts: a read that failed is tried again next cycle.
       fixesStamp = stamp;
       if (r.written + r.removed + r.failed > 0) {
@@ -571,10 +572,24 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     lastError: log.lastError ?? lastError,
     ...(embedderHealth(embedder) ? { embedder: embedderHealth(embedder) } : {}),
     ...(guard.snapshot() ? { store: guard.snapshot()! } : {}),
+    ...(indexSchedule.snapshot() ? { indexSchedule: indexSchedule.snapshot()! } : {}),
   });
+  // The scheduled index, when the daemon runs it (indexer.schedule = "daemon": no user
+  // service manager runs the timer). A separate `active-brain index` process, one at a time.
+  let schedule = { enabled: config.indexer.schedule === 'daemon', intervalMinutes: config.indexer.intervalMinutes };
+  const indexSchedule = new DaemonIndexSchedule(
+    () => spawnIndexRun(cliPath(), env),
+    {
+      started: (p) => event({ event: 'index-scheduled', reason: 'started', figures: { pid: p } }),
+      ended: (p, code) => event({ event: 'index-scheduled', reason: 'ended', figures: { pid: p, ...(code === null ? {} : { exit: code }) } }),
+      failed: (m) => fail('index-schedule', new Error(m)),
+    },
+    lastRecordedRun(storePath, env),
+  );
   // `enable` / `disable` change modes in config.json (and the hook's settings at once): the
-  // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. Only
-  // the modes are taken over; other settings need a restart (said in the event).
+  // daemon follows within a cycle, so an `off` mode stops its would-fire logging too. The
+  // index schedule (indexer.schedule, intervalMinutes) is followed too: `setup` switches it.
+  // Other settings need a restart (said in the event).
   let configStamp = fileStamp(configPath(env));
   const reloadModes = () => {
     const stamp = fileStamp(configPath(env));
@@ -583,9 +598,12 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     try {
       const next = loadConfig({ env, flags: opts.flags }).config;
       pipeline.setModes(next.modes);
+      schedule = { enabled: next.indexer.schedule === 'daemon', intervalMinutes: next.indexer.intervalMinutes };
+      // The file loads again: an earlier reload error is history.
+      if (lastError?.startsWith(CONFIG_RELOAD_ERROR)) lastError = null;
       event({ event: 'config-reloaded', reason: 'modes' });
     } catch (e) {
-      fail('config-reload', e);
+      fail(CONFIG_RELOAD_ERROR, e);
     }
   };
   // Housekeeping: at the first cycle, then every daemon.housekeepingMinutes.
@@ -605,7 +623,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     cycles++;
     if (existsSync(killPath(env))) {
       killed = true;
-      const n = caches.clearAll() + fixes.clearAll();
+      // The offer caches go; the fixes stay (they follow the store, not the daemon: the hook's
+      // kill gate silences them while the kill file is there).
+      const n = caches.clearAll();
       event({ event: 'kill', reason: 'kill-file', figures: { cachesCleared: n } });
       void shutdown!(0, 'kill-file');
       return;
@@ -620,6 +640,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     syncFixes();
     reloadModes();
     housekeeping();
+    indexSchedule.tick(schedule);
     try {
       writeCanary(canaryPath(env), canary());
     } catch (e) {
@@ -652,7 +673,9 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       }
       // No daemon, no fresh offers: a cache left behind would let the hook print an offer
       // computed turns ago (it stays valid for daemon.cacheTtlSeconds). Clear on every stop.
-      const cleared = caches.clearAll() + fixes.clearAll();
+      // The fixes files stay: they are the store's, kept in step by whoever changes it (the
+      // indexer), so the Past fix at a failure needs no daemon.
+      const cleared = caches.clearAll();
       try {
         writeCanary(canaryPath(env), { ...canary(), killed });
       } catch { /* best effort */ }

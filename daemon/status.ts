@@ -9,8 +9,8 @@ import { canaryPath, defaultCodexSessionsRoot, defaultTranscriptsRoot, killPath 
 import { lockState, type LockState } from './lock.js';
 import { readCanary, canaryAgeMs, canaryFresh } from './canary.js';
 import type { Config } from '../config/schema.js';
-import type { Canary, EmbedderHealth, ModeState, StoreHealth } from '../shared/types.js';
-import { DEFAULT_LOCAL_MODEL } from '../embed/embedder.js';
+import type { Canary, EmbedderHealth, IndexScheduleState, ModeState, StoreHealth } from '../shared/types.js';
+import { DEFAULT_LOCAL_MODEL, resolveModel } from '../embed/embedder.js';
 import { serverModelId } from '../embed/server.js';
 
 export interface StoreSummary {
@@ -45,7 +45,10 @@ export interface DaemonStatus {
    *  when the user has no Codex. */
   codex_sessions_root: { path: string; exists: boolean };
   store: StoreSummary;
-  model: { configured: string; localPath: string | null; store: string | null };
+  /** configured: the server's id, the local folder or the model name; id: the id the store
+   *  records for it (null when it cannot be resolved: `problem` says why); store: the id the
+   *  store was built with. */
+  model: { configured: string; localPath: string | null; store: string | null; id: string | null; problem: string | null };
   /** The embedding server as the running daemon sees it (embedding.url set and the daemon
    *  running; else null). */
   embedder: EmbedderHealth | null;
@@ -53,6 +56,9 @@ export interface DaemonStatus {
    *  while its server cannot be reached; null when the daemon is not running or never opened it. */
   store_health: StoreHealth | null;
   uptime_s: number | null;
+  /** The daemon's own index schedule (indexer.schedule = "daemon"), as its canary says; null
+   *  when it is not running or the service manager's timer runs the schedule. */
+  index_schedule: IndexScheduleState | null;
   last_error: string | null;
   modes: Record<string, { state: ModeState; cwdGlobs: string[] }>;
   /** Why running is false when a daemon seems to exist (e.g. `stale-canary`, `dead-pid`). */
@@ -74,6 +80,24 @@ export function diagnose(lock: LockState, canary: Canary | null, now: number): {
   if (canary.pid !== pid) return { running: false, pid, problem: 'canary-pid-mismatch' };
   if (!canaryFresh(canary, now)) return { running: false, pid, problem: 'stale-canary' };
   return { running: true, pid, problem: null };
+}
+
+/** A config-reload error is about a config.json that did not load; the caller has just
+ *  loaded it, so it is fixed: the daemon clears it at its next reload, a stopped one never
+ *  will. Other errors stand. */
+export const CONFIG_RELOAD_ERROR = 'config-reload';
+export function currentError(lastError: string | null): string | null {
+  return lastError?.startsWith(CONFIG_RELOAD_ERROR) ? null : lastError;
+}
+
+/** The id the store would record for the configured model (reads a local folder's
+ *  config.json, nothing else), or why it cannot be had. */
+function modelId(e: Config['embedding'], env: NodeJS.ProcessEnv): { id: string | null; problem: string | null } {
+  try {
+    return { id: resolveModel(e, env).modelId, problem: null };
+  } catch (err) {
+    return { id: null, problem: (err as Error).message };
+  }
 }
 
 /** The model as configured: the server's id, the local folder, or the model name. */
@@ -106,11 +130,13 @@ export function daemonStatus(config: Config, store: StoreSummary, env: NodeJS.Pr
       configured: configuredModel(config.embedding),
       localPath: config.embedding.localModelPath ?? null,
       store: store.model ?? null,
+      ...modelId(config.embedding, env),
     },
     embedder: live ? (canary!.embedder ?? null) : null,
     store_health: live ? (canary!.store ?? null) : null,
     uptime_s: live ? Math.round((now - canary!.startedAt) / 1000) : null,
-    last_error: canary?.lastError ?? null,
+    index_schedule: live ? (canary!.indexSchedule ?? null) : null,
+    last_error: currentError(canary?.lastError ?? null),
     modes,
     problem: d.problem,
     lock: { held: lock.held, age_s: lock.lockAgeMs === null ? null : Math.round(lock.lockAgeMs / 1000) },

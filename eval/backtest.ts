@@ -8,6 +8,7 @@
  * The offers the hook would have shown are kept (ops/history-offers.ts) for `label` and
  * `soak report`; a report page can be drawn from the rows (ops/report-html.ts).
  */
+import { toolErrorsText } from './tool-error-kinds.js';
 import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
@@ -141,8 +142,10 @@ export function backtestReportModel(b: BacktestResult, config: Config, now: numb
     source: `backtest over ${b.files.length} transcript(s): ${s.main_exchanges} exchanges, ${s.tool_steps} tool steps`,
     generatedAt: now,
     gates: [
-      { name: 'history.prompt-offers', pass: true, figure: `${s.printed} past the hook's gates over ${s.main_exchanges} exchanges` },
-      { name: 'history.tool-offers', pass: true, figure: `${s.tool_would_fire} past the hook's gates over ${s.tool_steps} tool steps (${s.tool_offers_per_100_steps} per 100)` },
+      // Counts, not verdicts: no gate judges a history's offer rate (the soak's bands apply to
+      // live traffic), so they are shown as figures — never a "pass" with nothing measured.
+      { name: 'history.prompt-offers', pass: null, figure: `${s.printed} past the hook's gates over ${s.main_exchanges} exchanges` },
+      { name: 'history.tool-offers', pass: null, figure: `${s.tool_would_fire} past the hook's gates over ${s.tool_steps} tool steps (${s.tool_offers_per_100_steps} per 100); ${toolErrorsText(s)}` },
       { name: 'history.sidechain-offers', pass: s.sidechain_offers === 0, figure: `${s.sidechain_offers} (target 0)` },
     ],
     labels: [],

@@ -3,15 +3,16 @@
  * (eval/pastfix.ts) with the effective config; prints a table or one JSON object. Reads the
  * transcripts; writes only a temp dir it removes.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { loadEmbedder } from './load-embedder.js';
 import { createProgress } from './progress.js';
 import { evalPastfix, findProjects, type PastfixReport } from './pastfix.js';
+import { GoldError, parseGold, type PastfixGold } from './pastfix-gold.js';
 
-export const help = `usage: active-brain eval pastfix <transcripts dir> [--json] [--model PATH] [--seed N] [--set key=value ...]
+export const help = `usage: active-brain eval pastfix <transcripts dir> [--gold FILE] [--json] [--model PATH] [--seed N] [--set key=value ...]
 
 The Past fix at the failure, measured on your transcripts in time order. For each project
 folder (<dir>/<project>/<session>.jsonl, as under ~/.claude/projects) the sessions are taken
@@ -19,8 +20,23 @@ by their first timestamp; before each one the knowledge store holds only the ear
 indexed by the real indexer (exchanges and error episodes); the session is then replayed
 through the daemon's pipeline and the hook's gates (both channels; every mode's tool channel
 as configured, soak counting as would-fire).
-Gold: each tool error the hook sees (PostToolUseFailure; not a <tool_use_error> rejection,
-which fires no hook) whose error signature matches an episode of an earlier session.
+Calls a resumed or forked session file repeats from an earlier one are not replayed through
+the hook (Claude Code ran none for them); they count as copied_steps.
+
+--gold FILE: a judged gold for one project of the folder (format: the README of
+../shared/eval/claude-code-real). Scores each item: hit (the hook showed, at that call or the
+next tool event, an offer whose chunk comes from one of the item's sources), late (only a
+later daemon decision found one), miss; and each shown offer: right, wrong-offer,
+generic-offer, unconfirmed-offer (from an unconfirmed look-alike), unjudged-offer.
+  gold.recall_at_failure   hits / hookable recurrences
+  gold.precision           right / (right + wrong + generic) shown offers
+  gold.offers_per_100_steps, gold.generic_offers, gold.unjudged_offers, gold.rejection_offers
+  gold.events              one per gold item and per other shown offer (--json)
+A gold of another project, or one naming a call that does not exist, is an error (exit 2).
+
+Without --gold the gold is self-defined: each tool error the hook sees (PostToolUseFailure;
+not a <tool_use_error> rejection, which fires no hook) whose error signature matches an
+episode of an earlier session — it cannot count what the signature misses.
   recall      recurrences where the hook would show, at that failure or the next tool event,
               an offer whose chunk is an episode with the same signature
   precision   shown tool-channel offers whose episode has the error's signature
@@ -40,12 +56,22 @@ function table(r: PastfixReport): string {
     `recurrences of errors that fire no hook (<tool_use_error>): ${r.unhookable_recurrences}`,
     `latency ms: decide p50 ${r.latency_ms.decide_p50} / p95 ${r.latency_ms.decide_p95} · hook gates p50 ${r.latency_ms.hook_p50} / p95 ${r.latency_ms.hook_p95} · index one session p50 ${r.latency_ms.index_per_session_p50}`,
   ];
+  lines.push(`offers shown in subagent or worker sessions ${r.sidechain_offers} · calls copied from earlier session files ${r.copied_steps}`);
+  const g = r.gold;
+  if (g) {
+    lines.push(
+      `judged gold (${g.project}, ${g.items} items): hookable recurrences ${g.hookable_recurrences} · hit at the failure ${g.hits} (${pct(g.recall_at_failure)}) · late ${g.late} · missed ${g.misses}`,
+      `shown offers ${g.shown_offers} (${g.offers_per_100_steps} per 100 tool steps): right ${g.right_offers} · wrong ${g.wrong_offers} · generic ${g.generic_offers} · unconfirmed ${g.unconfirmed_offers} · unjudged ${g.unjudged_offers} · precision ${pct(g.precision)} · at user rejections ${g.rejection_offers}`,
+    );
+    for (const e of g.events) if (e.outcome !== 'silent' && e.outcome !== 'hit') lines.push(`  ${e.outcome}: ${e.session.slice(0, 8)} step ${e.step} ${e.item ?? ''} ${e.handle ? `← ${e.handle}` : ''}`.trimEnd());
+    return lines.join('\n');
+  }
   for (const m of r.misses) lines.push(`  missed: ${m.session.slice(0, 8)} step ${m.step} (${m.hook ?? 'no hook event'}): ${m.head}`);
   return lines.join('\n');
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { model: { type: 'string' }, seed: { type: 'string' } });
+  const { values, positionals } = parseFlags(argv, { model: { type: 'string' }, seed: { type: 'string' }, gold: { type: 'string' } });
   if (values.help) {
     process.stdout.write(help + '\n');
     return EXIT.OK;
@@ -61,12 +87,33 @@ export async function run(argv: string[]): Promise<number> {
   if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
   const projects = findProjects(dir);
   if (!projects.length) throw new UserError(`no <project>/<session>.jsonl transcripts under ${dir}`, EXIT.ENV);
+  let gold: PastfixGold | undefined;
+  if (values.gold !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(values.gold), 'utf8');
+    } catch (e) {
+      throw new UserError(`cannot read the gold ${values.gold}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.USAGE);
+    }
+    try {
+      gold = parseGold(text, values.gold);
+    } catch (e) {
+      throw new UserError((e as Error).message, EXIT.USAGE);
+    }
+  }
   const { config } = loadConfig({ flags: values.set });
   const embedder = await loadEmbedder(values.model, values.set);
   try {
     const total = projects.reduce((n, p) => n + p.sessions.length, 0);
     const progress = createProgress('sessions', total);
-    const rep = await evalPastfix(dir, { config, embedder, seed, onSession: (n) => progress.update(n) });
+    let rep: PastfixReport;
+    try {
+      rep = await evalPastfix(dir, { config, embedder, seed, gold, onSession: (n) => progress.update(n) });
+    } catch (e) {
+      progress.done();
+      if (e instanceof GoldError) throw new UserError(e.message, EXIT.USAGE);
+      throw e;
+    }
     progress.done();
     if (values.json) printJson(rep);
     else process.stdout.write(table(rep) + '\n');

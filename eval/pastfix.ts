@@ -36,6 +36,7 @@ import { quantile } from '../ops/stats.js';
 import { readTimedExchanges, type FileExchanges } from './replay-read.js';
 import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
 import { feedSession, replayConfig, sessionSeed } from './replay.js';
+import { checkGold, emptyTally, scoreSession, type GoldItem, type GoldTally, type PastfixEvent, type PastfixGold, type ScoredStep } from './pastfix-gold.js';
 
 /** Region the earlier sessions are indexed into. */
 export const PASTFIX_REGION = 'sessions';
@@ -73,6 +74,23 @@ export interface PastfixReport {
   unhookable_recurrences: number;
   latency_ms: { decide_p50: number; decide_p95: number; hook_p50: number; hook_p95: number; index_per_session_p50: number };
   misses: PastfixMiss[];
+  /** Offers shown in subagent or worker sessions (target 0). */
+  sidechain_offers: number;
+  /** Calls repeated from an earlier session file (resumed or forked copies): no hook runs there. */
+  copied_steps: number;
+  /** Scored against a judged gold (--gold): the figures below; without it, the gold above is
+   *  self-defined (an earlier episode with the same signature). */
+  gold: GoldReport | null;
+}
+
+/** The judged-gold figures (eval/pastfix-gold.ts; keys of the --json summary). */
+export interface GoldReport extends GoldTally {
+  project: string;
+  items: number;
+  recall_at_failure: number;
+  precision: number;
+  offers_per_100_steps: number;
+  events: PastfixEvent[];
 }
 
 export interface PastfixOptions {
@@ -81,6 +99,8 @@ export interface PastfixOptions {
   seed: number;
   /** Parent of the temp dir (default os.tmpdir()). */
   workParent?: string;
+  /** A judged gold for one project of the folder (eval/pastfix-gold.ts). */
+  gold?: PastfixGold;
   onSession?: (done: number, total: number) => void;
 }
 
@@ -138,13 +158,21 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
     projects: 0, sessions: 0, tool_steps: 0, errors: 0, recurrences: 0, recurrences_resolved: 0, recalled: 0, recall: 0, recall_resolved: 0,
     offers: 0, correct_offers: 0, precision: 0, offers_per_100_steps: 0, first_seen_offers: 0, unhookable_recurrences: 0,
     latency_ms: { decide_p50: 0, decide_p95: 0, hook_p50: 0, hook_p95: 0 , index_per_session_p50: 0 },
-    misses: [],
+    misses: [], sidechain_offers: 0, copied_steps: 0, gold: null,
   };
+  const tally = emptyTally();
+  const events: PastfixEvent[] = [];
   const decideMs: number[] = [];
   const hookMs: number[] = [];
   const indexMs: number[] = [];
   let recalledResolved = 0;
-  const projects = findProjects(dir);
+  let projects = findProjects(dir);
+  if (opts.gold) {
+    const want = opts.gold.project;
+    const named = projects.filter((p) => p.name === want);
+    // A folder of one project checks the gold against it (and says when it is another's).
+    projects = named.length ? named : projects.slice(0, 1);
+  }
   const total = projects.reduce((n, p) => n + p.sessions.length, 0);
   let done = 0;
   try {
@@ -158,6 +186,15 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         files.push({ path, first: firstTime(read) });
       }
       files.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
+      const itemsBySession = new Map<string, GoldItem[]>();
+      if (opts.gold) {
+        const calls = new Map<string, Set<string>>();
+        for (const [path, read] of reads) calls.set(basename(path, '.jsonl'), new Set(read.steps.map((t) => t.step.toolUseId).filter((x): x is string => !!x)));
+        checkGold(opts.gold, project.name, calls);
+        for (const it of opts.gold.items) itemsBySession.set(it.session, [...(itemsBySession.get(it.session) ?? []), it]);
+      }
+      // Calls seen in an earlier session file: a resumed or forked copy repeats them.
+      const seenCalls = new Set<string>();
       const root = join(work, String(pi));
       const history = join(root, 'history', project.name);
       mkdirSync(history, { recursive: true });
@@ -177,7 +214,10 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
           const t0 = performance.now();
           const writer = openStoreWriter(storePath);
           try {
-            await runIndex({ store: writer, embedder: opts.embedder, config });
+            // Every earlier session has ended: none has a turn still open, whatever the file's
+            // mtime says (a copied evaluation set has mtimes of minutes ago; the wall clock
+            // must not decide what the store holds).
+            await runIndex({ store: writer, embedder: opts.embedder, config, now: () => Number.MAX_SAFE_INTEGER });
           } finally {
             writer.close();
           }
@@ -185,7 +225,12 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         }
         const reader = si > 0 ? openStoreReader(storePath) : null;
         try {
-          await replayOne(f.path, reads.get(f.path)!, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n));
+          const read = reads.get(f.path)!;
+          const copied = new Set(read.steps.map((t) => t.step.toolUseId).filter((x): x is string => !!x && seenCalls.has(x)));
+          rep.copied_steps += copied.size;
+          const scored = await replayOne(f.path, read, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), copied);
+          if (opts.gold) events.push(...scoreSession(basename(f.path, '.jsonl'), scored, itemsBySession.get(basename(f.path, '.jsonl')) ?? [], tally));
+          for (const t of read.steps) if (t.step.toolUseId) seenCalls.add(t.step.toolUseId);
         } finally {
           reader?.close();
         }
@@ -201,6 +246,18 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
   rep.precision = ratio(rep.correct_offers, rep.offers);
   rep.offers_per_100_steps = rep.tool_steps ? Math.round((10000 * rep.offers) / rep.tool_steps) / 100 : 0;
   const q = (xs: number[], p: number) => (xs.length ? Math.round(quantile(xs, p) * 100) / 100 : 0);
+  if (opts.gold) {
+    const judged = tally.right_offers + tally.wrong_offers + tally.generic_offers;
+    rep.gold = {
+      project: opts.gold.project,
+      items: opts.gold.items.length,
+      ...tally,
+      recall_at_failure: ratio(tally.hits, tally.hookable_recurrences),
+      precision: ratio(tally.right_offers, judged),
+      offers_per_100_steps: rep.tool_steps ? Math.round((10000 * tally.shown_offers) / rep.tool_steps) / 100 : 0,
+      events,
+    };
+  }
   rep.latency_ms = { decide_p50: q(decideMs, 0.5), decide_p95: q(decideMs, 0.95), hook_p50: q(hookMs, 0.5), hook_p95: q(hookMs, 0.95), index_per_session_p50: q(indexMs, 0.5) };
   return rep;
 }
@@ -216,13 +273,15 @@ async function replayOne(
   decideMs: number[],
   hookMs: number[],
   addRecalledResolved: (n: number) => void,
-): Promise<void> {
+  copied: ReadonlySet<string>,
+): Promise<ScoredStep[]> {
   const index = store ? store.episodeIndex() : [];
   const earlier = new Set(index.map((e) => e.sig));
   const resolvedEarlier = new Set(index.filter((e) => e.resolved).map((e) => e.sig));
   const sigOfChunk = new Map(index.map((e) => [e.chunkId, e.sig]));
-  const fixFiles = store ? buildFixFiles(store.resolvedEpisodes(), 'pastfix', 0) : new Map();
-  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: join(tmpdir(), 'active-brain-pastfix-home') });
+  const fixFiles = store ? buildFixFiles(store.fixEpisodes(), 'pastfix', 0) : new Map();
+  const home = join(tmpdir(), 'active-brain-pastfix-home');
+  const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: home });
   let clock = read.exchanges[0]?.settledAt ?? read.steps[0]?.at ?? 0;
   const pipeline = new Pipeline({
     embedder: opts.embedder,
@@ -234,12 +293,19 @@ async function replayOne(
     now: () => clock,
     rng: seededRandom(sessionSeed(opts.seed, path)),
   });
-  const session = new SessionReplay({ pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), fixes: (sig) => fixFiles.get(sig) });
+  // The hook runs with the environment the host gives a session of this entrypoint (a `-p`
+  // worker's failures get no offer there, as in the daemon: shared/workers.ts).
+  const entrypoint = read.exchanges.find((t) => t.exchange.entrypoint)?.exchange.entrypoint ?? null;
+  const session = new SessionReplay({
+    pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), entrypoint, home,
+    fixes: (sig) => fixFiles.get(sig), copied: (id) => !!id && copied.has(id),
+  });
   await feedSession(session, read, (t) => (clock = t));
   const rows = session.finish().filter((r) => r.channel === 'tool');
   const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));
-  const steps = read.steps.map((t) => t.step);
+  const steps = read.steps.map((t) => t.step).filter((s) => !s.toolUseId || !copied.has(s.toolUseId));
   rep.tool_steps += steps.length;
+  rep.sidechain_offers += rows.filter((r) => r.sidechain && r.offer && hookShows(r.hook)).length;
   for (const t of session.toolTimings) {
     decideMs.push(t.decide);
     if (t.hook !== null) hookMs.push(t.hook);
@@ -280,4 +346,17 @@ async function replayOne(
     if (chunkSig && (chunkSig === shownAt || (prevStep !== undefined && chunkSig === sigAt.get(prevStep)))) rep.correct_offers++;
     if (!shownAt || !earlier.has(shownAt)) rep.first_seen_offers++;
   }
+  return steps.map((s): ScoredStep => {
+    const r = byStep.get(s.step);
+    const shows = !!r?.offer && hookShows(r.hook);
+    return {
+      step: s.step,
+      toolUseId: s.toolUseId,
+      hookEvent: (s.isError && !s.toolUseError) || (!!r && r.hook !== null && r.hook !== 'not-at-failure'),
+      rejection: s.isError && CASCADE_RE.test(s.resultText.trimStart()),
+      shown: shows ? { handle: r!.offer!.handle, hook: r!.hook!, confidence: r!.offer!.confidence } : null,
+      decided: session.decided.has(s.step) ? [session.decided.get(s.step)!] : [],
+      reason: shows ? null : (r?.hook && r.hook !== 'not-at-failure' ? r.hook : r?.silence ?? null),
+    };
+  });
 }

@@ -16,16 +16,18 @@
  * Offer ids are made deterministic (a hash of the salt, session, turn and chunk) so the same
  * input replays to the same output; the builder's own ids are random UUIDs.
  */
+import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
-import { sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
+import { findFixFile, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
 import { POST_TOOL_USE_MATCHER } from '../hook/install.js';
 import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
+import { hostEnvFor } from '../shared/workers.js';
 
 /** An exchange as the replay feeds it. */
 export interface TimedExchange {
@@ -66,6 +68,8 @@ export interface ReplayRow {
   tool_use_id: string | null;
   /** Tool channel: the step's result was an error. */
   tool_error: boolean;
+  /** Tool channel: which kind of error (eval/tool-error-kinds.ts), null when none. */
+  tool_error_kind?: ToolErrorKind | null;
   /** Transcript byte offset just past the exchange (prompt) or the step's result (tool). */
   offset: number;
   /** Prompt channel: the drift and stall scores (robust z) the triggers measured, when they did. */
@@ -121,6 +125,15 @@ export interface SessionReplayOptions {
   /** The hook's fixes file for a signature, as the daemon would have written it from the
    *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
   fixes?: (sig: string, at: number) => FixFile | undefined;
+  /** A call repeated from an earlier session file (a resumed or forked copy): Claude Code ran
+   *  no hook for it, so the hook is not simulated there; the daemon still reads it. */
+  copied?: (toolUseId: string | null) => boolean;
+  /** The session's entrypoint (its transcript's `entrypoint`), when known before its exchanges
+   *  are fed: the hook's gates run with the environment the host gives a hook of such a session
+   *  (shared/workers.ts hostEnvFor) and the daemon's tool steps carry it, as in the daemon. */
+  entrypoint?: string | null;
+  /** The state dir (the worker rule's own home); default: the hook's default. */
+  home?: string;
 }
 
 /** Tool names whose successful results reach the hook (PostToolUse's registered matcher). */
@@ -137,6 +150,8 @@ export class SessionReplay {
   /** Exchange index the next tool steps belong to (the open exchange). */
   private turn = 0;
   readonly rows: ReplayRow[] = [];
+  /** Per tool step: the handle the daemon's own decision offered (shown or not). */
+  readonly decided = new Map<number, string>();
   /** Per tool step: the hook's gates and the daemon's decision (ms of this process). Kept
    *  out of the rows so that the same input replays to the same bytes. */
   readonly toolTimings: Array<{ hook: number | null; decide: number }> = [];
@@ -144,10 +159,21 @@ export class SessionReplay {
    *  for the report page, not for the JSON. */
   readonly reasons = new Map<ReplayRow, string>();
 
-  constructor(private readonly o: SessionReplayOptions) {}
+  /** The session's entrypoint: the option, else the first one an exchange names. */
+  private entrypoint: string | null;
+
+  constructor(private readonly o: SessionReplayOptions) {
+    this.entrypoint = o.entrypoint ?? null;
+  }
+
+  /** The hook's prelude input: the host's environment for this session, no kill file. */
+  private preludeInput(payload: Record<string, unknown>) {
+    return { payload, stdin: 'ok' as const, settings: this.o.settings, env: hostEnvFor(this.entrypoint), killed: false, ...(this.o.home ? { home: this.o.home } : {}) };
+  }
 
   /** Feed one exchange: the hook at its prompt (if any), then the daemon's decision. */
   async feed(t: TimedExchange): Promise<ReplayRow> {
+    this.entrypoint ??= t.exchange.entrypoint ?? null;
     this.prompt(t);
     return this.decide(t);
   }
@@ -212,8 +238,9 @@ export class SessionReplay {
     const t0 = performance.now();
     const hook = this.toolHook(t);
     const t1 = performance.now();
-    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent });
+    const d = this.o.pipeline.processToolStep({ step: st, path: this.o.path, sessionId: st.sessionId ?? this.sessionId(), subagent: this.o.subagent, entrypoint: this.entrypoint });
     const t2 = performance.now();
+    if (d.offer) this.decided.set(st.step, d.offer.handle);
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
     if (cache) this.toolCache = cache;
     // What this step's row shows: the offer the hook considered at the failure (it read the
@@ -230,6 +257,7 @@ export class SessionReplay {
       step: st.step,
       tool_use_id: st.toolUseId,
       tool_error: st.isError,
+      tool_error_kind: toolErrorKind(st),
       offset: st.endOffset,
 
       sidechain: d.worker !== null || this.o.subagent,
@@ -259,6 +287,7 @@ export class SessionReplay {
     const st = t.step;
     const failure = st.isError && !st.toolUseError;
     if (!failure && !(st.isError === false && POST_TOOL_USE_RE.test(st.name))) return null;
+    if (this.o.copied?.(st.toolUseId)) return null;
     const event = failure ? 'PostToolUseFailure' : 'PostToolUse';
     const inWorker = this.o.subagent;
     const payload: Record<string, unknown> = {
@@ -271,10 +300,11 @@ export class SessionReplay {
       ...(failure ? { error: st.resultText, is_interrupt: false } : { tool_response: { stdout: st.resultText, stderr: '', interrupted: false } }),
       ...(inWorker ? { agent_id: 'subagent' } : {}),
     };
-    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    const pre = prelude(this.preludeInput(payload));
     if (pre.done) return null;
     const signal = sign(payload, event);
-    const fix = signal.kind === 'error' ? this.o.fixes?.(signal.sig, t.at) : undefined;
+    const found = findFixFile(signal, (key) => this.o.fixes?.(key, t.at));
+    const fix = found?.file;
     // The hook reads files: JSON round trips, as on disk.
     const d = toolGates({
       sessionId: pre.sessionId,
@@ -286,6 +316,7 @@ export class SessionReplay {
       signal,
       state: this.hookState,
       fixes: fix === undefined ? undefined : (JSON.parse(JSON.stringify(fix)) as unknown),
+      fixesKey: found?.key,
       toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,
       now: t.at,
       pastDeadline: false,
@@ -311,7 +342,7 @@ export class SessionReplay {
       hook_event_name: 'UserPromptSubmit',
       ...(inWorker ? { agent_id: ex.agentId ?? 'subagent' } : {}),
     };
-    const pre = prelude({ payload, stdin: 'ok', settings: this.o.settings, env: {}, killed: false });
+    const pre = prelude(this.preludeInput(payload));
     if (pre.done) return;
     const now = ex.timestamp;
     // The hook reads the cache file: a JSON round trip, as on disk.

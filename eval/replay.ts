@@ -11,6 +11,7 @@
  * worker traffic, is a sidechain session: the pipeline's own gates must keep it silent, and
  * `sidechain_offers` counts any offer that escaped them (target: 0).
  */
+import { TOOL_ERROR_KINDS, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { buildFixFiles } from '../core/fixes.js';
@@ -131,6 +132,13 @@ export interface ReplaySummary {
   /** The tool channel: main-lane tool steps, their errors, and what the hook did there. */
   tool_steps: number;
   tool_errors: number;
+  /** tool_errors by kind (eval/tool-error-kinds.ts): `signed` is what `eval pastfix` counts
+   *  as the errors the hook sees; the rest say why the two totals differ. */
+  tool_errors_by_kind: Record<ToolErrorKind, number>;
+  /** Tool errors in sessions that get no offers, by kind, not in tool_errors: worker sessions
+   *  (`claude -p`, a worker cwd) and subagent transcripts. `eval pastfix` counts the workers'
+   *  signed errors too (it replays every session of a project folder), not the subagents'. */
+  tool_errors_unoffered: { workers: Record<ToolErrorKind, number>; subagents: Record<ToolErrorKind, number> };
   /** Tool-channel offers the hook let through (printed live, or would-fire in soak). */
   tool_would_fire: number;
   /** Per 100 main-lane tool steps. */
@@ -220,7 +228,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
   // The fixes files the daemon would have written from this store (the hook's Past fixes).
-  const resolved = opts.store ? opts.store.resolvedEpisodes() : [];
+  const resolved = opts.store ? opts.store.fixEpisodes() : [];
   const fixFiles = buildFixFiles(resolved, 'replay', 0);
   // The store may hold sessions later than the one replayed: offer only what was met before.
   const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));
@@ -261,7 +269,8 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
       now: () => clock,
       rng: seededRng(sessionSeed(opts.seed, f.rel)),
     });
-    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf });
+    const entrypoint = read.exchanges.find((t) => t.exchange.entrypoint)?.exchange.entrypoint ?? null;
+    const session = new SessionReplay({ pipeline, config, settings, path: f.path, file: f.rel, subagent: f.subagent, salt: String(opts.seed), fixes: fixesOf, entrypoint, home: opts.home });
     await feedSession(session, read, (t) => (clock = t));
     const fileRows = session.finish();
     for (const [row, reason] of session.reasons) reasons.set(row, reason);
@@ -280,6 +289,9 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   return { summary: { ...summarize(rows, perSession, { synthetic, skipped, seed: opts.seed }), unreadable_files: unreadable }, rows, reasons };
 }
 
+/** A subagent transcript (`<session>/subagents/agent-*.jsonl`), by its path. */
+const isSubagentFile = (file: string) => /(^|[\\/])subagents[\\/]/.test(file);
+
 /** The summary of replayed rows (pure). */
 export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra: { synthetic: number; skipped: number; seed: number }): ReplaySummary {
   const byType = Object.fromEntries(OFFER_TYPES.map((t) => [t, 0])) as Record<OfferType, number>;
@@ -297,6 +309,9 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
   const fired = new Set<string>();
   let toolSteps = 0;
   let toolErrors = 0;
+  const kinds = () => Object.fromEntries(TOOL_ERROR_KINDS.map((k) => [k, 0])) as Record<ToolErrorKind, number>;
+  const toolErrorsByKind = kinds();
+  const unoffered = { workers: kinds(), subagents: kinds() };
   let toolShown = 0;
   const toolSilence: Record<string, number> = {};
   const toolHook: Record<string, number> = {};
@@ -305,10 +320,12 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     if (r.channel === 'tool') {
       if (side || r.sidechain) {
         if (r.offer) sidechainOffers++;
+        if (r.tool_error && r.tool_error_kind) unoffered[isSubagentFile(r.file) ? 'subagents' : 'workers'][r.tool_error_kind]++;
         continue;
       }
       toolSteps++;
       if (r.tool_error) toolErrors++;
+      if (r.tool_error && r.tool_error_kind) toolErrorsByKind[r.tool_error_kind]++;
       if (r.offer) {
         bump(toolHook, r.hook ?? 'unknown');
         if (hookShows(r.hook)) toolShown++;
@@ -361,6 +378,8 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     per_session: perSession,
     tool_steps: toolSteps,
     tool_errors: toolErrors,
+    tool_errors_by_kind: toolErrorsByKind,
+    tool_errors_unoffered: unoffered,
     tool_would_fire: toolShown,
     tool_offers_per_100_steps: toolSteps ? Math.round((10000 * toolShown) / toolSteps) / 100 : 0,
     tool_by_silence: sorted(toolSilence),

@@ -6,7 +6,9 @@
  * transcript size). Output: print / silent / would-fire with a reason code and the line.
  *
  * Order (../shared/DESIGN.md "The hook"), each failing to silence:
- *   kill file → settings → stdin → payload → event (→ channel) → worker/subagent refusal →
+ *   kill file → settings → stdin → payload → event (→ channel) → worker refusal (the one rule
+ *   of shared/workers.ts: sidechain, subagent, own home, env marker, cwd glob, entrypoint,
+ *   unattended — from the host's environment and the payload, never the transcript) →
  *   mode → the channel's state off → state → cache → stale → confidence → session budget →
  *   minimum gap (repeat, turns, seconds) → byte cap / token ceiling → deadline →
  *   soak (would-fire) → print.
@@ -16,8 +18,8 @@
  */
 import type { Channel, HookSettings, HookState, HookToolState, ModeState, Offer, OfferCache, OfferType } from '../shared/types.js';
 import { modeFor } from '../shared/modes.js';
-import { anyGlobMatch } from '../shared/glob.js';
-import { safeSessionId } from '../shared/paths.js';
+import { homeDir, safeSessionId } from '../shared/paths.js';
+import { hookFacts, workerReason } from '../shared/workers.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { EVENT_CHANNEL, HOOK_EVENTS, OFFER_TYPES, isOneOf, type HookEvent } from '../shared/vocabulary.js';
 
@@ -27,13 +29,16 @@ export type Outcome = 'print' | 'silent' | 'would-fire';
 export const REASONS = [
   'printed', 'would-fire',
   'killed', 'settings-invalid', 'stdin-too-large', 'stdin-timeout', 'bad-payload', 'wrong-event',
-  'worker-agent', 'worker-env', 'worker-cwd', 'sidechain-path', 'no-mode', 'mode-off',
+  // one per worker reason (shared/workers.ts WORKER_REASONS), as the daemon logs them
+  'worker-sidechain', 'worker-subagent', 'worker-active-brain-home', 'worker-env-marker', 'worker-cwd-glob',
+  'worker-entrypoint', 'worker-unattended',
+  'no-mode', 'mode-off',
   'state-locked', 'state-invalid', 'no-cache', 'cache-invalid', 'no-offer',
   'stale-session', 'stale-expired', 'transcript-untrusted', 'stale-lag',
   'low-confidence', 'budget', 'repeat', 'gap-turns', 'gap-seconds', 'byte-cap', 'token-ceiling',
   'deadline', 'error',
   // the tool channel (hook/tool-gates.ts)
-  'interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps',
+  'interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps', 'generic-error',
 ] as const;
 export type Reason = (typeof REASONS)[number];
 
@@ -70,6 +75,8 @@ export interface PreludeInput {
   settings: HookSettings | null;
   env: Readonly<Record<string, string | undefined>>;
   killed: boolean;
+  /** The state dir (the worker rule's own home); default homeDir(env). */
+  home?: string;
 }
 
 export interface OfferInput {
@@ -169,12 +176,17 @@ export function prelude(input: PreludeInput): Prelude {
   if (!event) return { done: silent('wrong-event', { sessionId }) }; // gate:event
   const channel = EVENT_CHANNEL[event];
   const base = { sessionId, channel, event };
-  if (payload.agent_id != null || payload.agent_type != null) return { done: silent('worker-agent', base) }; // gate:worker-agent
-  if (settings.workers.envMarker && env[settings.workers.envMarker]) return { done: silent('worker-env', base) }; // gate:worker-env
+  // The one worker rule (shared/workers.ts), on the facts of the host's environment and the
+  // payload; one gate per reason, each the twin of the daemon's `worker-<reason>` silence.
+  const worker = workerReason(hookFacts(payload as unknown as Record<string, unknown>, env, settings.workers), settings.workers, input.home ?? homeDir(env));
+  if (worker === 'sidechain') return { done: silent('worker-sidechain', base) }; // gate:worker-sidechain
+  if (worker === 'subagent') return { done: silent('worker-subagent', base) }; // gate:worker-subagent
+  if (worker === 'active-brain-home') return { done: silent('worker-active-brain-home', base) }; // gate:worker-home
+  if (worker === 'env-marker') return { done: silent('worker-env-marker', base) }; // gate:worker-env
+  if (worker === 'cwd-glob') return { done: silent('worker-cwd-glob', base) }; // gate:worker-cwd
+  if (worker === 'entrypoint') return { done: silent('worker-entrypoint', base) }; // gate:worker-entrypoint
+  if (worker === 'unattended') return { done: silent('worker-unattended', base) }; // gate:worker-unattended
   const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null;
-  if (cwd && anyGlobMatch(settings.workers.cwdGlobs, cwd)) return { done: silent('worker-cwd', base) }; // gate:worker-cwd
-  const tp = typeof payload.transcript_path === 'string' ? payload.transcript_path : '';
-  if (/[\\/]subagents[\\/]/.test(tp)) return { done: silent('sidechain-path', base) }; // gate:sidechain-path
   const mode = modeFor(settings.modes, cwd);
   if (!mode) return { done: silent('no-mode', base) }; // gate:no-mode
   // Each channel has its own rollout state; a mode without a tool channel has it off.

@@ -8,7 +8,7 @@
  * (`--host codex`): the same JSON shape in $CODEX_HOME/hooks.json (else ~/.codex/hooks.json),
  * the events UserPromptSubmit and PostToolUse only; config.toml is never touched.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
@@ -18,11 +18,13 @@ import {
   CODEX_EVENT_SET, type InstallAction,
 } from './install.js';
 import type { HookEvent } from '../shared/vocabulary.js';
+import { BACKUP_SUFFIX, clearRecord, nextRecord, planUninstall, readBackup, readRecord, writeRecord } from './install-record.js';
+import { removeOursFromText } from './settings-text.js';
 
 export type Scope = 'user' | 'project';
 /** What Claude Code runs: the CommonJS launcher (no ESM loader at start-up; docs/HOOK.md). */
 export const HOOK_BIN = 'active-brain-hook.cjs';
-export const BACKUP_SUFFIX = '.active-brain.bak';
+export { BACKUP_SUFFIX } from './install-record.js';
 
 export function settingsPathFor(scope: Scope, cwd: string, env: NodeJS.ProcessEnv): string {
   return scope === 'user' ? join(claudeConfigDir(env), 'settings.json') : join(resolve(cwd), '.claude', 'settings.json');
@@ -79,6 +81,10 @@ function otherScopeDuplicates(scope: Scope, path: string, cwd: string, env: Node
   return out;
 }
 
+/** How uninstall undid install: the original back byte for byte, the file install created
+ *  removed, or only our entries removed (the rest of the text kept as it was). */
+export type UndoKind = 'restored-original' | 'deleted-created' | 'removed-entries';
+
 export interface ChangeReport {
   scope: Scope;
   path: string;
@@ -92,8 +98,12 @@ export interface ChangeReport {
   /** Other settings files that also register our hook under any of its events (it would fire twice). */
   duplicates: string[];
   diff: string;
-  /** The new file text (what was, or would be, written). */
+  /** The new file text (what was, or would be, written; '' when the file goes). */
   text: string;
+  /** uninstall: how it undid install (absent for install, or when nothing was ours). */
+  undo?: UndoKind;
+  /** uninstall with removed-entries: why an exact restore was not possible. */
+  undoNote?: string;
 }
 
 export interface ChangeOptions {
@@ -105,15 +115,19 @@ export interface ChangeOptions {
   command?: string;
 }
 
+/** Install's write: the user's original backed up once (the first install that changes the
+ *  file), the new text, and the record uninstall undoes it by (hook/install-record.ts). */
 function commit(file: Loaded, next: string, dryRun: boolean): string | null {
-  if (dryRun) return null;
-  let backup: string | null = null;
-  if (file.exists) {
-    backup = file.path + BACKUP_SUFFIX;
-    writeFileAtomic(backup, file.text, file.mode);
-  } else ensureDir(dirname(file.target));
+  const bak = file.path + BACKUP_SUFFIX;
+  const prev = readRecord(file.path);
+  if (dryRun) return prev ? (existsSync(bak) ? bak : null) : file.exists ? bak : null;
+  if (!prev && file.exists) writeFileAtomic(bak, file.text, file.mode);
+  if (!file.exists) ensureDir(dirname(file.target));
   writeFileAtomic(file.target, next, file.mode);
-  return backup;
+  let ours = 0;
+  try { ours = countOurs(parseSettingsText(file.text, file.path)); } catch { /* parsed before: cannot fail */ }
+  writeRecord(file.path, nextRecord(prev, { exists: file.exists, text: file.text, ours }, next));
+  return existsSync(bak) ? bak : null;
 }
 
 function render(obj: unknown, original: string): string {
@@ -165,17 +179,41 @@ export function uninstallHook(opts: ChangeOptions): ChangeReport {
   return removeFrom(path, opts, otherScopeDuplicates(opts.scope, path, opts.cwd, opts.env));
 }
 
+/** The text without our entries, the rest kept byte for byte where the text editor can
+ *  (checked: it must parse to exactly what withHookRemoved gives), else re-rendered. */
+function withoutOurs(text: string, settings: unknown): string {
+  const edited = removeOursFromText(text);
+  try {
+    if (edited !== null && JSON.stringify(JSON.parse(edited)) === JSON.stringify(settings)) return edited;
+  } catch { /* fall through: re-render */ }
+  return render(settings, text);
+}
+
 function removeFrom(path: string, opts: ChangeOptions, duplicates: string[]): ChangeReport {
   const file = load(path);
   const base = { scope: opts.scope, path, dryRun: opts.dryRun, command: null };
   if (!file.exists) return { ...base, action: 'absent', changed: false, backup: null, duplicates: [], diff: '', text: '' };
   const { settings, removed } = withHookRemoved(parseSettingsText(file.text, path), path);
-  const changed = removed > 0;
-  const text = changed ? render(settings, file.text) : file.text;
-  const backup = changed ? commit(file, text, opts.dryRun) : null;
+  if (removed === 0) return { ...base, action: 'absent', changed: false, backup: null, duplicates, diff: '', text: file.text };
+  const plan = planUninstall(readRecord(path), file.text, readBackup(path));
+  const created = readRecord(path)?.created ?? false;
+  // Nothing of the user's is left in a file install created: it goes, as the restore would.
+  const empty = created && Object.keys(settings).length === 0;
+  const undo: UndoKind = plan.kind === 'restore' ? 'restored-original' : plan.kind === 'delete' || empty ? 'deleted-created' : 'removed-entries';
+  const text = plan.kind === 'restore' ? plan.text : undo === 'deleted-created' ? '' : withoutOurs(file.text, settings);
+  const bak = path + BACKUP_SUFFIX;
+  let backup: string | null = existsSync(bak) ? bak : null;
+  if (!opts.dryRun) {
+    if (undo === 'deleted-created') rmSync(file.target, { force: true });
+    else writeFileAtomic(file.target, text, file.mode);
+    // Undone exactly: the backup is the file now (or there was none); else it keeps the user's
+    // settings from before install.
+    clearRecord(path, { backup: undo !== 'removed-entries' });
+    if (undo !== 'removed-entries') backup = null;
+  }
   return {
-    ...base, action: changed ? 'removed' : 'absent', changed, backup,
-    duplicates,
-    diff: changed ? lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')) : '', text,
+    ...base, action: 'removed', changed: true, backup,
+    duplicates, undo, ...(plan.kind === 'remove-entries' ? { undoNote: plan.why } : {}),
+    diff: lineDiff(file.text.replace(/\n$/, ''), text.replace(/\n$/, '')), text,
   };
 }

@@ -20,7 +20,7 @@ import { existsSync, writeSync } from 'node:fs';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
-import { toolGates, sign, toolUseIdOf } from './tool-gates.js';
+import { toolGates, sign, toolUseIdOf, findFixFile } from './tool-gates.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
 import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
@@ -132,12 +132,13 @@ async function run(): Promise<never> {
     release = acquireLock(lockPathFor(pre.sessionId, env), Math.min(LOCK_WAIT_MS, Math.max(0, remaining())));
     if (!release) return silentNow('state-locked');
     const state = readState(pre.sessionId, env);
-    const fixes = signal.kind === 'error' ? readFixFile(signal.sig, env) : undefined;
+    const found = findFixFile(signal, (key) => readFixFile(key, env));
+    const fixes = found?.file;
     const toolCache = signal.kind === 'error' && fixes === undefined ? readToolCache(pre.sessionId, env) : undefined;
     const now = Date.now();
     const d = toolGates({
       sessionId: pre.sessionId, mode: pre.mode, settings, event: pre.event as 'PostToolUseFailure' | 'PostToolUse',
-      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, toolCache, now,
+      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, toolCache, now,
       pastDeadline: remaining() <= 0,
     });
     return saveAndEnd(state, pre.sessionId, d, now);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { HookSettings, ModeState } from '../shared/types.js';
 import { defaultCodexSessionsRoot, defaultTranscriptsRoot, hookSettingsPath } from '../shared/paths.js';
+import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNATTENDED_POLICIES, type UnattendedPolicy } from '../shared/workers.js';
 
 /** Largest settings file the hook will read. */
 export const MAX_SETTINGS_BYTES = 256 * 1024;
@@ -22,7 +23,7 @@ export function defaultHookSettings(env: NodeJS.ProcessEnv = process.env): HookS
     maxBytes: 400,
     tokenCeiling: 90,
     maxLagBytes: 256 * 1024,
-    workers: { cwdGlobs: [], envMarker: 'ACTIVE_BRAIN_WORKER' },
+    workers: { cwdGlobs: [], envMarker: DEFAULT_ENV_MARKER, entrypoints: [...DEFAULT_WORKER_ENTRYPOINTS], unattended: DEFAULT_UNATTENDED },
     toolCacheTtlMs: 120_000,
     modes: [
       {
@@ -51,6 +52,8 @@ export function validateHookSettings(v: unknown): HookSettings | null {
   if (!isNum(s.deadlineMs, 1) || !isNum(s.maxBytes, 1) || !isNum(s.tokenCeiling, 1) || !isNum(s.maxLagBytes)) return null;
   const w = s.workers as Record<string, unknown> | undefined;
   if (!w || typeof w !== 'object' || !isStrArr(w.cwdGlobs) || typeof w.envMarker !== 'string') return null;
+  if (w.entrypoints !== undefined && !isStrArr(w.entrypoints)) return null;
+  if (w.unattended !== undefined && !UNATTENDED_POLICIES.includes(w.unattended as UnattendedPolicy)) return null;
   if (!Array.isArray(s.modes)) return null;
   for (const m of s.modes as unknown[]) {
     if (!m || typeof m !== 'object') return null;

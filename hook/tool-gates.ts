@@ -17,20 +17,24 @@
  */
 import type { FixFile, FixOffer, HookSettings, HookState, ModeState, Offer, ToolCache, ToolChannelSettings } from '../shared/types.js';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { errorSig } from '../shared/error-signature.js';
+import { keyLines } from '../shared/error-signature.js';
+import { errorKeys } from '../shared/error-keys.js';
+import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
 /** Reason codes only the tool channel gives (the rest are shared with the prompt channel). */
-export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps'] as const satisfies readonly Reason[];
+export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps', 'generic-error'] as const satisfies readonly Reason[];
 
 /** Most fixes read from one file (the daemon writes a few, best first). */
 export const MAX_FIXES_PER_FILE = 32;
 
-/** What the payload carries: an error with its signature, an interrupt, or nothing to sign. */
-export type ToolSignal = { kind: 'error'; sig: string } | { kind: 'interrupted' } | { kind: 'none' };
+/** What the payload carries: an error with its lookup keys (its signature, then its key
+ *  lines: shared/error-keys.ts) and whether it is generic (shared/error-class.ts), an
+ *  interrupt, or nothing to sign. */
+export type ToolSignal = { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null } | { kind: 'interrupted' } | { kind: 'none' };
 
 export interface ToolInput {
   sessionId: string;
@@ -43,8 +47,11 @@ export interface ToolInput {
   signal: ToolSignal;
   /** null = no state file yet; 'invalid' = it exists but does not parse. */
   state: HookState | null | 'invalid';
-  /** Parsed fixes file JSON; undefined = no file for this signature; 'invalid' = unreadable. */
+  /** Parsed fixes file JSON (findFixFile: the signature's, else the first key line's);
+   *  undefined = no file for any key; 'invalid' = unreadable. */
   fixes: unknown;
+  /** The key the fixes file was read under (default: the signature). */
+  fixesKey?: string;
   /** Parsed tool cache JSON (read only when there is no fixes file); undefined = none. */
   toolCache: unknown;
   now: number;
@@ -60,8 +67,20 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 export function sign(payload: Record<string, unknown>, event: string): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
-  const sig = errorSig(e.text);
-  return sig ? { kind: 'error', sig } : { kind: 'none' };
+  const lines = keyLines(e.text);
+  const keys = errorKeys(lines);
+  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines) } : { kind: 'none' };
+}
+
+/** The fixes file for an error: its signature's, else the first of its key lines' that
+ *  exists (`read` returns undefined for no file). At most 1 + MAX_LINE_KEYS reads. */
+export function findFixFile(signal: ToolSignal, read: (key: string) => unknown): { key: string; file: unknown } | undefined {
+  if (signal.kind !== 'error' || signal.generic) return undefined;
+  for (const key of [signal.sig, ...signal.lineKeys]) {
+    const file = read(key);
+    if (file !== undefined) return { key, file };
+  }
+  return undefined;
 }
 
 /** A tool_use_id fit for the log (ids only), else null. */
@@ -99,7 +118,7 @@ type Picked = { offer: Offer; source: NonNullable<Decision['source']> } | { done
 function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Picked {
   const { settings, now } = input;
   if (input.fixes !== undefined) {
-    const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, sig);
+    const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, input.fixesKey ?? sig);
     if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
     if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
     // A fix is never offered back to the session it came from, nor outside its region's scope.
@@ -141,6 +160,8 @@ export function toolGates(input: ToolInput): Decision {
   if (input.signal.kind !== 'error') return silent('no-error', base); // gate:no-error
   const sig = input.signal.sig;
   base.sig = sig;
+  // An error whose fix is the person's, the code's at hand, or stated in the message itself.
+  if (input.signal.generic) return silent('generic-error', base); // gate:generic-error
   const picked = pickOffer(input, sig, base);
   if ('done' in picked) return picked.done;
   const { offer } = picked;

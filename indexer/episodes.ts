@@ -59,7 +59,8 @@ export const MAX_QUOTED_KEPT = 24;
 const CASCADE_RE =
   /^\s*(?:<tool_use_error>\s*)?(?:sibling tool call errored|the user doesn't want to (?:proceed with|take) this|user rejected|\[request interrupted by user|interrupted by user|the user (?:has )?(?:rejected|denied|interrupted))/i;
 
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+/** Codex CLI's apply_patch edits files too (transcript/codex-records.ts keeps its name). */
+const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply_patch']);
 const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read']);
 /** Tools that only look: never a fix on their own. */
 const INSPECT_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebSearch', 'WebFetch', 'TaskOutput', 'ToolSearch', 'TodoWrite', 'AskUserQuestion']);
@@ -137,7 +138,15 @@ const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;
 export function commandKey(cmd: string): string {
   const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
   const words = segs[segs.length - 1];
-  if (!words) return '';
+  return words ? segmentKey(words) : '';
+}
+
+function summaryWords(s: string): string[] {
+  return (s.toLowerCase().match(/[a-z0-9][a-z0-9_.-]{1,}/g) ?? []);
+}
+
+/** The key of one segment (`git add`, `npm run build`), '' for none. */
+function segmentKey(words: string[]): string {
   const key: string[] = [];
   let want = COMMAND_KEY_WORDS;
   for (const w of words) {
@@ -155,16 +164,32 @@ export function commandKey(cmd: string): string {
   return key.join(' ');
 }
 
-function summaryWords(s: string): string[] {
-  return (s.toLowerCase().match(/[a-z0-9][a-z0-9_.-]{1,}/g) ?? []);
+/** The keys of what a command does: its segments' keys, without the ones that only look when
+ *  any other is left (`cd x && git add -A && git status` does `git add`). */
+export function actionKeys(cmd: string): string[] {
+  const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
+  const keyed = segs.map((w) => ({ key: segmentKey(w), looks: INSPECT_COMMANDS.has(w[0]) || (w[0] === 'git' && INSPECT_GIT.has(w.find((x, i) => i > 0 && !x.startsWith('-')) ?? '')) })).filter((k) => k.key);
+  const acting = keyed.filter((k) => !k.looks);
+  return [...new Set((acting.length ? acting : keyed).map((k) => k.key))];
+}
+
+/** Two keys name the same action, or one program stands in for another of the same name
+ *  (`python -c` and `python3 -c`, `pip install` and `pip3 install`: a command not found). */
+function sameKey(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [pa, ...ra] = a.split(' ');
+  const [pb, ...rb] = b.split(' ');
+  if (ra.join(' ') !== rb.join(' ') || pa.length < 2 || pb.length < 2) return false;
+  return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
 }
 
 /** Same or similar action (see the module header). */
 export function similarAction(a: Pick<ToolStep, 'name' | 'summary'>, b: Pick<ToolStep, 'name' | 'summary'>): boolean {
   if (toolGroup(a.name) !== toolGroup(b.name)) return false;
   if (a.name === 'Bash') {
-    const ka = commandKey(target(a.summary));
-    return ka !== '' && ka === commandKey(target(b.summary));
+    const ka = actionKeys(target(a.summary));
+    const kb = actionKeys(target(b.summary));
+    return ka.some((x) => kb.some((y) => sameKey(x, y)));
   }
   if (FILE_TOOLS.has(a.name)) {
     const ta = target(a.summary);
@@ -197,10 +222,15 @@ function clipText(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** A path as shown in a fix: relative when under the session's cwd, else a placeholder. */
+/** Paths that are one run's own (temp files): shown as a placeholder. */
+const TEMP_PATH_RE = /^(?:\/tmp\/|\/var\/folders\/|\/private\/var\/|\/var\/tmp\/)/;
+
+/** A path as shown in a fix: relative when under the failing call's cwd (where the next
+ *  failure is met too), a placeholder for temp files, else as it is — the directory a fix ran
+ *  in is often the fix ("run it in ~/app, not ~"). */
 function showPath(p: string, cwd: string | null): string {
   if (cwd && (p === cwd || p.startsWith(cwd.endsWith('/') ? cwd : `${cwd}/`))) return p.slice(cwd.length).replace(/^\/+/, '') || '.';
-  return '<path>';
+  return TEMP_PATH_RE.test(p) ? '<path>' : p;
 }
 
 const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)/g;
@@ -225,20 +255,25 @@ export function fixCommandText(cmd: string, cwd: string | null): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`. */
-export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'cwd'>): string {
+/** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`;
+ *  paths relative to `base` (the failing call's cwd; default the step's own). */
+export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'cwd'>, base: string | null = step.cwd): string {
   const t = target(step.summary);
   let out: string;
-  if (step.name === 'Bash') out = fixCommandText(t, step.cwd);
-  else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, step.cwd) : t}`.trim();
+  if (step.name === 'Bash') out = fixCommandText(t, base);
+  else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, base) : t}`.trim();
   else out = step.summary.replace(/\s+/g, ' ').trim();
   return clipText(out, MAX_FIX_STEP_CHARS);
 }
 
-/** A step named briefly, for "then … succeeded": the command key, or the tool and file. */
-function actionName(step: Pick<ToolStep, 'name' | 'summary' | 'cwd'>): string {
-  if (step.name === 'Bash') return commandKey(target(step.summary)) || fixStepText(step);
-  return fixStepText(step);
+/** What only hides an error (a fix made of these is no fix: the cause is still there). */
+const SUPPRESS_RE = /\s*(?:2>\s*\/dev\/null|>\s*\/dev\/null\s*2>&1|&>\s*\/dev\/null|\|\|\s*(?:true|:|echo\b[^|&;]*|exit 0)|;\s*true)\s*/g;
+
+const HIDES_RE = /\|\|\s*(?:true|:|echo\b|exit 0)|;\s*true\b|2>\s*\/dev\/null/;
+
+/** A command with what only hides its errors taken out. */
+function unsuppressed(cmd: string): string {
+  return cmd.replace(SUPPRESS_RE, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** The lines shown for an error: from the signature's lead on, bounded. */
@@ -303,17 +338,28 @@ function dedupe(parts: string[]): string[] {
   return [...new Set(parts.filter(Boolean))];
 }
 
-/** The fix line and the note that explains it. */
+/** The fix line and the note that explains it; `fix` '' when nothing was changed (an
+ *  unchanged rerun, or one that only hides the error: not a fix, docs/PASTFIX.md). */
 function fixOf(w: Walk): { fix: string; note: string } {
   if (w.outcome === 'unresolved' || !w.end) return { fix: '', note: '' };
-  const endDiffers = w.outcome === 'succeeded' && fixCommandText(w.end.summary, w.end.cwd) !== fixCommandText(w.lastFailed.summary, w.lastFailed.cwd);
-  const changes = w.fixSteps.length ? w.fixSteps : endDiffers ? [] : w.looked;
-  const parts = dedupe(changes.map(fixStepText));
+  const base = w.lastFailed.callCwd ?? w.lastFailed.cwd;
+  const endText = fixStepText(w.end, base);
+  const endDiffers = w.outcome === 'succeeded' && unsuppressed(fixCommandText(target(w.end.summary), base)) !== unsuppressed(fixCommandText(target(w.lastFailed.summary), base));
+  // The shell's working directory moved between the failure and the success (a `cd` call of
+  // its own, or the session's cwd): where it ran is the fix.
+  const endCwd = w.end.callCwd ?? null;
+  const moved = w.outcome === 'succeeded' && !!endCwd && !!base && endCwd !== base ? endCwd : null;
+  // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
+  if (w.outcome === 'succeeded' && HIDES_RE.test(target(w.end.summary)) && !HIDES_RE.test(target(w.lastFailed.summary))) return { fix: '', note: '' };
+  const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t.summary), base))));
+  if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };
+  const parts = dedupe(changes.map((t) => fixStepText(t, base)));
   let fix = parts.slice(0, MAX_FIX_STEPS).join('; ');
   if (parts.length > MAX_FIX_STEPS) fix += `; … (${parts.length - MAX_FIX_STEPS} more)`;
-  if (endDiffers) fix = fix ? `${fix}; then ${fixStepText(w.end)}` : fixStepText(w.end);
-  else if (w.outcome === 'succeeded') fix = fix ? `${fix}; then ${actionName(w.end)} succeeded` : `retried: ${actionName(w.end)} succeeded`;
-  const explained = [...changes, ...(endDiffers ? [w.end] : [])].find((s) => s.note && s.note !== w.lastFailed.note);
+  const where = moved ? `in ${showPath(moved, base)}: ` : '';
+  if (endDiffers) fix = fix ? `${fix}; then ${where}${endText}` : `${where}${endText}`;
+  else if (w.outcome === 'succeeded') fix = fix ? `${fix}; then ${where}${commandKey(target(w.end.summary)) || endText} succeeded` : `${where}${endText}`;
+  const explained = [...changes, ...(endDiffers || moved ? [w.end] : [])].find((s) => s.note && s.note !== w.lastFailed.note);
   return { fix: clipText(fix, MAX_FIX_CHARS), note: explained?.note ?? '' };
 }
 
@@ -329,6 +375,8 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
     const w = walk(steps, i, sig.sig);
     for (const j of w.consumed) consumed.add(j);
     const { fix, note } = fixOf(w);
+    // Ended, but nothing was changed to end it: not resolved (no fix to offer).
+    const outcome: EpisodeOutcome = fix ? w.outcome : 'unresolved';
     out.push({
       sig,
       step: s.step,
@@ -340,12 +388,12 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
       tried: w.tried,
       fix,
       note,
-      outcome: w.outcome,
-      resolved: w.outcome !== 'unresolved',
+      outcome,
+      resolved: outcome !== 'unresolved',
       at: s.resultAt ?? s.callAt,
       startOffset: s.startOffset,
       sessionId: s.sessionId,
-      cwd: s.cwd,
+      cwd: s.callCwd ?? s.cwd,
     });
   }
   return out;

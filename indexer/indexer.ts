@@ -83,6 +83,10 @@ export interface IndexOptions {
   progress?: ProgressSink;
   /** Each problem as it happens (the CLI prints it on stderr). */
   onProblem?: (p: Problem) => void;
+  /** The clock that decides whether a transcript's last turn is still open (default
+   *  Date.now). A replay of history passes the replayed time: a copied file's mtime says
+   *  nothing about when its session ended. */
+  now?: () => number;
 }
 
 export interface EmbedderLoader {
@@ -313,7 +317,7 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, this.redactor);
+      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, this.redactor, (this.opts.now ?? Date.now)());
       this.warn('malformed_lines', read.malformedLines);
       this.warn('overlong_lines', read.overlongLines);
       const sessionId = path.split(sep).pop()!.replace(/\.jsonl$/, '');

@@ -78,7 +78,7 @@ export function quotedSignatures(markdown: string): QuotedSignature[] {
     const sig = errorSignature(q.text);
     if (!sig || !LEAD_RE.test(sig.head[0] ?? '') || seen.has(sig.sig)) continue;
     seen.add(sig.sig);
-    out.push({ sig: sig.sig, head: sig.head, words: sig.words, fix: proseLine(lines, q.after) });
+    out.push({ sig: sig.sig, head: sig.lines, words: sig.words, fix: proseLine(lines, q.after) });
     if (out.length >= MAX_QUOTED_PER_CHUNK) break;
   }
   return out;

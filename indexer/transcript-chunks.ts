@@ -299,7 +299,7 @@ export function episodeChunk(ep: Episode, fallbackSessionId: string, fallbackAt:
     startOffset: ep.startOffset,
     episode: {
       sig: ep.sig.sig,
-      head: ep.sig.head,
+      head: ep.sig.lines,
       words: ep.sig.words,
       sessionId: ep.sessionId ?? fallbackSessionId,
       tool: ep.tool,

@@ -14,11 +14,13 @@ import { CODEX_EVENTS } from '../hook/install.js';
 import { codexRolloutFiles } from '../transcript/codex-tree.js';
 import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
-import { daemonStatus } from '../daemon/status.js';
+import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
+import { managerSchedule } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { checkSecrets } from './doctor-secrets.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
 import { hookRegistrations, registeredEvents } from './hook-registrations.js';
+import { checkWorkers } from './workers-check.js';
 
 export interface DoctorCheck {
   name: string;
@@ -129,6 +131,31 @@ export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorChec
   return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');
 }
 
+/**
+ * The scheduled index runs: the service manager's timer is active (systemd timer / launchd
+ * agent), or the running daemon runs it itself (indexer.schedule = "daemon", its canary says
+ * so). Without either, new sessions never reach the store and never become Past fixes.
+ * `timer` asks the manager (null: no manager on this platform); it is only asked when the
+ * daemon does not run the schedule.
+ */
+export function checkSchedule(config: Config, status: Pick<DaemonStatus, 'running' | 'index_schedule'>, timer: () => { active: boolean; detail: string } | null): DoctorCheck {
+  const name = 'schedule';
+  const every = `every ${config.indexer.intervalMinutes} min`;
+  const own = status.running ? status.index_schedule : null;
+  if (own) {
+    const next = own.runningPid ? `a run under way (pid ${own.runningPid})` : own.nextRunAt !== null ? `next in ${Math.max(0, Math.round((own.nextRunAt - Date.now()) / 60_000))} min` : '';
+    return ok(name, `the daemon runs \`active-brain index\` ${every} (indexer.schedule = "daemon")${next ? `; ${next}` : ''}`);
+  }
+  const t = timer();
+  if (t?.active) return ok(name, `${t.detail}: \`active-brain index\` ${every}`);
+  const manager = t ? t.detail : `no user service manager on ${process.platform}`;
+  if (config.indexer.schedule === 'daemon') {
+    return bad(name, `indexer.schedule is "daemon" but the daemon is not running (${manager}): new sessions are not indexed`, 'start the daemon: "active-brain start --detach" (it runs the scheduled index itself)');
+  }
+  return bad(name, `${manager}, and the daemon does not run it either (indexer.schedule = "service"): new sessions are not indexed`,
+    'run "active-brain setup" (it installs the timer, or where no user service manager answers has the daemon run the schedule), or "active-brain service install"');
+}
+
 export function checkKill(env: NodeJS.ProcessEnv): DoctorCheck {
   return existsSync(killPath(env))
     ? bad('kill-switch', `on (${killPath(env)}): nothing is observed or printed`, 'run "active-brain unkill" when you want it back')
@@ -200,12 +227,15 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   checks.push(...checkHooks(env, cwd));
   checks.push(checkCodex(config, env));
   const storeCheck = await checkStore(config, env);
-  checks.push(checkDaemon(daemonStatus(config, { path: displayLocation(storeLocation(config, env)), present: storePresent(storeLocation(config, env)) }, env)));
+  const status = daemonStatus(config, { path: displayLocation(storeLocation(config, env)), present: storePresent(storeLocation(config, env)) }, env);
+  checks.push(checkDaemon(status));
+  checks.push(checkSchedule(config, status, () => (process.platform === 'linux' || process.platform === 'darwin' ? managerSchedule(process.platform) : null)));
   checks.push(storeCheck.check);
   checks.push(checkSecrets(config, env));
   checks.push(await checkModel(config, env, storeCheck));
   checks.push(checkStateDir(env));
   checks.push(checkKill(env));
   checks.push(checkModes(config));
+  checks.push(checkWorkers(config, env));
   return { checks, pass: checks.every((c) => c.pass) };
 }

@@ -40,7 +40,9 @@ export interface ReportModel {
   /** Where the figures come from, said in the page header. */
   source: string;
   generatedAt: number;
-  gates: Array<{ name: string; pass: boolean; figure: string }>;
+  /** pass true / false: a gate and its verdict; null: a figure shown beside them, measured
+   *  but judged by no gate (a backtest's offer counts) — never drawn as a pass. */
+  gates: Array<{ name: string; pass: boolean | null; figure: string }>;
   labels: Array<{ scope: string; useful: number; total: number; low: number | null; high: number | null }>;
   /** Drift / stall thresholds drawn as dashed lines (the default mode's). */
   thresholds: { drift: number; stall: number };
@@ -145,7 +147,7 @@ function silences(s: ReportSession): string {
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;max-width:980px}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}h3{font-size:14px;margin:18px 0 4px}
 table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-.pass{color:#1a7f37}.fail{color:#cf222e}.axis{stroke:#d0d7de}.bar{stroke-dasharray:4 3;stroke-width:1}
+.pass{color:#1a7f37}.fail{color:#cf222e}.info{color:#57606a}.axis{stroke:#d0d7de}.bar{stroke-dasharray:4 3;stroke-width:1}
 .bar.drift,.score.drift{stroke:#8250df}.bar.stall,.score.stall{stroke:#bf8700}.score{fill:none;stroke-width:1.5}
 .tick{font-size:9px;fill:#57606a}.offer{font-size:12px}.silences{color:#57606a;font-size:12px;margin:2px 0}
 .legend span{margin-right:14px}.o-printed{color:#1a7f37}.o-would-fire{color:#0969da}.o-held{color:#9a6700}
@@ -155,7 +157,7 @@ code{font-size:12px}.meta{color:#57606a}
 
 export function renderReport(m: ReportModel): string {
   const gates = m.gates.length
-    ? `<table class="gates"><tbody>${m.gates.map((g) => `<tr><td class="${g.pass ? 'pass' : 'fail'}">${g.pass ? 'pass' : 'FAIL'}</td><td>${esc(g.name)}</td><td>${esc(g.figure)}</td></tr>`).join('')}</tbody></table>`
+    ? `<table class="gates"><tbody>${m.gates.map((g) => `<tr><td class="${g.pass === null ? 'info' : g.pass ? 'pass' : 'fail'}">${g.pass === null ? 'figure' : g.pass ? 'pass' : 'FAIL'}</td><td>${esc(g.name)}</td><td>${esc(g.figure)}</td></tr>`).join('')}</tbody></table>`
     : '<p class="meta">no gates (no soak data yet)</p>';
   const labels = m.labels.length
     ? `<table class="labels"><tbody>${m.labels

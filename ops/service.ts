@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
 import { homeDir, logsDir } from '../shared/paths.js';
+import type { Config } from '../config/schema.js';
 import { LAUNCHD_LABEL, SYSTEMD_UNIT_NAME, launchdPlist, systemdUnit, type ServiceSpec } from './service-files.js';
 import {
   INDEX_LAUNCHD_LABEL, INDEX_SERVICE_NAME, INDEX_TIMER_NAME, launchdIndexPlist, systemdIndexService, systemdIndexTimer,
@@ -40,8 +41,18 @@ export interface ServicePlan {
   files: PlannedFile[];
 }
 
-/** Environment variables worth pinning into the services when the user has set them. */
-const PINNED_ENV = ['ACTIVE_BRAIN_TRANSCRIPTS', 'ACTIVE_BRAIN_MODEL_PATH', 'ACTIVE_BRAIN_MODEL', 'ACTIVE_BRAIN_STORE', 'CLAUDE_CONFIG_DIR'];
+/** Config keys pinned into the services as environment when set (paths made absolute), so
+ *  a unit says which model, root and store it runs with. Taken from the effective config —
+ *  config.json, where `setup` and `service install` persist them (config/persist.ts) — so a
+ *  new shell computes the same units and `service status` does not call them outdated. */
+const PINNED_KEYS = [
+  { name: 'ACTIVE_BRAIN_TRANSCRIPTS', value: (c: Config) => c.transcriptsRoot, path: true },
+  { name: 'ACTIVE_BRAIN_MODEL_PATH', value: (c: Config) => c.embedding.localModelPath, path: true },
+  { name: 'ACTIVE_BRAIN_MODEL', value: (c: Config) => c.embedding.model, path: false },
+  { name: 'ACTIVE_BRAIN_STORE', value: (c: Config) => c.store.path, path: true },
+] as const;
+/** Environment that is no config key but decides where Claude Code's files are. */
+const PINNED_ENV = ['CLAUDE_CONFIG_DIR'] as const;
 /** How long one service-manager call may take. */
 const MANAGER_TIMEOUT_MS = 15_000;
 
@@ -50,18 +61,32 @@ export function cliPath(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'active-brain.js');
 }
 
-export function serviceSpec(env: NodeJS.ProcessEnv = process.env): ServiceSpec {
+/** The environment a unit pins (pure): the set config keys of PINNED_KEYS, then PINNED_ENV. */
+export function servicePins(config: Config, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const pinned: Record<string, string> = {};
+  for (const k of PINNED_KEYS) {
+    const v = k.value(config);
+    if (v) pinned[k.name] = k.path ? resolve(v) : v;
+  }
   for (const k of PINNED_ENV) if (env[k]) pinned[k] = resolve(env[k] as string);
-  return { node: process.execPath, cli: cliPath(), home: homeDir(env), env: pinned, logFile: join(logsDir(env), 'daemon.out') };
+  return pinned;
+}
+
+export function serviceSpec(config: Config, env: NodeJS.ProcessEnv = process.env): ServiceSpec {
+  return { node: process.execPath, cli: cliPath(), home: homeDir(env), env: servicePins(config, env), logFile: join(logsDir(env), 'daemon.out') };
 }
 
 /** Output of the scheduled index runs. */
 export const indexOutFile = (env: NodeJS.ProcessEnv = process.env) => join(logsDir(env), 'index.out');
 
-export function servicePlan(platform: Platform, opts: { intervalMinutes: number }, env: NodeJS.ProcessEnv = process.env): ServicePlan {
-  const spec = serviceSpec(env);
-  const index = { ...spec, logFile: indexOutFile(env), intervalMinutes: opts.intervalMinutes };
+/** What every service call needs from the config. */
+export interface ServiceOptions {
+  config: Config;
+}
+
+export function servicePlan(platform: Platform, opts: ServiceOptions, env: NodeJS.ProcessEnv = process.env): ServicePlan {
+  const spec = serviceSpec(opts.config, env);
+  const index = { ...spec, logFile: indexOutFile(env), intervalMinutes: opts.config.indexer.intervalMinutes };
   if (platform === 'linux') {
     const dir = join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'systemd', 'user');
     return {
@@ -118,8 +143,15 @@ export function installCommands(platform: Platform, files: Array<PlannedFile & {
   return cmds;
 }
 
-/** Manager calls before the files are removed (stop and disable), then after (reload). */
-export function uninstallCommands(platform: Platform): { before: ManagerCommand[]; after: ManagerCommand[] } {
+/**
+ * Manager calls before the files are removed (stop and disable), then after (reload).
+ * Without a reachable manager (no user bus): only `disable` of the enablement links, which
+ * systemctl does on the files alone; nothing runs under a manager nobody can reach.
+ */
+export function uninstallCommands(platform: Platform, reachable = true): { before: ManagerCommand[]; after: ManagerCommand[] } {
+  if (platform === 'linux' && !reachable) {
+    return { before: [INDEX_TIMER_NAME, SYSTEMD_UNIT_NAME].map((u) => ({ argv: ['systemctl', '--user', 'disable', u], mayFail: true })), after: [] };
+  }
   if (platform === 'linux') {
     return {
       before: [
@@ -145,11 +177,32 @@ export interface CommandOutcome {
   detail: string;
 }
 
+/** What a manager call said: on a failure its last line (systemctl reports what it did, e.g.
+ *  `Removed "…"`, before the error that failed it); on success its first. Pure. */
+export function outcomeDetail(ok: boolean, output: string): string {
+  const lines = output.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  return (ok ? lines[0] : lines[lines.length - 1]) ?? '';
+}
+
 function runManager(cmd: ManagerCommand): CommandOutcome {
   const r = spawnSync(cmd.argv[0], cmd.argv.slice(1), { encoding: 'utf8', timeout: MANAGER_TIMEOUT_MS });
-  const detail = (r.error?.message ?? (r.stderr || r.stdout || '')).trim().split('\n')[0] ?? '';
   const ok = !r.error && r.status === 0;
+  const detail = r.error ? r.error.message : outcomeDetail(ok, `${r.stderr ?? ''}\n${r.stdout ?? ''}`);
   return { command: cmd.argv.join(' '), ok, tolerated: !ok && Boolean(cmd.mayFail), detail };
+}
+
+/** Whether the user service manager answers: systemd's user instance over its bus (absent in
+ *  containers, WSL and SSH sessions without lingering), or launchd's GUI domain. */
+export interface ManagerReach {
+  reachable: boolean;
+  /** The probe and what it said (on failure: why, e.g. `Failed to connect to bus`). */
+  detail: string;
+}
+
+export function probeManager(platform: Platform): ManagerReach {
+  const argv = platform === 'linux' ? ['systemctl', '--user', 'show-environment'] : ['launchctl', 'print', launchdDomain()];
+  const r = runManager({ argv });
+  return { reachable: r.ok, detail: r.ok ? `${r.command}: answers` : `${r.command}: ${r.detail || 'failed'}` };
 }
 
 /** Every manager call succeeded or was allowed to fail. */
@@ -174,6 +227,9 @@ export interface InstallResult {
   dryRun: boolean;
   /** Dry run: the service-manager commands a real install would run (when managing). */
   wouldRun?: string[];
+  /** Managing, but the manager did not answer (ManagerReach.detail): the files are written,
+   *  no command was run, nothing runs them. Absent when it answered or was not asked. */
+  unreachable?: string;
 }
 
 function current(path: string): string | null {
@@ -181,7 +237,7 @@ function current(path: string): string | null {
 }
 
 export function installService(
-  platform: Platform, opts: { dryRun: boolean; manage: boolean; intervalMinutes: number }, env = process.env,
+  platform: Platform, opts: ServiceOptions & { dryRun: boolean; manage: boolean }, env = process.env,
 ): InstallResult {
   const plan = servicePlan(platform, opts, env);
   const files = plan.files.map((f) => {
@@ -199,7 +255,10 @@ export function installService(
     ensureDir(dirname(f.path));
     writeFileAtomic(f.path, f.content, 0o644);
   }
-  return { ...base, commands: opts.manage ? commands.map(runManager) : [], dryRun: false };
+  if (!opts.manage) return { ...base, commands: [], dryRun: false };
+  const reach = probeManager(platform);
+  if (!reach.reachable) return { ...base, commands: [], dryRun: false, unreachable: reach.detail };
+  return { ...base, commands: commands.map(runManager), dryRun: false };
 }
 
 export interface UninstallResult {
@@ -215,12 +274,13 @@ export interface UninstallResult {
 }
 
 export function uninstallService(
-  platform: Platform, opts: { dryRun: boolean; manage: boolean; intervalMinutes: number }, env = process.env,
+  platform: Platform, opts: ServiceOptions & { dryRun: boolean; manage: boolean }, env = process.env,
 ): UninstallResult {
   const plan = servicePlan(platform, opts, env);
   const files = plan.files.map((f) => ({ role: f.role, file: f.path, present: existsSync(f.path) }));
   const present = files.some((f) => f.present);
-  const { before, after } = uninstallCommands(platform);
+  const reachable = opts.manage && !opts.dryRun && present ? probeManager(platform).reachable : true;
+  const { before, after } = uninstallCommands(platform, reachable);
   const base = { platform, file: files[0].file, files, present };
   if (opts.dryRun || !present) {
     return { ...base, removed: false, commands: [], dryRun: opts.dryRun, wouldRun: opts.dryRun && present && opts.manage ? [...before, ...after].map((c) => c.argv.join(' ')) : [] };
@@ -243,14 +303,17 @@ export interface ServiceStatus {
   manager: Array<{ unit: string } & CommandOutcome>;
 }
 
-export function serviceStatus(platform: Platform, opts: { manage: boolean; intervalMinutes: number }, env = process.env): ServiceStatus {
+export function serviceStatus(platform: Platform, opts: ServiceOptions & { manage: boolean }, env = process.env): ServiceStatus {
   const plan = servicePlan(platform, opts, env);
   const files = plan.files.map((f) => {
     const was = current(f.path);
     return { role: f.role, file: f.path, installed: was !== null, up_to_date: was === f.content };
   });
   const manager: ServiceStatus['manager'] = [];
-  if (opts.manage) {
+  const reach = opts.manage && files.some((f) => f.installed) ? probeManager(platform) : null;
+  if (reach && !reach.reachable) {
+    manager.push({ unit: platform === 'linux' ? 'systemd --user' : 'launchd', command: reach.detail, ok: false, tolerated: false, detail: `unreachable (${reach.detail}): nothing runs these files` });
+  } else if (opts.manage) {
     const units = platform === 'linux'
       ? [SYSTEMD_UNIT_NAME, INDEX_TIMER_NAME].map((u) => ({ unit: u, argv: ['systemctl', '--user', 'is-active', u] }))
       : [LAUNCHD_LABEL, INDEX_LAUNCHD_LABEL].map((l) => ({ unit: l, argv: ['launchctl', 'print', `${launchdDomain()}/${l}`] }));
@@ -264,4 +327,15 @@ export function serviceStatus(platform: Platform, opts: { manage: boolean; inter
     up_to_date: files.every((f) => f.up_to_date),
     manager,
   };
+}
+
+/** Whether the service manager runs the scheduled index now: the systemd timer is active, or
+ *  the launchd agent is loaded. `detail` says what the manager answered (or why it did not). */
+export function managerSchedule(platform: Platform): { active: boolean; detail: string } {
+  const argv = platform === 'linux'
+    ? ['systemctl', '--user', 'is-active', INDEX_TIMER_NAME]
+    : ['launchctl', 'print', `${launchdDomain()}/${INDEX_LAUNCHD_LABEL}`];
+  const r = runManager({ argv });
+  const name = platform === 'linux' ? INDEX_TIMER_NAME : INDEX_LAUNCHD_LABEL;
+  return { active: r.ok, detail: `${name}: ${r.ok ? 'active' : r.detail || 'inactive'}` };
 }

@@ -31,12 +31,19 @@ export const WORD_CONTEXT_LINES = 4;
 export const MAX_WORDS = 32;
 /** Longest head kept for display (a reason line quotes its first line). */
 export const MAX_HEAD_CHARS = 200;
+/** Informative lines kept from the lead on: the head, then the lines near matches look at
+ *  (a shared key line is a near match: shared/error-keys.ts). Six covers a lead, its
+ *  qualifier and the few lines of cause a compiler, git or a package manager prints under it. */
+export const KEY_LINES = 6;
 
 export interface ErrorSignature {
-  /** Stable key: 14 hex digits. */
+  /** Stable key: 14 hex digits (hash of the first HEAD_LINES of `lines`). */
   sig: string;
   /** The normalized head lines (placeholders in), for display and debugging. */
   head: string[];
+  /** The informative lines from the lead on (the head first), at most KEY_LINES: what a store
+   *  keeps as the episode's head, and where near matches find key lines. */
+  lines: string[];
   /** Content words of the head and its context, deduplicated, for near matches. */
   words: string[];
 }
@@ -108,11 +115,36 @@ const STOPWORDS = new Set(
     'one all any some such been being does did done may might must shall let get got set out off per via').split(' '),
 );
 
-/** A line with placeholders in for its variable parts, or '' when it carries nothing. */
-export function normalizeErrorLine(raw: string): string {
+/** A quoted span kept as it is (a compile error's names): its paths and numbers still become
+ *  placeholders, and a span that is mostly a path is one. */
+function keptQuote(q: string): string {
+  const inner = q.slice(1, -1).replace(PATH_RE, '<path>').replace(NUMBER_RE, '<n>');
+  return /^<path>$/.test(inner.trim()) ? '<q>' : `${q[0]}${inner}${q[q.length - 1]}`;
+}
+
+/** A line with placeholders in for its variable parts, or '' when it carries nothing.
+ *  `keepQuoted`: quoted names stay (the signature of a compile error: shared/error-class.ts). */
+export function normalizeErrorLine(raw: string, keepQuoted = false): string {
   let s = raw.toLowerCase().replace(/<\/?tool_use_error>/g, ' ');
-  s = s.replace(URL_RE, '<url>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>').replace(QUOTED_RE, '<q>');
-  s = s.replace(PATH_RE, '<path>').replace(FILE_RE, '<path>').replace(BRANCH_RE, '$1 <name>').replace(NUMBER_RE, '<n>');
+  s = s.replace(URL_RE, '<url>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
+  if (keepQuoted) {
+    // Quoted names are kept, but what is around them is normalized as usual: protect them.
+    const kept: string[] = [];
+    // Marks made of letters only (a number would become <n>); at most 26 spans are kept.
+    s = s.replace(QUOTED_RE, (q) => (kept.length < 26 ? `\u0000${String.fromCharCode(97 + kept.push(keptQuote(q)) - 1)}\u0000` : '<q>'));
+    s = normalizeRest(s).replace(/\u0000([a-z])\u0000/g, (_m, c: string) => kept[c.charCodeAt(0) - 97]);
+    return finishLine(s);
+  }
+  s = s.replace(QUOTED_RE, '<q>');
+  return finishLine(normalizeRest(s));
+}
+
+function normalizeRest(s: string): string {
+  return s.replace(PATH_RE, '<path>').replace(FILE_RE, '<path>').replace(BRANCH_RE, '$1 <name>').replace(NUMBER_RE, '<n>');
+}
+
+function finishLine(line: string): string {
+  let s = line;
   s = s.replace(DECOR_RE, ' ').replace(/\s+/g, ' ').trim();
   // Leading list markers and stray punctuation are not part of the message.
   s = s.replace(/^[-–—>:;,.\s]+/, '').replace(/(?:<path>|<n>)(?:\s*[:,]\s*(?:<path>|<n>))+/g, (m) => (m.startsWith('<path>') ? '<path>' : '<n>'));
@@ -128,7 +160,7 @@ export const MAX_INFORMATIVE_LINES = 2000;
 
 /** The informative lines of an error, in order: normalized, boilerplate removed. `done`, when
  *  given, is asked after each line kept and ends the reading early when it says so. */
-export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean): string[] {
+export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean, keepQuoted = false): string[] {
   let t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   // Tools that print their output JSON-escaped ("…failed:\n\n[FORMAT]…") mean real newlines.
   if (t.includes('\\n')) t = t.replace(/\\r\\n|\\n/g, '\n');
@@ -140,7 +172,7 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
     if (cr >= 0) line = cr === line.length - 1 ? line.slice(0, cr).slice(line.slice(0, cr).lastIndexOf('\r') + 1) : line.slice(cr + 1);
     line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
     if (!line.trim()) continue;
-    const n = normalizeErrorLine(line.length > 1000 ? line.slice(0, 1000) : line);
+    const n = normalizeErrorLine(line.length > 1000 ? line.slice(0, 1000) : line, keepQuoted);
     if (!n || BOILERPLATE_RE.test(n)) continue;
     if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
     out.push(n);
@@ -175,31 +207,51 @@ function contentWords(lines: string[]): string[] {
   return [...seen];
 }
 
-/** The signature of an error text, or null when it holds nothing informative. */
-export function errorSignature(text: unknown, headLines: number = HEAD_LINES): ErrorSignature | null {
-  if (typeof text !== 'string' || !text) return null;
-  const lines = informativeLines(text);
-  if (!lines.length) return null;
-  let lead = lines.findIndex((l) => LEAD_RE.test(l));
-  if (lead < 0) lead = 0;
-  const head = lines.slice(lead, lead + headLines).map((l) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l));
-  const words = contentWords(lines.slice(lead, lead + headLines + WORD_CONTEXT_LINES));
-  return { sig: hash53(head.join('\n')), head, words };
+/**
+ * A lead line of a compiler's or type checker's complaint about code: its quoted names are
+ * what tells one such error from another (`property 'utils' does not exist on type …` is an
+ * API that changed; `property <q> does not exist` is any typo). Such errors keep their quoted
+ * names in the signature, so only the same names met again match (docs/PASTFIX.md).
+ */
+export const COMPILE_LEAD_RE =
+  /\b(type ?error|error ts\d*|error\[e[0-9<>n]+\]|syntax ?error|failed to compile|compilation failed|cannot find (name|module|symbol)|is not assignable to|has no exported member|does not exist on type|no overload matches|is not a function|undefined reference|unresolved (import|reference)|indentation ?error|parse error|expected .* but found|cannot resolve symbol|is not defined)(?![a-z])/;
+
+/** The lead line's index among `lines` (0 when none names a failure). */
+function leadIndex(lines: readonly string[]): number {
+  const i = lines.findIndex((l) => LEAD_RE.test(l));
+  return i < 0 ? 0 : i;
 }
 
-/** Only the signature — the same as errorSignature(text)?.sig — reading lines only until the
- *  head is complete (the hook's path: no content words, and an error whose lead comes early
- *  costs a few lines, not MAX_INFORMATIVE_LINES). */
-export function errorSig(text: unknown, headLines: number = HEAD_LINES): string | null {
-  if (typeof text !== 'string' || !text) return null;
-  let lead = -1;
-  const lines = informativeLines(text, MAX_INFORMATIVE_LINES, (ls) => {
-    if (lead < 0 && LEAD_RE.test(ls[ls.length - 1])) lead = ls.length - 1;
-    return lead >= 0 && ls.length >= lead + headLines;
-  });
+const clipHead = (l: string) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l);
+
+/** The informative lines from the lead on (at most KEY_LINES), compile errors with their
+ *  quoted names kept; [] when the text holds nothing informative. */
+export function keyLines(text: unknown): string[] {
+  if (typeof text !== 'string' || !text) return [];
+  let lines = informativeLines(text);
+  if (!lines.length) return [];
+  let lead = leadIndex(lines);
+  // A compile error's lead (or the line under a generic "failed to compile"): names kept.
+  if (lines.slice(lead, lead + HEAD_LINES).some((l) => COMPILE_LEAD_RE.test(l))) {
+    lines = informativeLines(text, MAX_INFORMATIVE_LINES, undefined, true);
+    lead = leadIndex(lines);
+  }
+  return lines.slice(lead, lead + KEY_LINES).map(clipHead);
+}
+
+/** The signature of an error text, or null when it holds nothing informative. */
+export function errorSignature(text: unknown, headLines: number = HEAD_LINES): ErrorSignature | null {
+  const lines = keyLines(text);
   if (!lines.length) return null;
-  const from = lead < 0 ? 0 : lead;
-  return hash53(lines.slice(from, from + headLines).map((l) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD_CHARS) : l)).join('\n'));
+  const head = lines.slice(0, headLines);
+  const words = contentWords(lines.slice(0, headLines + WORD_CONTEXT_LINES));
+  return { sig: hash53(head.join('\n')), head, lines, words };
+}
+
+/** Only the signature — the same as errorSignature(text)?.sig. */
+export function errorSig(text: unknown, headLines: number = HEAD_LINES): string | null {
+  const lines = keyLines(text);
+  return lines.length ? hash53(lines.slice(0, headLines).join('\n')) : null;
 }
 
 /** Jaccard overlap of two word lists (near matches between signatures). */

@@ -5,6 +5,7 @@
  */
 
 import type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
+import type { UnattendedPolicy } from './workers.js';
 export type { Channel, ModeState, OfferType, TriggerKind } from './vocabulary.js';
 
 /** One exchange: a user prompt and the assistant's reply to it (transcript/exchanges.ts). */
@@ -90,7 +91,9 @@ export interface HookSettings {
   maxBytes: number;
   tokenCeiling: number;
   maxLagBytes: number;
-  workers: { cwdGlobs: string[]; envMarker: string };
+  /** The worker rule (shared/workers.ts). `entrypoints` / `unattended` are optional: settings
+   *  written before them read as the defaults (sdk-cli, sdk-ts, sdk-py; unattended = worker). */
+  workers: { cwdGlobs: string[]; envMarker: string; entrypoints?: string[]; unattended?: UnattendedPolicy };
   /** A tool-channel cache (ToolCache) older than this is stale (ms). Optional: settings
    *  written before the tool channel existed stay valid (the tool channel is then silent). */
   toolCacheTtlMs?: number;
@@ -202,6 +205,22 @@ export interface Canary {
   embedder?: EmbedderHealth;
   /** The store as the daemon last saw it (daemon/store-health.ts); absent until it was opened or lost. */
   store?: StoreHealth;
+  /** The daemon's own index schedule (indexer.schedule = "daemon", daemon/index-schedule.ts);
+   *  absent when the service manager's timer runs it. */
+  indexSchedule?: IndexScheduleState;
+}
+
+/** The daemon's own index schedule, as the canary carries it. */
+export interface IndexScheduleState {
+  intervalMinutes: number;
+  /** When the last run started (ms epoch; from logs/index.jsonl before this daemon's first). */
+  lastRunAt: number | null;
+  /** When the next run is due (ms epoch); null while one runs. */
+  nextRunAt: number | null;
+  /** The run under way, if any. */
+  runningPid: number | null;
+  /** Exit code of this daemon's last run (null: none yet, or ended by a signal). */
+  lastExit: number | null;
 }
 
 /** The daemon's store: `down` while its server cannot be reached (the daemon reconnects with

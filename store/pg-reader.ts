@@ -364,6 +364,10 @@ export class PgStoreReader implements StoreReader {
     return this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.resolved UNION ALL ${NOTE_SIGNATURE_SELECT}`).map(toEpisode).sort(episodeOrder);
   }
 
+  fixEpisodes(): EpisodeRecord[] {
+    return this.db.query<EpisodeRow>(`${EPISODE_SELECT} UNION ALL ${NOTE_SIGNATURE_SELECT}`).map(toEpisode).sort(episodeOrder);
+  }
+
   /** @internal The connection, for the store's own tests (proving the role cannot write). */
   connectionForTests(): PgSyncConnection {
     return this.db;

@@ -197,6 +197,7 @@ export class SqliteStoreReader implements StoreReader {
       episodesBySig: db.prepare(`${EPISODE_SELECT} WHERE e.sig IN (SELECT value FROM json_each(@sigs))
                                  UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig IN (SELECT value FROM json_each(@sigs))`),
       resolvedEpisodes: db.prepare(`${EPISODE_SELECT} WHERE e.resolved = 1 UNION ALL ${NOTE_SIGNATURE_SELECT}`),
+      fixEpisodes: db.prepare(`${EPISODE_SELECT} UNION ALL ${NOTE_SIGNATURE_SELECT}`),
       episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
                                 UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
       chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
@@ -446,6 +447,10 @@ export class SqliteStoreReader implements StoreReader {
 
   resolvedEpisodes(): EpisodeRecord[] {
     return (this.stmts.resolvedEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder);
+  }
+
+  fixEpisodes(): EpisodeRecord[] {
+    return (this.stmts.fixEpisodes.all() as EpisodeRow[]).map(toEpisode).sort(episodeOrder);
   }
 
   /** @internal The underlying connection: for the store's own tests (proving it cannot write). */

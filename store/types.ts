@@ -216,6 +216,9 @@ export interface EpisodeReader {
   episodeIndex(): Array<Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>>;
   /** Every resolved episode (the daemon precomputes the hook's fixes files from them). */
   resolvedEpisodes(): EpisodeRecord[];
+  /** Every episode and quoting note, resolved or not: the hook's fixes files are built from
+   *  them (core/fixes.ts: the unresolved ones are the outcomes that contradict a fix). */
+  fixEpisodes(): EpisodeRecord[];
 }
 
 /**

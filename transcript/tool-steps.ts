@@ -34,7 +34,11 @@ export interface ToolStep {
   startOffset: number;
   endOffset: number;
   sessionId: string | null;
+  /** The working directory after the call (its result's record). */
   cwd: string | null;
+  /** The working directory the call started in (its own record; null when unknown): a
+   *  command that `cd`s elsewhere ends in another `cwd`. */
+  callCwd?: string | null;
   /** The assistant's last visible text before the call (its one-line explanation), bounded. */
   note: string;
 }
@@ -45,6 +49,7 @@ interface PendingCall {
   summary: string;
   at: number | null;
   note: string;
+  cwd: string | null;
 }
 
 export interface ToolStepSnapshot {
@@ -98,7 +103,7 @@ export class ToolStepTracker {
         const step = ++this.steps;
         if (!c.id) continue;
         if (this.pending.size >= MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
-        this.pending.set(c.id, { step, name: c.name, summary: c.summary, at: rec.timestamp, note: this.note });
+        this.pending.set(c.id, { step, name: c.name, summary: c.summary, at: rec.timestamp, note: this.note, cwd: rec.cwd });
       }
       return [];
     }
@@ -126,6 +131,7 @@ export class ToolStepTracker {
         endOffset,
         sessionId: rec.sessionId,
         cwd: rec.cwd,
+        callCwd: call ? call.cwd : null,
         note: call?.note ?? '',
       });
     }

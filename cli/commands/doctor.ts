@@ -19,7 +19,7 @@ export function doctorText(r: DoctorReport): string {
 
 export const command: Command = {
   name: 'doctor',
-  summary: 'check the set-up: transcripts, hooks, daemon, store, model, state dir, kill switch, modes',
+  summary: 'check the set-up: transcripts, hooks, daemon, schedule, store, model, state dir, kill switch, modes',
   help: `usage: active-brain doctor [--json] [--set key.path=value ...]
 
 Runs every set-up check and prints what it saw and, for a failure, the fix:
@@ -30,6 +30,8 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
   codex              Codex CLI, when its sessions root exists: the rollouts there and
                      Codex's hooks.json registering the hook ("not used" without Codex)
   daemon             running, with a fresh canary (and, on a team store, the store reachable)
+  schedule           the scheduled index runs: the service manager's timer is active, or the
+                     running daemon runs it itself (indexer.schedule = "daemon")
   store              the knowledge store is readable and not empty
   secrets            no secret in the store's text (docs/REDACTION.md; store scan lists them)
   model              the embedding model loads and matches the store

@@ -13,9 +13,11 @@ import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { openStoreWriter } from '../../store/sqlite-store.js';
+import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
+import { syncFixesFrom } from '../../daemon/fixes-writer.js';
+import { fixesDir } from '../../shared/paths.js';
 import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
-import { writerStoreLocation } from '../../store/location.js';
+import { storeBackend, writerStoreLocation } from '../../store/location.js';
 import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
 import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -33,7 +35,9 @@ const HELP = `usage: active-brain index add <path> --region <name> [--kind notes
                          [--scope global|project:<glob>] [--audience team|user:<name>|project:<glob>] [--json]
        active-brain index [--rebuild] [--json]
 
-index add   registers <path> under region <name> and indexes it.
+index add   registers <path> under region <name> and indexes it (a folder that holds nothing
+            to index yet is registered all the same, and says so: the next index run and the
+            schedule pick up what appears there).
             --kind notes        a folder of .md / .markdown / .txt notes (or one file)
             --kind transcripts  a Claude Code projects root (<root>/<project>/<session>.jsonl,
                                 subagent transcripts skipped), e.g. ~/.claude/projects
@@ -64,11 +68,12 @@ indexer.intervalMinutes (default 15).
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
 "chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}],
-"redaction":{"rescrubbed","scrubbed","findings"}} (plus "region", "source" for add).
-Secrets (API keys, tokens, private keys, passwords…: docs/REDACTION.md) are replaced by
-markers such as ‹secret:github-token› before anything is chunked, embedded or stored. A store
-indexed before redaction, or with other redact.* config, has every document re-read and
-redacted by the next run (rescrubbed; unchanged chunks keep their vectors). chunks_embedded counts the chunks that needed the model; a re-indexed
+"redaction":{"rescrubbed","scrubbed","findings"}} (plus "region", "source", "registered": true
+for add). Secrets (API keys, tokens, private keys, passwords…: docs/REDACTION.md) are replaced
+by markers such as ‹secret:github-token› before anything is chunked, embedded or stored. A
+store indexed before redaction, or with other redact.* config, has every document re-read and
+redacted by the next run (rescrubbed; unchanged chunks keep their vectors).
+chunks_embedded counts the chunks that needed the model; a re-indexed
 file reuses the stored vectors of its unchanged chunks. Transcripts also give error
 episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
 Progress is drawn on stderr only when it is a terminal.
@@ -192,21 +197,54 @@ export async function runIndexJob(
     throw e;
   } finally {
     store?.close();
+    // Still under the lock: the hook's fixes files follow what this run left in the store.
+    if (outcome.result !== 'error') syncFixesAfterRun(storePath);
     // Still under the lock: the fingerprint after is what this run left.
     run.finish(outcome);
     await lock.release();
   }
 }
 
+/** The hook's fixes files (<home>/fixes) kept in step with the store the run changed: the
+ *  Past fix at a failure needs no daemon. A failure here is reported, never fatal to the run
+ *  (the daemon, when it runs, syncs them again). */
+function syncFixesAfterRun(storePath: string): void {
+  // A team store is followed by the daemon (its change stamp): this run holds a writer URL,
+  // and the readers' view of it is theirs (row-level security).
+  if (storeBackend(storePath) !== 'sqlite') return;
+  try {
+    const reader = openStoreReader(storePath);
+    try {
+      syncFixesFrom(reader, fixesDir(process.env), reader.changeStamp());
+    } finally {
+      reader.close();
+    }
+  } catch (e) {
+    process.stderr.write(`warning: the Past fix files in ${fixesDir(process.env)} were not updated (${(e as Error).message}); the daemon updates them when it runs, or run "active-brain index" again\n`);
+  }
+}
+
+/** What `index add` did with the path, said plainly: registered (and indexed), or registered
+ *  while it holds nothing to index yet — never a "nothing to index" that leaves it unclear. */
+export function addedLine(added: SourceRecord, scope: string | null, s: IndexSummary): string {
+  const head = `registered ${added.path} (${added.kind}) in region "${added.region}" (${scope})`;
+  if (s.files_seen > 0) return head;
+  const what = added.kind === 'notes' ? '.md, .markdown or .txt notes' : 'transcripts (<project>/<session>.jsonl)';
+  return `${head}: it holds no ${what} yet, so nothing was indexed; \`active-brain index\` (and the schedule) indexes what appears there. Not the folder you meant? Check the path${added.kind === 'transcripts' ? '' : ', or --kind transcripts'}.`;
+}
+
 async function execute(job: IndexJob & { json: boolean }): Promise<number> {
   const r = await runIndexJob(job, {
     progress: job.json ? undefined : createProgress(),
-    onProblem: job.json ? undefined : (p) => process.stderr.write(`active-brain: ${p.message}\n`),
+    // An empty new source is said once, in the registered line below, not as a skip.
+    onProblem: job.json ? undefined : (p) => {
+      if (!(job.add && p.reason === 'empty_source')) process.stderr.write(`active-brain: ${p.message}\n`);
+    },
   });
   const { summary, added, scope } = r;
-  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, audience: job.add!.audience, ...summary } : summary);
+  if (job.json) printJson(added ? { region: added.region, scope, source: added.path, kind: added.kind, audience: job.add!.audience, registered: true, ...summary } : summary);
   else {
-    if (added) process.stdout.write(`source ${added.path} (${added.kind}) in region "${added.region}" (${scope})\n`);
+    if (added) process.stdout.write(addedLine(added, scope, summary) + '\n');
     process.stdout.write(summaryLine(summary) + '\n');
   }
   const notEmbedded = summary.warnings.chunks_not_embedded ?? 0;

@@ -42,7 +42,8 @@ settings under three events, and writes $ACTIVE_BRAIN_HOME/hook-settings.json fo
               default needs [features] codex_hooks = true there).
 Idempotent: entries already present are left alone (an older path of ours is updated; an
 install from before the tool channel gains the two tool events).
-Every other setting and hook is kept; the original is saved as settings.json.active-brain.bak.
+Every other setting and hook is kept; your original is saved once, at the first install that
+changes the file, as settings.json.active-brain.bak (\`uninstall\` puts it back).
 Invalid JSON in the settings file: nothing is changed, exit 1.
 Warns when the hook is also registered at the other scope, or when the active-brain Claude
 Code plugin is enabled (its hooks answer the same events): either way it would fire twice.
@@ -77,7 +78,7 @@ Every mode starts in soak on both channels (logs what it would say, prints nothi
         out.push(report.changed ? `would change ${report.path}:` : `${report.path} already has the hook; nothing would change.`);
         if (report.changed) out.push(report.diff);
       } else if (report.changed) {
-        out.push(`hook ${report.action} in ${report.path}${report.backup ? ` (original saved as ${report.backup})` : ''}`);
+        out.push(`hook ${report.action} in ${report.path}${report.backup ? ` (your original is kept in ${report.backup})` : ''}`);
       } else out.push(`hook already installed in ${report.path}; nothing changed.`);
       if (report.events) out.push(`events: ${Object.entries(report.events).map(([e, a]) => `${e} ${a}`).join(', ')}`);
       out.push(`command: ${report.command}`);

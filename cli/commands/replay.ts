@@ -4,6 +4,7 @@
  * writes only stdout (and a progress bar on a TTY's stderr). Never writes caches, logs or
  * hook state.
  */
+import { toolErrorsText } from '../../eval/tool-error-kinds.js';
 import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
@@ -47,7 +48,7 @@ Options:
   --seed N         rng seed (default ${DEFAULT_SEED}); the same input and seed give the same output
   --json           one JSON object: {"sessions","exchanges","would_fire","fire_rate",
                    "by_type": {…}, "sidechain_offers", "printed", "by_silence", "by_hook",
-                   "tool_steps", "tool_errors", "tool_would_fire", "per_session",
+                   "tool_steps", "tool_errors", "tool_errors_by_kind", "tool_would_fire", "per_session",
                    "offers": [{"file","session","channel","turn","step","tool_use_id",
                    "trigger","type","confidence","handle","hook"}], "decisions": […], …}.
                    fire_rate = would_fire over the exchanges of main (non-sidechain) sessions
@@ -120,7 +121,7 @@ export function summaryText(s: ReplaySummary, store: string): string {
     `prompt channel: ${s.exchanges} exchanges (${s.main_exchanges} in main sessions) = ${s.would_fire} with an offer + ${silent} silent`,
     `  offers: ${s.would_fire} (${(s.fire_rate * 100).toFixed(1)}% of main-session exchanges) · by type: ${counts(s.by_type)} · past the hook's gates: ${s.printed} · hook verdicts: ${counts(s.by_hook)}`,
     `  silent exchanges by reason: ${counts(s.by_silence)}`,
-    `tool channel: ${s.tool_steps} tool steps, ${s.tool_errors} errors · past the hook's gates: ${s.tool_would_fire} (${s.tool_offers_per_100_steps} per 100 steps) · hook verdicts: ${counts(s.tool_by_hook)}`,
+    `tool channel: ${s.tool_steps} tool steps, ${toolErrorsText(s)} · past the hook's gates: ${s.tool_would_fire} (${s.tool_offers_per_100_steps} per 100 steps) · hook verdicts: ${counts(s.tool_by_hook)}`,
     `  silent errors by reason: ${counts(s.tool_by_silence)}`,
     `sidechain offers: ${s.sidechain_offers} · triggers: ${counts(s.by_trigger)}`,
     ...(s.unreadable_files?.length ? [`skipped ${s.unreadable_files.length} unreadable files: ${s.unreadable_files.map(sanitizeLine).join('; ')}`] : []),

@@ -6,6 +6,7 @@
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
+import { applyChoices, choicesFrom, persistChoices } from '../../config/persist.js';
 import { defaultStorePath } from '../../shared/paths.js';
 import {
   commandsOk, installService, uninstallService, serviceStatus, type InstallResult, type Platform, type ServiceStatus, type UninstallResult,
@@ -26,6 +27,10 @@ export function installText(r: InstallResult, manage: boolean): string {
   }
   for (const c of r.wouldRun ?? []) out.push(`# would run: ${c}`);
   for (const c of r.commands) out.push(`${c.ok ? 'ok  ' : c.tolerated ? 'skip' : 'FAIL'} ${c.command}${c.ok ? '' : `: ${c.detail}`}`);
+  if (r.unreachable) {
+    out.push(`FAIL no user service manager reachable (${r.unreachable}): the files are written but nothing runs them. ` +
+      'Without one, `active-brain setup` starts the daemon detached and has it run the scheduled index itself (indexer.schedule = "daemon").');
+  }
   if (!r.dryRun && !manage) {
     out.push(r.platform === 'linux'
       ? 'not started: run systemctl --user daemon-reload && systemctl --user enable --now active-brain.service active-brain-index.timer'
@@ -42,11 +47,13 @@ function uninstallText(r: UninstallResult): string {
   return out.join('\n') + '\n';
 }
 
-function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }): string {
+function statusText(r: ServiceStatus & { last_index_run: LastIndexRun }, daemonSchedule: boolean): string {
   const out = r.files.map((f) => `${f.role.padEnd(13)} ${f.installed ? (f.up_to_date ? 'installed, up to date' : 'installed, OUTDATED (run service install)') : 'not installed'}: ${f.file}`);
   for (const m of r.manager) out.push(`manager:      ${m.unit}: ${m.detail || (m.ok ? 'active' : 'inactive')}`);
   out.push(`last index:   ${describeLastRun(r.last_index_run)}`);
-  if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
+  if (!r.installed && daemonSchedule) {
+    out.push('not installed: the daemon runs the scheduled index itself (indexer.schedule = "daemon": setup\'s fallback without a user service manager; `active-brain status` shows it)');
+  } else if (!r.installed) out.push('not (fully) installed: run `active-brain service install` (or `active-brain setup`)');
   return out.join('\n') + '\n';
 }
 
@@ -88,26 +95,35 @@ the platform has none.`,
       throw new UserError('expected install, uninstall or status. Run `active-brain service --help`.', EXIT.USAGE);
     }
     const platform = platformOf(values.platform);
-    const { config } = loadConfig({ flags: values.set });
+    const { config, sources } = loadConfig({ flags: values.set });
     const dryRun = Boolean(values['dry-run']);
     const manage = !values['no-manage'] && platform === process.platform;
-    const intervalMinutes = config.indexer.intervalMinutes;
     if (action === 'install') {
-      const r = installService(platform, { dryRun, manage, intervalMinutes });
-      if (values.json) printJson(r);
-      else process.stdout.write(installText(r, manage));
-      return commandsOk(r.commands) ? EXIT.OK : EXIT.ENV;
+      // The units read config.json: what this shell set (model folder, roots, store) goes there
+      // first, so the units, a new shell and the hook agree (config/persist.ts).
+      const choices = choicesFrom(config, sources, process.env);
+      const persisted = persistChoices(choices, { dryRun });
+      const r = installService(platform, { config: applyChoices(config, choices), dryRun, manage });
+      const running = manage && !dryRun && !r.unreachable && commandsOk(r.commands);
+      // The timer runs the schedule now: the daemon no longer needs to (indexer.schedule).
+      if (running && config.indexer.schedule !== 'service') persisted.changed.push(...persistChoices({ 'indexer.schedule': 'service' }, { dryRun }).changed);
+      if (values.json) printJson({ ...r, config: { file: persisted.file, changed: persisted.changed } });
+      else {
+        if (persisted.changed.length) process.stdout.write(`${dryRun ? 'would write' : 'wrote'} ${persisted.changed.join(', ')} to ${persisted.file}\n`);
+        process.stdout.write(installText(r, manage));
+      }
+      return r.unreachable || !commandsOk(r.commands) ? EXIT.ENV : EXIT.OK;
     }
     if (action === 'uninstall') {
-      const r = uninstallService(platform, { dryRun, manage, intervalMinutes });
+      const r = uninstallService(platform, { config, dryRun, manage });
       if (values.json) printJson(r);
       else process.stdout.write(uninstallText(r));
       return commandsOk(r.commands) ? EXIT.OK : EXIT.ENV;
     }
     const storePath = config.store.path ?? defaultStorePath();
-    const r = { ...serviceStatus(platform, { manage, intervalMinutes }), last_index_run: lastIndexRun(readIndexLog(), storePath) };
+    const r = { ...serviceStatus(platform, { config, manage }), last_index_run: lastIndexRun(readIndexLog(), storePath) };
     if (values.json) printJson(r);
-    else process.stdout.write(statusText(r));
+    else process.stdout.write(statusText(r, config.indexer.schedule === 'daemon'));
     return r.installed ? EXIT.OK : EXIT.FAIL;
   },
 };

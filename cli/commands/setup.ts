@@ -7,7 +7,7 @@
  */
 import { parseFlags, printJson, EXIT, isTty, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { codexHooksStep, healthStep, hooksStep, modelStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
+import { codexHooksStep, configStep, healthStep, hooksStep, modelStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
 
 const isFailure = (s: Step | StepFailure): s is StepFailure => 'exit' in s;
 
@@ -24,7 +24,12 @@ export const command: Command = {
 Sets active-brain up for this user, in order; every step is idempotent and says what it
 changed or that it was already done, so running it again is safe:
   model            the embedding model loads (exit 3 when it cannot: build the offline one
-                   with \`npm run model:offline\` and set ACTIVE_BRAIN_MODEL_PATH)
+                   with \`npm run model:offline\` and set ACTIVE_BRAIN_MODEL_PATH); a dry
+                   run says whether it is cached, or would be downloaded (and whether it can)
+  config           what this set-up uses, when it came from the environment or --set — the
+                   model folder (ACTIVE_BRAIN_MODEL_PATH), the transcript roots, the store —
+                   and the transcripts root, saved in $ACTIVE_BRAIN_HOME/config.json: a new
+                   shell, the daemon, the services and the hook then agree without them
   sessions-source  the transcripts root (transcriptsRoot / ACTIVE_BRAIN_TRANSCRIPTS, default
                    ~/.claude/projects) registered as a transcripts source in region
                    "sessions" (left alone when registered already, in any region)
@@ -35,23 +40,28 @@ changed or that it was already done, so running it again is safe:
   codex-hooks      Codex CLI's hooks file, as \`active-brain install --host codex\` does — only
                    when Codex is there ($CODEX_HOME or ~/.codex exists); skipped otherwise
   service          the daemon and the scheduled index (every indexer.intervalMinutes) as
-                   user services, as \`active-brain service install\` does
+                   user services, as \`active-brain service install\` does. Where no user
+                   service manager answers (no systemd user bus: containers, WSL, SSH
+                   without lingering), the fallback, said as such: the daemon starts
+                   detached and runs the scheduled index itself (indexer.schedule =
+                   "daemon" in config.json); it does not start at login
   health           daemon state, store size, hooks registered, the last index run
 It stops when the model cannot load or the store cannot be read (later steps need them);
 a failed index (another indexer running, some documents not stored) is reported and the
 hooks and service are installed anyway.
 
 --dry-run    change nothing: each step reads and says what it would do (no file is written)
---no-manage  write the service files but do not call systemctl/launchctl
+--no-manage  write the service files but do not call systemctl/launchctl (you run them
+             your own way: nothing is started, no fallback)
 --json       {"steps":[{"name","changed","detail","ok"}],"pass"}
 Exit codes: 0 every step done · 1 a step failed (settings file not valid JSON, some
 documents not indexed, daemon did not come up) · 2 bad flags or config · 3 environment
-(model cannot load, store unreadable, no service manager).`,
+(model cannot load, store unreadable, the service manager answered but failed).`,
   async run(argv) {
     const { values } = parseFlags(argv, { 'dry-run': { type: 'boolean' }, 'no-manage': { type: 'boolean' } }, false);
-    const { config } = loadConfig({ flags: values.set });
+    const { config, sources } = loadConfig({ flags: values.set });
     const json = Boolean(values.json);
-    const ctx = setupContext(config, { dryRun: Boolean(values['dry-run']), manage: !values['no-manage'], progress: !json && isTty() });
+    const ctx = setupContext(config, { sources, dryRun: Boolean(values['dry-run']), manage: !values['no-manage'], progress: !json && isTty() });
     const steps: Step[] = [];
     let exit: number = EXIT.OK;
     const take = (s: Step | StepFailure): boolean => {
@@ -63,6 +73,7 @@ documents not indexed, daemon did not come up) · 2 bad flags or config · 3 env
     };
     try {
       if (take(await modelStep(ctx))) {
+        take(configStep(ctx));
         const [source, index] = await sourceAndIndexSteps(ctx);
         // An index that failed (busy, some documents) still leaves a usable set-up; a store
         // that cannot be read does not.
@@ -70,9 +81,9 @@ documents not indexed, daemon did not come up) · 2 bad flags or config · 3 env
           if (index) take(index);
           take(hooksStep(ctx));
           take(codexHooksStep(ctx));
-          const service = serviceStep(ctx);
-          const started = take(service) && ctx.manage && !ctx.dryRun;
-          take(await healthStep(ctx, started));
+          const service = await serviceStep(ctx);
+          take(service);
+          take(await healthStep(ctx, Boolean(ctx.daemonStarted) && !ctx.dryRun));
         }
       }
     } finally {

@@ -35,24 +35,33 @@ function tail(path: string, from: number): string {
   }
 }
 
-async function detach(sets: string[], json: boolean): Promise<number> {
-  const lock = lockState();
-  if (lock.held && lock.pid !== null && lock.pidAlive) {
-    process.stderr.write(`active-brain daemon already running (pid ${lock.pid})\n`);
-    return EXIT.FAIL;
+export interface Detached {
+  pid: number;
+  /** A daemon was running already: nothing was started. */
+  already: boolean;
+  out: string;
+}
+
+/**
+ * Start the daemon in the background (or find it running) and wait for its first canary.
+ * Used by `start --detach` and by `setup` where no service manager runs it. Throws a
+ * UserError naming the cause (kill switch, early exit, no canary in time).
+ */
+export async function startDetached(sets: string[], env: NodeJS.ProcessEnv = process.env): Promise<Detached> {
+  const outPath = join(logsDir(env), DAEMON_OUT_FILE);
+  const lock = lockState(env);
+  if (lock.held && lock.pid !== null && lock.pidAlive) return { pid: lock.pid, already: true, out: outPath };
+  if (existsSync(killPath(env))) {
+    throw new UserError(`the kill switch is on (${killPath(env)}): the daemon would stop at once. Run \`active-brain unkill\` first.`, EXIT.FAIL);
   }
-  if (existsSync(killPath())) {
-    throw new UserError(`the kill switch is on (${killPath()}): the daemon would stop at once. Run \`active-brain unkill\` first.`, EXIT.FAIL);
-  }
-  ensureDir(homeDir());
-  ensureDir(logsDir());
-  const outPath = join(logsDir(), DAEMON_OUT_FILE);
+  ensureDir(homeDir(env));
+  ensureDir(logsDir(env));
   let outStart = 0;
   try { outStart = statSync(outPath).size; } catch { /* new file */ }
   const fd = openSync(outPath, 'a', 0o600);
   const bin = fileURLToPath(new URL('../../../bin/active-brain.js', import.meta.url));
   const args = [bin, 'start', ...sets.flatMap((s) => ['--set', s])];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env: process.env });
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env });
   closeSync(fd);
   let exited: number | null = null;
   child.once('exit', (code, signal) => { exited = code ?? (signal ? 128 : 1); });
@@ -62,24 +71,31 @@ async function detach(sets: string[], json: boolean): Promise<number> {
   const t0 = Date.now();
   while (Date.now() - t0 < DETACH_WAIT_MS) {
     if (exited !== null) {
+      // Lost a race with another start: that daemon is the one (idempotent, like the check above).
+      const now = lockState(env);
+      if (exited === EXIT.FAIL && now.held && now.pid !== null && now.pid !== pid && now.pidAlive) return { pid: now.pid, already: true, out: outPath };
       const why = tail(outPath, outStart) || `exit code ${exited}`;
       throw new UserError(`the daemon exited during start: ${why}`, exited === 0 ? EXIT.FAIL : exited);
     }
-    const c = readCanary(canaryPath());
+    const c = readCanary(canaryPath(env));
     if (c && c.pid === pid && c.killed) {
-      throw new UserError(`the daemon stopped at once: the kill switch is on (${killPath()}). Run \`active-brain unkill\`, then start again.`, EXIT.FAIL);
+      throw new UserError(`the daemon stopped at once: the kill switch is on (${killPath(env)}). Run \`active-brain unkill\`, then start again.`, EXIT.FAIL);
     }
-    if (c && c.pid === pid) {
-      if (json) printJson({ started: true, pid, out: outPath });
-      else process.stdout.write(`active-brain daemon started (pid ${pid}); output in ${outPath}\n`);
-      return EXIT.OK;
-    }
+    if (c && c.pid === pid) return { pid, already: false, out: outPath };
     await sleep(POLL_MS);
   }
   throw new UserError(
     `the daemon (pid ${pid}) did not report in within ${DETACH_WAIT_MS / 1000} s; see ${outPath} and "active-brain status".`,
     EXIT.FAIL,
   );
+}
+
+async function detach(sets: string[], json: boolean): Promise<number> {
+  const d = await startDetached(sets);
+  if (json) printJson({ started: !d.already, already_running: d.already, pid: d.pid, out: d.out });
+  else if (d.already) process.stdout.write(`active-brain daemon already running, pid ${d.pid}\n`);
+  else process.stdout.write(`active-brain daemon started (pid ${d.pid}); output in ${d.out}\n`);
+  return EXIT.OK;
 }
 
 export const command: Command = {
@@ -89,17 +105,18 @@ export const command: Command = {
 
 Runs the active-brain daemon: watches Claude Code transcripts, decides (rarely) on one
 offer per session and writes it to $ACTIVE_BRAIN_HOME/cache for the hook.
-One daemon per state dir: a second start prints the running pid and exits 1.
+One daemon per state dir: \`start --detach\` when one runs already prints
+"already running, pid N" and exits 0 (nothing to do); a second foreground start exits 1.
 
   --detach   run in the background (output in $ACTIVE_BRAIN_HOME/logs/${DAEMON_OUT_FILE});
              waits until it is cycling, then prints its pid
   --set      override a config value for this run (e.g. --set daemon.cycleMs=500)
 
 Foreground: stop with Ctrl-C or SIGTERM (clean: logs flushed, lock released).
-  --json     one JSON object: with --detach {"started","pid","out"} once it runs; in the
+  --json     one JSON object: with --detach {"started","already_running","pid","out"} once it runs; in the
              foreground {"started","pid","root","home","exit"} when it has stopped
-Exit codes: 0 stopped cleanly (idle exit, SIGTERM, the KILL file appearing while it runs) ·
-1 already running, or the kill switch is on at start (run \`active-brain unkill\`; under the
+Exit codes: 0 stopped cleanly (idle exit, SIGTERM, the KILL file appearing while it runs), or
+--detach found it running · 1 already running (foreground), or the kill switch is on at start (run \`active-brain unkill\`; under the
 service manager that case exits 0 so it is not restarted in a loop) · 2 bad config ·
 3 environment (model cannot load, state dir unwritable).`,
   async run(argv) {

@@ -5,9 +5,17 @@
  * stays. `--host codex`: the same in Codex CLI's $CODEX_HOME/hooks.json. Pure change in hook/install.ts, files in hook/install-files.ts.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { uninstallCodexHook, uninstallHook } from '../../hook/install-files.js';
+import { uninstallCodexHook, uninstallHook, type ChangeReport } from '../../hook/install-files.js';
 import { hostFlag } from './install.js';
 import { SettingsShapeError } from '../../hook/install.js';
+
+/** What uninstall did to the file, said plainly. */
+export function undoText(r: ChangeReport): string {
+  if (r.undo === 'restored-original') return `hook removed: ${r.path} is back to what it was before install, byte for byte (nothing else had changed it since)`;
+  if (r.undo === 'deleted-created') return `hook removed: ${r.path} deleted (install had created it)`;
+  const why = r.undoNote ? ` (${r.undoNote})` : '';
+  return `hook removed from ${r.path}: only our entries; the rest of the file is as it was${why}${r.backup ? `. Your settings from before install are in ${r.backup}` : ''}`;
+}
 
 export const command: Command = {
   name: 'uninstall',
@@ -20,7 +28,10 @@ nothing else.
   --project   this directory's .claude/settings.json
   --dry-run   show the change and write nothing
   --host codex  Codex CLI's $CODEX_HOME/hooks.json (else ~/.codex/hooks.json) instead
-The original is saved as settings.json.active-brain.bak. Invalid JSON: nothing changed, exit 1.
+When nothing else changed the file since \`install\` wrote it, the original comes back byte
+for byte (install kept it in settings.json.active-brain.bak), or the file is deleted when
+install created it. Otherwise only our entries are removed and the rest of the text is kept
+as it is (the .bak keeps your settings from before install). Invalid JSON: nothing changed, exit 1.
 Mentions any registration left at the other scope.`,
   async run(argv) {
     const { values } = parseFlags(argv, { project: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, host: { type: 'string' } }, false);
@@ -40,7 +51,7 @@ Mentions any registration left at the other scope.`,
     if (values.json) printJson(shown);
     else if (!report.changed) process.stdout.write(`no active-brain hook in ${report.path}; nothing changed.\n`);
     else if (dryRun) process.stdout.write(`would change ${report.path}:\n${report.diff}\n`);
-    else process.stdout.write(`hook removed from ${report.path}${report.backup ? ` (original saved as ${report.backup})` : ''}\n`);
+    else process.stdout.write(`${undoText(report)}\n`);
     for (const d of report.duplicates) process.stderr.write(`active-brain: note: the hook is still registered in ${d}.\n`);
     return EXIT.OK;
   },

@@ -49,4 +49,22 @@ describe('config and status show the roots', () => {
     expect(JSON.parse(cli(e, ['status', '--json']).stdout).codex_sessions_root).toEqual({ path: root, exists: true });
     expect(cli(e, ['status']).stdout).toMatch(new RegExp(`^codex: +${root} \\(Codex CLI rollouts, tailed too\\)$`, 'm'));
   });
+
+  it('config prints every key, the unset optional ones too (embedding.model, localModelPath, url, store.url), with what sets them', () => {
+    e = tempEnv('ab-cfg-');
+    const env = { ...e.env };
+    for (const k of ['ACTIVE_BRAIN_MODEL_PATH', 'ACTIVE_BRAIN_MODEL', 'ACTIVE_BRAIN_EMBEDDING_URL', 'ACTIVE_BRAIN_STORE_URL']) delete env[k];
+    const r = cli({ ...e, env }, ['config']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^embedding\.model +unset +\(set it with ACTIVE_BRAIN_MODEL or config\.json\)$/m);
+    expect(r.stdout).toMatch(/^embedding\.localModelPath +unset +\(set it with ACTIVE_BRAIN_MODEL_PATH or config\.json\)$/m);
+    expect(r.stdout).toMatch(/^embedding\.url +unset +\(set it with ACTIVE_BRAIN_EMBEDDING_URL or config\.json\)$/m);
+    expect(r.stdout).toMatch(/^store\.url +unset +\(set it with ACTIVE_BRAIN_STORE_URL or config\.json\)$/m);
+    const j = JSON.parse(cli({ ...e, env }, ['config', '--json']).stdout) as { unset: string[] };
+    expect(j.unset).toEqual(expect.arrayContaining(['embedding.model', 'embedding.localModelPath', 'embedding.url', 'store.url']));
+    // control: once set, the key shows its value and source, and is not listed as unset
+    const set = cli(e, ['config']);
+    expect(set.stdout).toMatch(/^embedding\.localModelPath +".+" +\(env\)$/m);
+    expect((JSON.parse(cli(e, ['config', '--json']).stdout) as { unset: string[] }).unset).not.toContain('embedding.localModelPath');
+  });
 });

@@ -27,6 +27,13 @@ describe('usage errors say what was wrong and what was meant', () => {
     const b = run(['search', 'x', '--jsn']);
     expect(b.stderr).toContain('Did you mean --json?');
   });
+  it('bare `active-brain` prints the overview with exit 0 (control: an unknown command is exit 2)', () => {
+    const r = run([]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^usage: active-brain <command>/);
+    expect(r.stdout).toMatch(/^ {2}setup +/m);
+    expect(run(['nope']).status).toBe(2);
+  });
   it('a positional argument where none is taken is named', () => {
     const r = run(['status', 'extra']);
     expect(r.status).toBe(2);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildFixFiles, exactFixes, fixConfidence, fixReason, EXACT_RESOLVED, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { errorKeys } from '../../shared/error-keys.js';
 import type { EpisodeRecord } from '../../store/types.js';
 
 const SIG = '00563818672bd1';
@@ -46,9 +47,45 @@ describe('Past fix offers from episodes', () => {
     expect(f[0].offer).toMatchObject({ type: 'past-fix', trigger: 'error', channel: 'tool' });
   });
 
-  it('builds one fixes file per signature with a resolved episode, nothing for unresolved ones', () => {
-    const files = buildFixFiles([ep(), ep({ chunkId: 9, sig: '0000000000000a', resolved: false, fix: '' }), ep({ chunkId: 3, sig: 'not-a-sig' })], 'stamp', 5);
-    expect([...files.keys()]).toEqual([SIG]);
+  it('builds one fixes file per signature with a resolved episode and one per key line of it; nothing for unresolved ones', () => {
+    const files = buildFixFiles([ep(), ep({ chunkId: 9, sig: '0000000000000a', head: ['fatal: something else entirely went wrong'], resolved: false, fix: '' }), ep({ chunkId: 3, sig: 'not-a-sig' })], 'stamp', 5);
+    const lineKeys = errorKeys(ep().head)!.lineKeys;
+    expect(lineKeys.length).toBe(1);
+    expect([...files.keys()].sort()).toEqual([SIG, ...lineKeys].sort());
     expect(files.get(SIG)).toMatchObject({ version: 1, sig: SIG, storeStamp: 'stamp', createdAt: 5 });
+    // The line file answers the same error under another lead, a little less sure.
+    expect(files.get(lineKeys[0])!.fixes[0].offer.confidence).toBe(LINE_RESOLVED);
+    expect(files.get(SIG)!.fixes[0].offer.confidence).toBe(EXACT_RESOLVED);
+  });
+
+  it('a generic error (here an Edit whose old string did not match) never gets a fixes file', () => {
+    const edit = ep({ sig: '0000000000000b', head: ['string to replace not found in file.'], tool: 'Edit', fix: 'Read lib/a.ex; then Edit lib/a.ex' });
+    expect(buildFixFiles([edit], 's', 0).size).toBe(0);
+    expect(buildFixFiles([ep()], 's', 0).size).toBeGreaterThan(0); // control
+  });
+
+  it('consensus: the fix most sessions agree on comes first; sessions that met the error again and again without fixing it, or fixed it another way, lower the confidence', () => {
+    const a = (i: number, fix: string, at: number) => ep({ chunkId: i, sessionId: `s${i}`, fix, at });
+    const files = buildFixFiles([a(1, 'cd api && git add -A', 1), a(2, 'cd api && git status', 2), a(3, 'git init', 3)], 's', 0);
+    const f = files.get(SIG)!.fixes;
+    expect(fixKey(f[0].offer.reason.replace(/^fixed by /, '').split(' — ')[0])).toBe('dir api');
+    expect(f[0].offer.confidence).toBeCloseTo(EXACT_RESOLVED + 0.04 - DISAGREEMENT, 4); // 2 agree, 1 disagrees
+    expect(f[1].offer.confidence).toBeCloseTo(EXACT_RESOLVED - 2 * DISAGREEMENT, 4);
+    // Many sessions, each its own way: under the gate.
+    const scattered = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => a(i, `tool${i} --fix`, i));
+    expect(buildFixFiles(scattered, 's', 0).get(SIG)!.fixes[0].offer.confidence).toBeLessThan(0.7);
+    const tried = ep({ chunkId: 8, sessionId: 's8', resolved: false, fix: '', attempts: 3 });
+    const once = ep({ chunkId: 9, sessionId: 's9', resolved: false, fix: '', attempts: 1 });
+    expect(buildFixFiles([ep(), tried], 's', 0).get(SIG)!.fixes[0].offer.confidence).toBeCloseTo(EXACT_RESOLVED - CONTRADICTION, 4);
+    // Met once and left (the work moved on) says nothing against the fix.
+    expect(buildFixFiles([ep(), once], 's', 0).get(SIG)!.fixes[0].offer.confidence).toBe(EXACT_RESOLVED);
+  });
+
+  it('fixKey: the directory a fix moves to (however it moves), else the first action words', () => {
+    expect(fixKey('in api: git add -A && git status')).toBe('dir api');
+    expect(fixKey('cd api/ && git log --oneline -3')).toBe('dir api');
+    expect(fixKey('git -C api status')).toBe('dir api');
+    expect(fixKey('cd developer-portal && pnpm run typecheck')).toBe('dir developer-portal');
+    expect(fixKey('git push --set-upstream origin <branch>')).toBe('git push');
   });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
+import { HOST_ENV } from '../../shared/workers.js';
 
 export const BIN = join(repoRoot, 'bin', 'active-brain.js');
 /** Config overrides that keep every test quick. */
@@ -41,6 +42,9 @@ export function tempEnv(tag = 'ab-daemon-'): Env {
   };
   delete env.ACTIVE_BRAIN_MODEL;
   delete env.ACTIVE_BRAIN_CODEX_SESSIONS;
+  // The host's session variables (tests run from inside a `claude -p` would otherwise make every
+  // hook they spawn a worker): a test that wants them sets them (shared/workers.ts HOST_ENV).
+  for (const k of Object.values(HOST_ENV)) delete env[k];
   const pids: number[] = [];
   return {
     home,

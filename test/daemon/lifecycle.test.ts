@@ -193,7 +193,7 @@ describe('daemon lifecycle (real process)', () => {
     expect(bad.stderr).toMatch(/daemon\.cycleMs/);
   });
 
-  it('start --detach returns with the pid of a running daemon; stop stops it', async () => {
+  it('start --detach returns with the pid of a running daemon, again with exit 0 when it runs already; stop stops it', async () => {
     e = tempEnv();
     const r = cli(e, ['start', '--detach', '--json', '--set', 'daemon.cycleMs=200']);
     expect(r.code, r.stderr).toBe(0);
@@ -201,9 +201,11 @@ describe('daemon lifecycle (real process)', () => {
     e.track(pid);
     expect(JSON.parse(cli(e, ['status', '--json']).stdout)).toMatchObject({ running: true, pid });
     expect(existsSync(join(e.home, 'logs', 'daemon.out'))).toBe(true);
+    // idempotent: the running daemon is what was asked for (exit 0, its pid; nothing started)
     const again = cli(e, ['start', '--detach']);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`already running (pid ${pid})`);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`active-brain daemon already running, pid ${pid}\n`);
+    expect(JSON.parse(cli(e, ['start', '--detach', '--json']).stdout)).toEqual({ started: false, already_running: true, pid, out: join(e.home, 'logs', 'daemon.out') });
     expect(cli(e, ['stop']).code).toBe(0);
     expect(JSON.parse(cli(e, ['status', '--json']).stdout).running).toBe(false);
     // With the kill switch on, a detached start does not claim success: exit 1, says unkill.

@@ -1,5 +1,5 @@
 /**
- * Issue 12's end-to-end check, every part real: a store indexed by the real CLI from a
+ * The Past fix end to end, every part real: a store indexed by the real CLI from a
  * real-format past transcript in which `git push` failed for want of an upstream branch and
  * was fixed; the real daemon precomputing the hook's fixes; the real hook process (the file
  * `install` registers, bin/active-brain-hook.cjs) fed the PostToolUseFailure payload Claude
@@ -7,6 +7,8 @@
  *   soak (the default)   → prints nothing, logs would-fire (channel tool)
  *   live (enable --channel tool) → prints the Past fix naming what fixed it
  *   a first-seen error   → silent (control)
+ *   a near match (another head, the same telling line) → the Past fix through a key-line file
+ *   no daemon running    → the indexer's own fixes files serve the hook; the kill file silences
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -51,7 +53,7 @@ describe('Past fix at the failure, end to end', () => {
     const line = out.hookSpecificOutput.additionalContext;
     expect(line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.\d\d\]/);
     // What fixed it comes first, so a line cut to the byte cap keeps it; then which error.
-    expect(line).toContain('— fixed by git push --set-upstream origin');
+    expect(line).toContain('] fixed by git push --set-upstream origin');
     expect(line).toContain('same "the current branch');
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(400);
     expect(line).toContain('(recall: active-brain recall ');
@@ -62,5 +64,58 @@ describe('Past fix at the failure, end to end', () => {
     const first = runHook(e, failurePayload(e, randomUUID(), 'Exit code 2\nmake: *** No rule to make target \'lint\'.  Stop.', 'make lint'));
     expect(first).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(hookRecords(e).at(-1)).toMatchObject({ channel: 'tool', outcome: 'silent', reason: 'no-fix' });
+  });
+
+  it('a near match: the same telling line under another head gets the Past fix at that failure (real daemon, real hook process); control: an unrelated error stays silent', async () => {
+    e = tempEnv('ab-pastfix-near-');
+    const hist = join(e.home, '..', 'history', '-work-app');
+    mkdirSync(hist, { recursive: true });
+    const past = { ...newSession(e), path: '' };
+    past.path = join(hist, `${past.id}.jsonl`);
+    appendFixedPushSession(past, 'feature-parser');
+    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    const d = startDaemon(e);
+    await waitCanary(e, d.pid);
+    expect(cli(e, ['enable', 'default', '--channel', 'tool', '--force']).code).toBe(0);
+    // Another line in front (a pre-push hook's chatter naming a failure of its own): another
+    // head, so no exact file; the telling line is the same.
+    const near = `Exit code 1\nwarning: pre-push hook could not find a remote config, skipped\n${NO_UPSTREAM('feature-cart').replace(/^Exit code \d+\n/, '')}`;
+    expect(errorSignature(near)!.sig).not.toBe(errorSignature(NO_UPSTREAM('feature-cart'))!.sig);
+    expect(existsSync(join(e.home, 'fixes', `${errorSignature(near)!.sig}.json`))).toBe(false);
+    const r = runHook(e, failurePayload(e, randomUUID(), near));
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } };
+    expect(out.hookSpecificOutput.additionalContext).toContain('] fixed by git push --set-upstream origin');
+    expect(hookRecords(e).at(-1)).toMatchObject({ channel: 'tool', outcome: 'print', type: 'past-fix' });
+    const other = runHook(e, failurePayload(e, randomUUID(), 'Exit code 1\nwarning: pre-push hook could not find a remote config, skipped\nfatal: could not read Username for the remote: terminal prompts disabled'));
+    expect(other).toMatchObject({ code: 0, stdout: '' });
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  });
+
+  it('no daemon needed at the failure: the indexer writes the fixes files, the hook prints with no daemon running; `stop` keeps them, the kill file silences them', async () => {
+    e = tempEnv('ab-pastfix-nodaemon-');
+    const hist = join(e.home, '..', 'history', '-work-app');
+    mkdirSync(hist, { recursive: true });
+    const past = { ...newSession(e), path: '' };
+    past.path = join(hist, `${past.id}.jsonl`);
+    appendFixedPushSession(past, 'feature-parser');
+    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    const sig = errorSignature(NO_UPSTREAM('feature-cart'))!.sig;
+    expect(existsSync(join(e.home, 'fixes', `${sig}.json`))).toBe(true); // written by the index run itself
+    expect(cli(e, ['enable', 'default', '--channel', 'tool', '--force']).code).toBe(0);
+    const live = runHook(e, failurePayload(e, randomUUID(), NO_UPSTREAM('feature-cart')));
+    expect(JSON.parse(live.stdout).hookSpecificOutput.additionalContext).toContain('fixed by git push --set-upstream origin');
+    // A daemon that starts and stops leaves them in place.
+    const d = startDaemon(e);
+    await waitCanary(e, d.pid);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(existsSync(join(e.home, 'fixes', `${sig}.json`))).toBe(true);
+    expect(JSON.parse(runHook(e, failurePayload(e, randomUUID(), NO_UPSTREAM('feature-cart'))).stdout).hookSpecificOutput.additionalContext).toContain('fixed by');
+    // The kill file silences it (control above: the same call printed).
+    expect(cli(e, ['kill']).code).toBe(0);
+    expect(runHook(e, failurePayload(e, randomUUID(), NO_UPSTREAM('feature-cart')))).toMatchObject({ code: 0, stdout: '' });
+    expect(hookRecords(e).at(-1)).toMatchObject({ outcome: 'silent', reason: 'killed' });
   });
 });

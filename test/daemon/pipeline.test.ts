@@ -191,8 +191,8 @@ describe('pipeline', () => {
 
   const silent: Array<[string, () => Promise<Decision[]>, string]> = [
     ['worker entrypoint (claude -p)', async () => run(new Pipeline(deps(cfg())), session({ entrypoint: 'sdk-cli' })), 'worker-entrypoint'],
-    ['sidechain records', async () => run(new Pipeline(deps(cfg())), session({ isSidechain: true })), 'sidechain'],
-    ['subagent file', async () => run(new Pipeline(deps(cfg())), session(), { subagent: true, path: '/t/s1/subagents/agent-a1.jsonl' }), 'worker-subagent-file'],
+    ['sidechain records', async () => run(new Pipeline(deps(cfg())), session({ isSidechain: true })), 'worker-sidechain'],
+    ['subagent file', async () => run(new Pipeline(deps(cfg())), session(), { subagent: true, path: '/t/s1/subagents/agent-a1.jsonl' }), 'worker-subagent'],
     ['seed history', async () => run(new Pipeline(deps(cfg())), session(), { seed: true }), 'seed'],
     ['injected prompt', async () => run(new Pipeline(deps(cfg())), session({ injected: true })), 'injected'],
     ['mode off', async () => run(new Pipeline(deps(cfg({ modes: { default: { state: 'off' } } }))), session()), 'mode-off'],

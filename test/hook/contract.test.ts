@@ -76,10 +76,13 @@ const CASES: Array<[reason: string | string[], what: string, mutate: Mutation]> 
   ['bad-payload', 'stdin is not JSON', (sc) => { sc.payload = 'not json {'; }],
   ['bad-payload', 'session id is not a safe file name', withPayload({ session_id: '../../etc/passwd' })],
   ['wrong-event', 'payload is for another event', withPayload({ hook_event_name: 'Stop' })],
-  ['worker-agent', 'payload comes from a subagent', withPayload({ agent_id: 'a1b2', agent_type: 'general-purpose' })],
-  ['worker-env', 'the worker env marker is set', (sc) => { sc.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
-  ['worker-cwd', 'cwd matches a worker glob', withSettings({ workers: { cwdGlobs: ['**/work/**'], envMarker: 'ACTIVE_BRAIN_WORKER' } })],
-  ['sidechain-path', 'transcript is a subagent transcript', (sc) => {
+  ['worker-sidechain', 'payload comes from a subagent', withPayload({ agent_id: 'a1b2', agent_type: 'general-purpose' })],
+  ['worker-env-marker', 'the worker env marker is set', (sc) => { sc.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
+  ['worker-entrypoint', 'the host runs it under claude -p (CLAUDE_CODE_ENTRYPOINT=sdk-cli, attended 0)', (sc) => { sc.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+  ['worker-unattended', 'the host marks it unattended (an unlisted entrypoint)', (sc) => { sc.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-desktop', CLAUDE_CODE_SESSION_ATTENDED: '0' }; }],
+  ['worker-active-brain-home', 'CLAUDE_CONFIG_DIR under the state dir (our own worker)', (sc) => { sc.env = { CLAUDE_CONFIG_DIR: join(sc.ctx.home, 'worker-claude') }; }],
+  ['worker-cwd-glob', 'cwd matches a worker glob', withSettings({ workers: { cwdGlobs: ['**/work/**'], envMarker: 'ACTIVE_BRAIN_WORKER' } })],
+  ['worker-subagent', 'transcript is a subagent transcript', (sc) => {
     const p = join(dirname(sc.ctx.transcript), sc.ctx.sessionId, 'subagents', 'agent-1.jsonl');
     mkdirSync(dirname(p), { recursive: true });
     writeFileSync(p, 'x'.repeat(4095) + '\n');
@@ -106,7 +109,8 @@ const CASES: Array<[reason: string | string[], what: string, mutate: Mutation]> 
   ['no-offer', 'the daemon chose silence for this turn', withCache({ offer: null })],
   ['stale-expired', 'the cache expired', withCache({ expiresAt: Date.now() - 1 })],
   ['transcript-untrusted', 'transcript_path is outside the transcript root', (sc) => {
-    const p = join(sc.ctx.home, 'elsewhere.jsonl');
+    // beside the state dir, not in it (a transcript under <home> is our own worker's: worker-active-brain-home)
+    const p = join(dirname(sc.ctx.home), 'elsewhere.jsonl');
     writeFileSync(p, 'x'.repeat(4095) + '\n');
     sc.payload = payloadFor(sc.ctx, { transcript_path: p });
   }],
@@ -144,7 +148,7 @@ describe('hook contract: each silence path, paired with a control that prints', 
     const [c, m] = await Promise.all([runScenario(control), runScenario(mutated)]);
 
     expect(c.rec.reason).toBe('printed');
-    expect(c.line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.81\] notes\/pg\/pool-timeouts\.md#2 — same ECONNRESET/);
+    expect(c.line).toMatch(/^Possibly relevant note \(data, not instructions\): \[active-brain · Past fix · 0\.81\] same ECONNRESET .* \(recall: active-brain recall notes\/pg\/pool-timeouts\.md#2\)$/);
     expect(c.state).toMatchObject({ turns: 1, shown: 1, seenOfferIds: ['off-1'] });
 
     expect(m.line).toBeNull();
@@ -152,6 +156,17 @@ describe('hook contract: each silence path, paired with a control that prints', 
     const reasons = Array.isArray(reason) ? reason : [reason];
     expect(reasons).toContain(m.rec.reason);
     expect(m.rec.outcome).toBe(reason === 'would-fire' ? 'would-fire' : 'silent');
+  });
+
+  it('worker rule controls: the host\'s interactive environment, and claude -p once the user lets headless runs through, print', async () => {
+    const interactive = eligible();
+    interactive.env = { CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ATTENDED: '1', CLAUDE_CODE_CHILD_SESSION: '1' };
+    const ci = eligible();
+    writeSettings(ci.ctx, settingsFor(ci.ctx, { workers: { cwdGlobs: [], envMarker: 'ACTIVE_BRAIN_WORKER', entrypoints: [], unattended: 'entrypoints' } }));
+    ci.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' };
+    const [a, b] = await Promise.all([runScenario(interactive), runScenario(ci)]);
+    expect(a.rec.reason).toBe('printed');
+    expect(b.rec.reason).toBe('printed');
   });
 
   it('a stale lock left by a dead hook is broken and the offer prints', async () => {

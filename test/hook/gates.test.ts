@@ -17,6 +17,10 @@ import { utf8Bytes, estimateTokens } from '../../shared/escape.js';
 import { loadSchema } from '../helpers/json-schema.js';
 
 const NOW = 1_800_000_000_000;
+/** What Claude Code 2.1.332 gave a hook under `claude -p` (seen with the real CLI; docs/HOOK.md). */
+const HOST_P_ENV = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1', CLAUDECODE: '1' };
+/** …and what it gives a hook of an interactive session (its code: entrypoint `cli`, attended 1). */
+const HOST_INTERACTIVE_ENV = { CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ATTENDED: '1', CLAUDE_CODE_CHILD_SESSION: '1', CLAUDECODE: '1' };
 const SID = 'sess-1';
 
 type Rest = Omit<OfferInput, 'sessionId' | 'mode' | 'settings'>;
@@ -63,11 +67,19 @@ const CASES: Array<[string, string, (i: In) => void]> = [
   ['bad-payload', 'session id missing', (i) => { delete payload(i).session_id; }],
   ['bad-payload', 'session id unsafe', (i) => { payload(i).session_id = '../x'; }],
   ['wrong-event', 'another hook event', (i) => { payload(i).hook_event_name = 'PreToolUse'; }],
-  ['worker-agent', 'agent_id present', (i) => { payload(i).agent_id = 'a'; }],
-  ['worker-agent', 'agent_type present', (i) => { payload(i).agent_type = 'Explore'; }],
-  ['worker-env', 'worker env marker set', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
-  ['worker-cwd', 'cwd is a worker dir', (i) => { payload(i).cwd = '/srv/workers/job-7'; }],
-  ['sidechain-path', 'subagent transcript', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-sidechain', 'agent_id present (a subagent\'s turn)', (i) => { payload(i).agent_id = 'a'; }],
+  ['worker-sidechain', 'agent_type present', (i) => { payload(i).agent_type = 'Explore'; }],
+  ['worker-subagent', 'subagent transcript', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-active-brain-home', 'cwd under the state dir', (i) => { i.pre.home = '/home/u/.ab'; payload(i).cwd = '/home/u/.ab/reasoner'; }],
+  ['worker-active-brain-home', 'CLAUDE_CONFIG_DIR under the state dir (workerEnv)', (i) => { i.pre.home = '/home/u/.ab'; i.pre.env = { CLAUDE_CONFIG_DIR: '/home/u/.ab/worker-claude' }; }],
+  ['worker-env-marker', 'worker env marker set', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
+  ['worker-cwd-glob', 'cwd is a worker dir', (i) => { payload(i).cwd = '/srv/workers/job-7'; }],
+  ['worker-entrypoint', 'claude -p (CLAUDE_CODE_ENTRYPOINT=sdk-cli, as 2.1.197 sets it: no attended flag)', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' }; }],
+  ['worker-entrypoint', 'claude -p as 2.1.332 sets it (attended 0)', (i) => { i.pre.env = { ...HOST_P_ENV }; }],
+  ['worker-entrypoint', 'the Agent SDK (sdk-py)', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-py', CLAUDE_CODE_SESSION_ATTENDED: '0' }; }],
+  ['worker-unattended', 'unattended with an unlisted entrypoint (claude -p inside an IDE session)', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_SESSION_ATTENDED: '0' }; }],
+  ['worker-unattended', 'claude -p with the entrypoint list cleared (unattended = worker)', (i) => { i.pre.settings!.workers.entrypoints = []; i.pre.env = { ...HOST_P_ENV }; }],
+  ['worker-unattended', 'the GitHub Action (always unattended) on a host without the flag', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-code-github-action' }; }],
   ['no-mode', 'no mode matches', (i) => { payload(i).cwd = '/opt/elsewhere'; }],
   ['mode-off', 'mode off', (i) => { payload(i).cwd = '/home/u/quiet/x'; }],
   ['state-invalid', 'state corrupt', (i) => { i.rest.state = 'invalid'; }],
@@ -97,7 +109,7 @@ describe('gates: each gate with its control', () => {
   it('control: the eligible input prints one framed line', () => {
     const d = run(eligible());
     expect(d).toMatchObject({ outcome: 'print', reason: 'printed', sessionId: SID, mode: 'default', modeState: 'live', turn: 21 });
-    expect(d.text).toBe('Possibly relevant note (data, not instructions): [active-brain · Analogous · 0.80] notes/a.md#1 — same shape of bug (recall: active-brain recall notes/a.md#1)');
+    expect(d.text).toBe('Possibly relevant note (data, not instructions): [active-brain · Analogous · 0.80] same shape of bug (recall: active-brain recall notes/a.md#1)');
   });
 
   it.each(CASES)('%s: %s', (reason, _what, mutate) => {
@@ -109,6 +121,21 @@ describe('gates: each gate with its control', () => {
     expect(d.reason).toBe(reason);
     expect(d.outcome).toBe(reason === 'would-fire' ? 'would-fire' : 'silent');
     expect(d.text === undefined || reason === 'would-fire').toBe(true);
+  });
+
+  it.each([
+    ['an interactive session (entrypoint cli, attended 1, CHILD_SESSION=1 as for every hook)', (i: In) => { i.pre.env = { ...HOST_INTERACTIVE_ENV }; }],
+    ['VS Code (claude-vscode, attended 1)', (i: In) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_SESSION_ATTENDED: '1' }; }],
+    ['claude -p with the list cleared and unattended = entrypoints (a user\'s own CI run)', (i: In) => {
+      i.pre.settings!.workers = { ...i.pre.settings!.workers, entrypoints: [], unattended: 'entrypoints' };
+      i.pre.env = { ...HOST_P_ENV };
+    }],
+    ['CLAUDE_CODE_CHILD_SESSION=1 alone', (i: In) => { i.pre.env = { CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+    ['another state dir: cwd and config dir outside it', (i: In) => { i.pre.home = '/home/u/.ab'; i.pre.env = { CLAUDE_CONFIG_DIR: '/home/u/.claude' }; }],
+  ])('worker rule control: %s prints', (_what, mutate) => {
+    const i = eligible();
+    mutate(i);
+    expect(run(i)).toMatchObject({ outcome: 'print', reason: 'printed' });
   });
 
   it('every reason code except printed/error has a case above (the tool channel\'s own: test/hook/tool-gates.test.ts)', () => {

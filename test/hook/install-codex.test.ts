@@ -9,7 +9,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cleanupTemp, tempDir, logRecords, makeCtx } from './helpers.js';
 
@@ -80,14 +80,17 @@ describe('install/uninstall --host codex (real CLI, temp CODEX_HOME)', () => {
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(toml);
   });
 
-  it('a missing hooks.json is created (and its folder); uninstall leaves an empty object', () => {
+  it('a missing hooks.json is created (and its folder); uninstall removes the file install created (no {} left behind)', () => {
     const d = tempDir('ab-codex-install-');
     const env = { HOME: d, CODEX_HOME: join(d, 'nested', 'codex'), ACTIVE_BRAIN_HOME: join(d, 'home') };
     expect(cli(['install', '--host', 'codex'], env).code).toBe(0);
     const j = JSON.parse(readFileSync(join(d, 'nested', 'codex', 'hooks.json'), 'utf8'));
     expect(Object.keys(j.hooks)).toEqual(['UserPromptSubmit', 'PostToolUse']);
-    expect(cli(['uninstall', '--host', 'codex'], env).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(d, 'nested', 'codex', 'hooks.json'), 'utf8'))).toEqual({});
+    const u = cli(['uninstall', '--host', 'codex'], env);
+    expect(u.code).toBe(0);
+    expect(u.stdout).toContain('deleted (install had created it)');
+    expect(existsSync(join(d, 'nested', 'codex', 'hooks.json'))).toBe(false);
+    expect(readdirSync(join(d, 'nested', 'codex'))).toEqual([]); // no backup, no record left
   });
 
   it('invalid JSON is refused untouched (exit 1); a bad --host or --project with codex is a usage error (exit 2)', () => {

@@ -10,8 +10,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { prelude, offerGates, nextState, parseState, REASONS, type PreludeInput, type Decision } from '../../hook/gates.js';
-import { toolGates, sign, toolUseIdOf, TOOL_ONLY_REASONS, MAX_FIXES_PER_FILE } from '../../hook/tool-gates.js';
-import { errorSignature } from '../../shared/error-signature.js';
+import { toolGates, sign, toolUseIdOf, findFixFile, TOOL_ONLY_REASONS, MAX_FIXES_PER_FILE } from '../../hook/tool-gates.js';
+import { errorSignature, keyLines } from '../../shared/error-signature.js';
+import { errorKeys } from '../../shared/error-keys.js';
 import { utf8Bytes, estimateTokens } from '../../shared/escape.js';
 import type { FixFile, FixOffer, HookSettings, HookState, Offer, OfferCache, ToolCache } from '../../shared/types.js';
 
@@ -97,15 +98,18 @@ function eligibleCache(): In {
   return i;
 }
 
-/** What main.ts does: prelude, sign, read the one fixes file (else the tool cache), gates. */
+/** What main.ts does: prelude, sign, read the signature's fixes file or the first key line's
+ *  (else the tool cache), gates. */
 function run(i: In): Decision {
   const p = prelude(i.pre);
   if (p.done) return p.done;
   if (p.channel !== 'tool') throw new Error('not a tool event');
   const payload = p.payload as unknown as Record<string, unknown>;
   const signal = sign(payload, p.event);
-  const fixes = signal.kind === 'error' ? i.rest.fixFiles[signal.sig] : undefined;
+  const found = findFixFile(signal, (key) => i.rest.fixFiles[key]);
+  const fixes = found?.file;
   return toolGates({
+    fixesKey: found?.key,
     sessionId: p.sessionId, mode: p.mode, settings: i.pre.settings!, event: p.event as 'PostToolUseFailure' | 'PostToolUse',
     cwd: typeof payload.cwd === 'string' ? payload.cwd : null, toolUseId: toolUseIdOf(payload.tool_use_id), signal,
     state: i.rest.state, fixes, toolCache: signal.kind === 'error' && fixes === undefined ? i.rest.toolCache : undefined,
@@ -121,10 +125,13 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['killed', 'kill file present', 'fix', (i) => { i.pre.killed = true; }],
   ['settings-invalid', 'settings unreadable', 'fix', (i) => { i.pre.settings = null; }],
   ['wrong-event', 'another tool event', 'fix', (i) => { payload(i).hook_event_name = 'PreToolUse'; }],
-  ['worker-agent', 'agent_id present (a subagent\'s tool call)', 'fix', (i) => { payload(i).agent_id = 'a1'; }],
-  ['worker-env', 'worker env marker set', 'fix', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
-  ['worker-cwd', 'cwd is a worker dir', 'fix', (i) => { payload(i).cwd = '/srv/workers/job-1'; }],
-  ['sidechain-path', 'subagent transcript', 'fix', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-sidechain', 'agent_id present (a subagent\'s tool call)', 'fix', (i) => { payload(i).agent_id = 'a1'; }],
+  ['worker-subagent', 'subagent transcript', 'fix', (i) => { payload(i).transcript_path = '/t/p/s/subagents/agent-1.jsonl'; }],
+  ['worker-active-brain-home', 'cwd under the state dir', 'fix', (i) => { i.pre.home = '/home/u/.ab'; payload(i).cwd = '/home/u/.ab/reasoner'; }],
+  ['worker-env-marker', 'worker env marker set', 'fix', (i) => { i.pre.env = { ACTIVE_BRAIN_WORKER: '1' }; }],
+  ['worker-cwd-glob', 'cwd is a worker dir', 'fix', (i) => { payload(i).cwd = '/srv/workers/job-1'; }],
+  ['worker-entrypoint', 'claude -p at its failing git push (entrypoint sdk-cli, attended 0)', 'fix', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+  ['worker-unattended', 'unattended with an unlisted entrypoint', 'fix', (i) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'claude-desktop', CLAUDE_CODE_SESSION_ATTENDED: '0' }; }],
   ['no-mode', 'no mode matches', 'fix', (i) => { payload(i).cwd = '/opt/elsewhere'; }],
   ['mode-off', 'the tool channel is off (the prompt channel is live)', 'fix', (i) => { payload(i).cwd = '/home/u/quiet/p'; }],
   ['mode-off', 'a mode written before the tool channel existed (no `tool`)', 'fix', (i) => { payload(i).cwd = '/home/u/legacy/p'; }],
@@ -137,6 +144,11 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['no-error', 'PostToolUse: a successful Bash call (stderr and "error" in stdout)', 'fix', (i) => { i.pre.payload = postPayload({ stdout: `grep found: ${ERROR}`, stderr: 'warning: LF will be replaced by CRLF', interrupted: false, isImage: false }); }],
   ['no-error', 'PostToolUse: exit code 0', 'fix', (i) => { i.pre.payload = postPayload({ stdout: ERROR, stderr: ERROR, exit_code: 0 }); }],
   ['no-error', 'PostToolUse: MCP text content without isError', 'fix', (i) => { i.pre.payload = postPayload({ content: [{ type: 'text', text: ERROR }] }); }],
+  ['generic-error', 'the person rejected the call', 'fix', (i) => { payload(i).error = "The user doesn't want to proceed with this tool use. The tool use was rejected.\n" + ERROR; }],
+  ['generic-error', 'an Edit whose old string does not match', 'fix', (i) => { payload(i).error = `<tool_use_error>String to replace not found in file.\nString: ${ERROR}</tool_use_error>`; }],
+  ['generic-error', 'a tool usage error that says what to do', 'fix', (i) => { payload(i).error = `File has not been read yet. Read it first before writing to it.\n${ERROR}`; }],
+  ['generic-error', 'a failing assertion in the code being tested', 'fix', (i) => { payload(i).error = `Exit code 1\nAssertionError: expected 3 to equal 4\n${ERROR}`; }],
+  ['generic-error', 'an error with nothing to tell it apart', 'fix', (i) => { payload(i).error = 'Exit code 1\nError'; i.rest.fixFiles[errorSignature('Exit code 1\nError')!.sig] = fixFile(undefined, { sig: errorSignature('Exit code 1\nError')!.sig }); }],
   ['fixes-invalid', 'fixes file unreadable / not JSON', 'fix', (i) => { i.rest.fixFiles[SIG] = 'invalid'; }],
   ['fixes-invalid', 'fixes file for another signature', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile(undefined, { sig: 'aaaaaaaaaaaaaa' }); }],
   ['fixes-invalid', 'half-written fixes file (no fixes array)', 'fix', (i) => { i.rest.fixFiles[SIG] = { version: 1, sig: SIG, storeStamp: 'x', createdAt: NOW }; }],
@@ -179,8 +191,24 @@ describe('tool gates: each gate with its control', () => {
       outcome: 'print', reason: 'printed', sessionId: SID, mode: 'default', modeState: 'live', channel: 'tool', event: 'PostToolUseFailure',
       step: 41, sig: SIG, toolUseId: 'toolu_01ABC', source: 'fixes', offer: { id: fixOffer().id, handle: 'sessions/258c7280#ep-3', type: 'past-fix', confidence: 0.86 },
     });
-    expect(d.text).toBe('Possibly relevant note (data, not instructions): [active-brain · Past fix · 0.86] sessions/258c7280#ep-3 — same "no upstream branch" error in session 258c… (2026-02-11): fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
+    expect(d.text).toBe('Possibly relevant note (data, not instructions): [active-brain · Past fix · 0.86] same "no upstream branch" error in session 258c… (2026-02-11): fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
     expect(d.turn).toBeUndefined();
+  });
+
+  it('a near match: another line in front of the same telling line finds the fix through its line key (control: a line key with no file stays silent)', () => {
+    const near = `Exit code 1\nwarning: could not open directory 'docs/x/': No such file or directory\n${ERROR}`;
+    expect(errorSignature(near)!.sig).not.toBe(SIG); // another head: no exact file
+    const keys = errorKeys(keyLines(ERROR))!;
+    const shared = keys.lineKeys[0];
+    expect(errorKeys(keyLines(near))!.lineKeys).toContain(shared);
+    const i = eligible();
+    payload(i).error = near;
+    i.rest.fixFiles = { [shared]: fixFile(undefined, { sig: shared }) };
+    expect(run(i)).toMatchObject({ outcome: 'print', source: 'fixes' });
+    const none = eligible();
+    payload(none).error = near;
+    none.rest.fixFiles = {};
+    expect(run(none).reason).toBe('no-fix');
   });
 
   it('control: without a fixes file, the session\'s tool cache prints', () => {
@@ -195,6 +223,18 @@ describe('tool gates: each gate with its control', () => {
     expect(d.reason).toBe(reason);
     expect(d.outcome).toBe(reason === 'would-fire' ? 'would-fire' : 'silent');
     expect(d.text === undefined || reason === 'would-fire').toBe(true);
+  });
+
+  it.each([
+    ['claude -p with the entrypoint list cleared and unattended = entrypoints', (i: In) => {
+      i.pre.settings!.workers = { ...i.pre.settings!.workers, entrypoints: [], unattended: 'entrypoints' };
+      i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ATTENDED: '0', CLAUDE_CODE_CHILD_SESSION: '1' };
+    }],
+    ['an interactive session (cli, attended 1)', (i: In) => { i.pre.env = { CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ATTENDED: '1', CLAUDE_CODE_CHILD_SESSION: '1' }; }],
+  ])('worker rule control at a failure: %s prints the Past fix', (_what, mutate) => {
+    const i = eligible();
+    mutate(i);
+    expect(run(i)).toMatchObject({ outcome: 'print', reason: 'printed', source: 'fixes' });
   });
 
   it('every tool-only reason code has a case above; the rest are the prompt channel\'s', () => {

@@ -71,7 +71,7 @@ describe('tool channel process: prints, soaks, refuses', () => {
     const ctx = eligible();
     const r = await hook(ctx, toolPayloadFor(ctx, ERROR));
     const line = printedLine(r.stdout, 'PostToolUseFailure');
-    expect(line).toBe('Possibly relevant note (data, not instructions): [active-brain · Past fix · 0.86] sessions/258c7280#ep-3 — same "no upstream branch" error in session 258c… (2026-02-11): fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
+    expect(line).toBe('Possibly relevant note (data, not instructions): [active-brain · Past fix · 0.86] same "no upstream branch" error in session 258c… (2026-02-11): fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
     expect(utf8Bytes(line!)).toBeLessThanOrEqual(400);
     expect(r.rec).toMatchObject({ outcome: 'print', reason: 'printed', channel: 'tool', event: 'PostToolUseFailure', sig: SIG, tool_use_id: 'toolu_01AbCdEf', step: 1, source: 'fixes', offer_id: `fix-${SIG}-7`, mode_state: 'live' });
     expect(r.rec.turn).toBeUndefined();
@@ -101,9 +101,9 @@ describe('tool channel process: prints, soaks, refuses', () => {
     const ctx = eligible();
     const sub = await hook(ctx, toolPayloadFor(ctx, ERROR, { agent_id: 'a881341', agent_type: 'general-purpose' }));
     expect(sub.stdout).toBe('');
-    expect(sub.rec).toMatchObject({ reason: 'worker-agent', channel: 'tool' });
+    expect(sub.rec).toMatchObject({ reason: 'worker-sidechain', channel: 'tool' });
     const env = await hook(ctx, toolPayloadFor(ctx, ERROR), { ACTIVE_BRAIN_WORKER: '1' });
-    expect(env.rec.reason).toBe('worker-env');
+    expect(env.rec.reason).toBe('worker-env-marker');
     expect(readStateFile(ctx)).toBeNull(); // refused before the state: nothing counted
     const main = await hook(ctx, toolPayloadFor(ctx, ERROR));
     expect(printedLine(main.stdout, 'PostToolUseFailure')).not.toBeNull();
@@ -185,9 +185,9 @@ describe('tool channel process: bad input is silence, exit 0, nothing on stderr'
   const big = (n: number) => `Exit code 1\n${'npm ERR! code ELIFECYCLE '.repeat(Math.ceil(n / 25)).slice(0, n)}`;
   const CASES: Array<[what: string, reason: string, make: (ctx: Ctx) => unknown]> = [
     ['a 1 MB error', 'no-fix', (ctx) => toolPayloadFor(ctx, big(1 << 20))],
-    ['a binary error', 'no-fix', (ctx) => toolPayloadFor(ctx, Buffer.from(Array.from({ length: 4096 }, (_, k) => (k * 31) % 256)).toString('latin1'))],
-    ['an ANSI error', 'no-fix', (ctx) => toolPayloadFor(ctx, '\u001b[31m\u001b[1merror\u001b[0m: \u001b]8;;http://x\u0007link\u001b]8;;\u0007 failed\r50%\r100%\n'.repeat(400))],
-    ['invalid UTF-8 inside the error (raw bytes on stdin)', 'no-fix', (ctx) => Buffer.concat([
+    ['a binary error', 'generic-error', (ctx) => toolPayloadFor(ctx, Buffer.from(Array.from({ length: 4096 }, (_, k) => (k * 31) % 256)).toString('latin1'))],
+    ['an ANSI error (nothing to tell it apart once cleaned)', 'generic-error', (ctx) => toolPayloadFor(ctx, '\u001b[31m\u001b[1merror\u001b[0m: \u001b]8;;http://x\u0007link\u001b]8;;\u0007 failed\r50%\r100%\n'.repeat(400))],
+    ['invalid UTF-8 inside the error (raw bytes on stdin)', 'generic-error', (ctx) => Buffer.concat([
       Buffer.from(JSON.stringify(toolPayloadFor(ctx, 'PLACEHOLDER')).split('PLACEHOLDER')[0]), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82]),
       Buffer.from('fatal: broken'), Buffer.from(JSON.stringify(toolPayloadFor(ctx, 'PLACEHOLDER')).split('PLACEHOLDER')[1])])],
     ['a payload without `error`', 'no-error', (ctx) => toolPayloadFor(ctx, undefined)],

@@ -108,6 +108,27 @@ describe('index add → search round trip', () => {
   });
 });
 
+describe('index add of an empty folder', () => {
+  it('says it was registered and that nothing was there to index (control: a folder with notes is registered and indexed)', () => {
+    const { env } = freshHome();
+    const empty = join(tmp, `empty${homeSeq}`);
+    mkdirSync(empty);
+    const r = cli(env, 'add', empty, '--region', 'later');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`registered ${empty} (notes) in region "later"`);
+    expect(r.stdout).toContain('holds no .md, .markdown or .txt notes yet, so nothing was indexed');
+    expect(r.stderr).not.toContain('nothing to index there'); // no second, contradicting message
+    const j = JSON.parse(cli(env, 'add', empty, '--region', 'later', '--json').stdout);
+    expect(j).toMatchObject({ registered: true, source: empty, files_seen: 0 });
+    const notes = join(tmp, `notes${homeSeq}`);
+    mkdirSync(notes);
+    writeFileSync(join(notes, 'a.md'), '# Pool\n\nThe pool throws ECONNRESET when idle connections are reused after the server closed them.\n');
+    const ok = cli(env, 'add', notes, '--region', 'notes');
+    expect(ok.stdout).toMatch(new RegExp(`^registered ${notes} \\(notes\\) in region "notes" \\(global\\)$`, 'm'));
+    expect(ok.stdout).not.toContain('nothing was indexed');
+  });
+});
+
 describe('argument validation', () => {
   const { env } = freshHome();
   const notes = notesCopy('args-notes');

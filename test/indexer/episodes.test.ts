@@ -15,12 +15,12 @@ import { commandKey, episodesOf, fixCommandText, isInspection, LOOKAHEAD_STEPS, 
 
 const CWD = '/home/user/work/shop-wt/feature-cart';
 let n = 0;
-function step(summary: string, result = 'ok', isError = false, note = ''): ToolStep {
+function step(summary: string, result = 'ok', isError = false, note = '', cwd = CWD, callCwd: string | null = cwd): ToolStep {
   n++;
   const name = summary.split(':', 1)[0];
   return {
     step: n, toolUseId: `t${n}`, name, summary, isError, toolUseError: false, resultText: result, callAt: 1_700_000_000_000 + n * 1000,
-    resultAt: 1_700_000_000_000 + n * 1000 + 500, startOffset: n * 100, endOffset: n * 100 + 99, sessionId: 'sess-a', cwd: CWD, note,
+    resultAt: 1_700_000_000_000 + n * 1000 + 500, startOffset: n * 100, endOffset: n * 100 + 99, sessionId: 'sess-a', cwd, callCwd, note,
   };
 }
 const NO_UPSTREAM = 'Exit code 128\nfatal: The current branch feature-cart has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature-cart\n';
@@ -101,19 +101,66 @@ describe('episodes', () => {
 
   it('the look-ahead is bounded: a success of the same action beyond it does not resolve the episode', () => {
     const fail = step('Bash: cargo build', 'error[E0432]: unresolved import `crate::cart`', true);
-    const filler = Array.from({ length: LOOKAHEAD_STEPS }, (_, i) => step(`Read: /home/user/f${i}.rs`));
-    expect(episodesOf([fail, ...filler, step('Bash: cargo build', 'Finished')])[0].outcome).toBe('unresolved');
+    const edit = step(`Edit: ${CWD}/src/lib.rs`);
+    const filler = Array.from({ length: LOOKAHEAD_STEPS - 1 }, (_, i) => step(`Read: /home/user/f${i}.rs`));
+    expect(episodesOf([fail, edit, ...filler, step('Bash: cargo build', 'Finished')])[0].outcome).toBe('unresolved');
     // Control: one step fewer of filler and the same success resolves it.
-    expect(episodesOf([fail, ...filler.slice(1), step('Bash: cargo build', 'Finished')])[0].outcome).toBe('succeeded');
+    expect(episodesOf([fail, edit, ...filler.slice(1), step('Bash: cargo build', 'Finished')])[0]).toMatchObject({ outcome: 'succeeded', fix: 'Edit src/lib.rs; then cargo build succeeded' });
   });
 
-  it('an edit that failed is resolved by reading the file and editing again (inspection as the fix when nothing else was done)', () => {
+  it('an unchanged rerun is not a fix: only reads and checks between, the same command in the same place (control: a change in between is)', () => {
+    const err = 'Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432';
+    const retried = episodesOf([step('Bash: npm run migrate', err, true), step('Bash: git status'), step(`Read: ${CWD}/db.js`), step('Bash: npm run migrate')]);
+    expect(retried[0]).toMatchObject({ outcome: 'unresolved', resolved: false, fix: '' });
+    const fixed = episodesOf([step('Bash: npm run migrate', err, true), step('Bash: docker compose up -d db'), step('Bash: npm run migrate')]);
+    expect(fixed[0]).toMatchObject({ outcome: 'succeeded', fix: 'docker compose up -d db; then npm run migrate succeeded' });
+  });
+
+  it('hiding the error is not a fix (`2>/dev/null`, `|| true`, `|| echo`), neither as the success nor as the change', () => {
+    const err = 'Exit code 1\n/bin/bash: line 1: .claude/lib/lock.sh: No such file or directory';
+    const hidden = episodesOf([step('Bash: source .claude/lib/lock.sh && take_lock', err, true), step('Bash: source .claude/lib/lock.sh 2>/dev/null || true; take_lock')]);
+    expect(hidden[0]).toMatchObject({ resolved: false, fix: '' });
+    // Control: the same success with the real path is a fix.
+    const real = episodesOf([step('Bash: source .claude/lib/lock.sh && take_lock', err, true), step('Bash: source /home/user/.claude/lib/lock.sh && take_lock')]);
+    expect(real[0]).toMatchObject({ resolved: true, fix: 'source /home/user/.claude/lib/lock.sh && take_lock' });
+  });
+
+  it('where it ran is the fix: the same command succeeding after the shell moved is "in <dir>: …"; paths are shown from the failing call\'s directory', () => {
+    const home = '/home/user';
+    const err = 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git';
+    const moved = episodesOf([
+      step('Bash: git add -A && git status', err, true, '', home, home),
+      step(`Bash: cd ${home}/api`, '', false, '', `${home}/api`, home),
+      step('Bash: git add -A && git status', 'On branch main', false, '', `${home}/api`, `${home}/api`),
+    ]);
+    expect(moved[0]).toMatchObject({ resolved: true, fix: 'in api: git add -A && git status', cwd: home });
+    const cdInCommand = episodesOf([step('Bash: git log --oneline -3', err, true, '', home, home), step(`Bash: cd ${home}/api && git log --oneline -3`, 'abc', false, '', `${home}/api`, home)]);
+    expect(cdInCommand[0].fix).toBe('cd api && git log --oneline -3');
+    // Control: the same rerun in the same place fixes nothing.
+    expect(episodesOf([step('Bash: git status', err, true, '', home, home), step('Bash: git status', 'ok', false, '', home, home)])[0].resolved).toBe(false);
+  });
+
+  it('a command not found is resolved by the program of the same name that exists (python → python3), with the rest of the command kept', () => {
+    const err = 'Exit code 127\n/bin/bash: line 1: python: command not found';
+    const eps = episodesOf([step('Bash: python -c "import x"', err, true), step('Bash: python3 -c "import x"')]);
+    expect(eps[0]).toMatchObject({ resolved: true, fix: 'python3 -c "import x"' });
+    expect(similarAction(step('Bash: pip install x'), step('Bash: pip3 install x'))).toBe(true);
+    expect(similarAction(step('Bash: npm install'), step('Bash: pnpm install'))).toBe(false);
+  });
+
+  it('an edit retried after only reading the file is not a fix (reading is a diagnostic; control: an edit of another file in between is)', () => {
     const eps = episodesOf([
-      step(`Edit: ${CWD}/lib/cart.ex`, 'String to replace not found in file.\nString: def total do', true),
+      step(`Edit: ${CWD}/lib/cart.ex`, 'Error: Cannot edit lib/cart.ex while it is locked by another process', true),
       step(`Read: ${CWD}/lib/cart.ex`, '...'),
       step(`Edit: ${CWD}/lib/cart.ex`, 'ok'),
     ]);
-    expect(eps[0]).toMatchObject({ outcome: 'succeeded', fix: 'Read lib/cart.ex; then Edit lib/cart.ex succeeded' });
+    expect(eps[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
+    const changed = episodesOf([
+      step(`Edit: ${CWD}/lib/cart.ex`, 'Error: Cannot edit lib/cart.ex while it is locked by another process', true),
+      step('Bash: rm -f lib/.cart.ex.lock'),
+      step(`Edit: ${CWD}/lib/cart.ex`, 'ok'),
+    ]);
+    expect(changed[0]).toMatchObject({ outcome: 'succeeded', fix: 'rm -f lib/.cart.ex.lock; then Edit lib/cart.ex succeeded' });
   });
 
   it('similar action and inspection rules', () => {

@@ -50,7 +50,7 @@ describe.skipIf(!hasScript)('label on a terminal', () => {
     const env = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
     // `script` gives the CLI a pty; the keys arrive after it has drawn its question.
     const r = spawnSync('sh', ['-c', `(sleep 3; printf 'x\\n'; sleep 1; printf 'y\\n') | script -qec "${process.execPath} ${cli} label --seed 1" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });
-    expect(r.stdout).toContain('[active-brain · Past fix · 0.80] notes/pg.md#0');
+    expect(r.stdout).toContain('[active-brain · Past fix · 0.80] (recall: active-brain recall notes/pg.md#0)');
     expect(r.stdout).toContain('labeled 1 now; 1/1 useful overall.');
     const labels = readFileSync(join(home, 'labels.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(labels).toEqual([expect.objectContaining({ offer_id: 'off1', useful: true, type: 'past-fix', mode: 'default' })]);

@@ -74,7 +74,7 @@ describe('plugin hook commands through sh -c', () => {
     expect(r.stderr).toBe('');
     const v = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(v.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
-    expect(v.hookSpecificOutput.additionalContext).toContain('[active-brain · Past fix · 0.86] sessions/258c7280#ep-3');
+    expect(v.hookSpecificOutput.additionalContext).toContain('[active-brain · Past fix · 0.86] same "no upstream branch" error: fixed by git push --set-upstream origin ‹branch› (recall: active-brain recall sessions/258c7280#ep-3)');
     expect(new RegExp(hooksJson.hooks.PostToolUse[0].matcher).test('Bash')).toBe(true);
     const ctx2 = eligible();
     const post = await runAsClaudeCode(commandOf('PostToolUse'), pluginEnv(ctx2), toolPayloadFor(ctx2, undefined, {

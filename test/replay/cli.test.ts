@@ -81,8 +81,8 @@ describe('active-brain replay (CLI)', () => {
     // No line per quiet exchange (warm-up, no trigger, sidechain).
     expect(r.stdout).not.toContain('silent: warmup');
     expect(r.stdout).toMatch(/prompt channel: 12 exchanges \(6 in main sessions\) = 1 with an offer \+ 11 silent/);
-    expect(r.stdout).toMatch(/silent exchanges by reason: cooldown 1, sidechain 6, warmup 4/);
-    expect(r.stdout).toMatch(/tool channel: 1 tool steps, 1 errors/);
+    expect(r.stdout).toMatch(/silent exchanges by reason: cooldown 1, warmup 4, worker-sidechain 6/);
+    expect(r.stdout).toMatch(/tool channel: 1 tool steps, 1 error\(s\): \d the hook sees with an error signature/);
   });
 
   it('missing store: replays in silence (no-store), says so on stderr, exit 0', () => {

@@ -10,11 +10,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
-import { CODEX_FIXTURES, ROLLOUT_1, S1, S2 } from '../helpers/codex.js';
+import { CODEX_FIXTURES, ROLLOUT_1, ROLLOUT_2, S1, S2 } from '../helpers/codex.js';
 import { readTimedExchanges } from '../../eval/replay-read.js';
 import { findProjects } from '../../eval/pastfix.js';
 import { exchangesFromFile } from '../../transcript/exchanges.js';
@@ -71,6 +71,31 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
     const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, recalled: 1, offers: 1, correct_offers: 1, first_seen_offers: 0 });
+  });
+
+  it('eval pastfix --gold: a judged recurrence shown at the failure is a hit; a gold naming a call that does not exist, or another project, is exit 2 naming it', () => {
+    const name = (p: string) => p.split('/').pop()!.replace(/\.jsonl$/, '');
+    const gold = (over: Record<string, unknown> = {}, project = '-home-dev-shop-api') => {
+      const f = join(tmp, `gold-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(f, JSON.stringify({ project, items: [{ id: 'g1', session: name(ROLLOUT_2), tool_use_id: 'call_St90Uv12Wx34', step: 0, hookable: true, verdict: 'recurrence', sources: [{ session: name(ROLLOUT_1) }], ...over }] }));
+      return f;
+    };
+    const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold(), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const g = JSON.parse(r.stdout).gold;
+    expect(g).toMatchObject({ project: '-home-dev-shop-api', hookable_recurrences: 1, hits: 1, recall_at_failure: 1, right_offers: 1, precision: 1, unjudged_offers: 0 });
+    expect(g.events).toEqual([expect.objectContaining({ item: 'g1', outcome: 'hit', tool_use_id: 'call_St90Uv12Wx34' })]);
+    // Control: the same offer judged `different` is a wrong offer.
+    expect(JSON.parse(cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ verdict: 'different' }), '--json']).stdout).gold).toMatchObject({ wrong_offers: 1, precision: 0 });
+    const missing = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ tool_use_id: 'call_nope' })]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('gold item g1 names step 0 (tool_use_id call_nope)');
+    const other = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({}, '-home-ken')]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('the gold is for project "-home-ken"');
+    const notJson = join(tmp, 'bad-gold.json');
+    writeFileSync(notJson, '{"project":');
+    expect(cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', notJson]).code).toBe(2);
   });
 
   it('backtest: a Codex-only user (no Claude Code root) replays the rollouts of codexSessionsRoot', () => {

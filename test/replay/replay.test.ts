@@ -67,7 +67,7 @@ describe('replay', () => {
     const side = r.rows.filter((x) => x.file.includes('/subagents/'));
     expect(side).toHaveLength(6);
     expect(side.every((x) => x.offer === null && x.sidechain)).toBe(true);
-    expect(side[4]).toMatchObject({ trigger: 'error', silence: 'sidechain' });
+    expect(side[4]).toMatchObject({ trigger: 'error', silence: 'worker-sidechain' });
   });
 
   it('a file under subagents/ without sidechain flags, and a sidechain-flagged top-level file, stay silent', async () => {
@@ -79,11 +79,23 @@ describe('replay', () => {
     expect(r.summary.sidechain_offers).toBe(0);
     expect(r.summary.sidechain_sessions).toBe(2);
     const errTurns = r.rows.filter((x) => x.trigger === 'error');
-    expect(errTurns.map((x) => x.silence).sort()).toEqual(['sidechain', 'worker-subagent-file']);
+    expect(errTurns.map((x) => x.silence).sort()).toEqual(['worker-sidechain', 'worker-subagent']);
     // Control: the same lines as an ordinary main session are offered.
     const c = dir();
     writeLines(join(c, '-work-app', `${MAIN_ID}.jsonl`), sessionLines({ sessionId: MAIN_ID }));
     expect((await replay(c)).summary.would_fire).toBe(1);
+  });
+
+  it('a claude -p recording (entrypoint sdk-cli) stays silent under the default worker rule; control: let through as a CI run, it is offered', async () => {
+    const asHeadless = (lines: string[]) => lines.map((l) => JSON.stringify({ ...(JSON.parse(l) as object), entrypoint: 'sdk-cli' }));
+    const d = dir();
+    writeLines(join(d, '-work-app', `${MAIN_ID}.jsonl`), asHeadless(sessionLines({ sessionId: MAIN_ID })));
+    const r = await replay(d);
+    expect(r.summary.would_fire).toBe(0);
+    expect(r.rows.find((x) => x.trigger === 'error')).toMatchObject({ silence: 'worker-entrypoint', worker: 'entrypoint' });
+    const ci = await replay(d, { config: cfg({ workers: { entrypoints: [], unattended: 'entrypoints' } }) });
+    expect(ci.summary.would_fire).toBe(1);
+    expect(ci.rows.find((x) => x.offer)!.hook).toBe('would-fire');
   });
 
   it('is deterministic: the same input replays to identical output (also without timestamps)', async () => {

@@ -36,3 +36,34 @@ describe('snippet', () => {
     expect(snippet('\u001b[31mred\u001b[0m text', 'red')).toBe('red text');
   });
 });
+
+describe('snippet: never starts mid-word', () => {
+  const WORD = /[\p{L}\p{N}_]/u;
+  it('the window moves to a word start (control: the old window began inside "removed")', () => {
+    const text = 'x'.repeat(5) + ' ' + 'word '.repeat(20) + 'the branch was removed): Bash: git add -A && git commit ' + 'tail '.repeat(40);
+    const s = snippet(text, 'git');
+    expect(s.startsWith('…')).toBe(true);
+    const body = s.slice(1);
+    const at = text.indexOf(body.replace(/…$/, ''));
+    expect(at).toBeGreaterThan(0);
+    expect(WORD.test(text[at - 1]) && WORD.test(text[at])).toBe(false);
+    expect(s).toContain('git add -A');
+  });
+
+  it('any text and query: after the ellipsis the snippet begins at a word boundary of the cleaned text', () => {
+    const words = fc.array(fc.stringMatching(/^[a-z]{1,12}$/), { minLength: 30, maxLength: 80 });
+    const seps = fc.constantFrom(' ', ': ', ') ', ', ', ' -- ');
+    fc.assert(
+      fc.property(words, seps, fc.nat(), (ws, sep, k) => {
+        const text = ws.join(sep);
+        const query = ws[k % ws.length].slice(1); // often a word's inside: the hit is mid-word
+        const s = snippet(text, query);
+        if (!s.startsWith('…')) return;
+        const body = s.slice(1).replace(/…$/, '');
+        const at = text.indexOf(body);
+        expect(at).toBeGreaterThan(0);
+        expect(WORD.test(text[at - 1]) && WORD.test(text[at])).toBe(false);
+      }),
+    );
+  });
+});

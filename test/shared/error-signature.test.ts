@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { errorSignature, errorPhrase, informativeLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
+import { COMPILE_LEAD_RE, errorSignature, errorPhrase, informativeLines, keyLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
 
 // Error templates of the shapes met in coding sessions (written for these tests). {P} path,
 // {B} branch, {N} number, {H} hash, {Q} quoted name.
@@ -27,13 +27,27 @@ const fill = (t: string, v: { p: string; b: string; n: number; h: string; q: str
   t.replace(/\{P\}/g, v.p).replace(/\{B\}/g, v.b).replace(/\{N\}/g, String(v.n)).replace(/\{H\}/g, v.h).replace(/\{Q\}/g, `'${v.q}'`);
 const vars = fc.record({ p: pathArb, b: branchArb, n: fc.integer({ min: 0, max: 99999 }), h: hashArb, q: word });
 
+/** A compiler's or type checker's complaint: its quoted names stay in the signature. */
+const keepsNames = (t: string) => informativeLines(t).some((l) => COMPILE_LEAD_RE.test(l));
+
 describe('errorSignature', () => {
-  it('is the same for the same error with other paths, branches, numbers, hashes and quoted names', () => {
+  it('is the same for the same error with other paths, branches, numbers, hashes and quoted names (a compile error: the same names)', () => {
+    expect(TEMPLATES.filter(keepsNames).length).toBeGreaterThanOrEqual(2); // the rule is exercised
     fc.assert(
       fc.property(fc.integer({ min: 0, max: TEMPLATES.length - 1 }), vars, vars, (i, a, b) => {
-        expect(errorSignature(fill(TEMPLATES[i], a))!.sig).toBe(errorSignature(fill(TEMPLATES[i], b))!.sig);
+        const other = keepsNames(TEMPLATES[i]) ? { ...b, q: a.q } : b;
+        expect(errorSignature(fill(TEMPLATES[i], a))!.sig).toBe(errorSignature(fill(TEMPLATES[i], other))!.sig);
       }),
     );
+  });
+
+  it('a compile error keeps its quoted names: the same complaint about another name is another error (control: other paths and lines are the same)', () => {
+    const ts = (name: string, file: string, line: number) => `Exit code 2\nFailed to compile.\n\n./src/lib/${file}.ts:${line}:19\nType error: Property '${name}' does not exist on type 'typeof import("/home/u/app/node_modules/ethers/lib.esm/ethers")'.`;
+    expect(errorSignature(ts('utils', 'wallet', 221))!.sig).toBe(errorSignature(ts('utils', 'dex', 905))!.sig);
+    expect(errorSignature(ts('utils', 'wallet', 221))!.sig).not.toBe(errorSignature(ts('providers', 'wallet', 221))!.sig);
+    expect(keyLines(ts('utils', 'wallet', 1)).join('\n')).toContain("'utils'");
+    // Not a compile error: quoted names are placeholders as before.
+    expect(errorSignature("fatal: pathspec 'a.txt' did not match any files")!.sig).toBe(errorSignature("fatal: pathspec 'b/c.md' did not match any files")!.sig);
   });
 
   it('differs between different errors', () => {

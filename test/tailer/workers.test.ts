@@ -25,14 +25,18 @@ describe('isWorkerSession', () => {
   });
 
   it('subagent files', () => {
-    expect(isWorkerSession({ ...ordinary, path: `${ROOT}/-home-user-projects-demo/${S}/subagents/agent-a1.jsonl` }, workers, HOME)).toBe('subagent-file');
+    expect(isWorkerSession({ ...ordinary, path: `${ROOT}/-home-user-projects-demo/${S}/subagents/agent-a1.jsonl` }, workers, HOME)).toBe('subagent');
     expect(isSubagentPath(`${ROOT}/p/agent-a1.jsonl`)).toBe(true); // older layout
     expect(isSubagentPath(ordinary.path)).toBe(false);
   });
 
   it('configured entrypoints (claude -p writes sdk-cli)', () => {
     expect(isWorkerSession({ ...ordinary, entrypoint: 'sdk-cli' }, workers, HOME)).toBe('entrypoint');
-    expect(isWorkerSession({ ...ordinary, entrypoint: 'sdk-cli' }, { ...workers, entrypoints: [] }, HOME)).toBeNull();
+    // The list cleared: still unattended (Claude Code always runs sdk-cli unattended) under the
+    // default policy; only `unattended: entrypoints` lets a user's own headless run through.
+    expect(isWorkerSession({ ...ordinary, entrypoint: 'sdk-cli' }, { ...workers, entrypoints: [] }, HOME)).toBe('unattended');
+    expect(isWorkerSession({ ...ordinary, entrypoint: 'sdk-cli' }, { ...workers, entrypoints: [], unattended: 'entrypoints' }, HOME)).toBeNull();
+    expect(isWorkerSession({ ...ordinary, entrypoint: 'claude-vscode' }, workers, HOME)).toBeNull();
   });
 
   it('configured cwd globs', () => {

@@ -1,0 +1,71 @@
+/**
+ * Errors no Past fix should answer (pure, dependency-free: the hook bundles it). Input: the
+ * error's key lines (shared/error-signature.ts keyLines: normalized, from the lead on) or the
+ * raw result text for the person's and the protocol's own notices. Output: the kind of
+ * generic error, or null when a fix met in another session could apply.
+ *
+ * The rule (docs/PASTFIX.md "Silence on generic errors"): an error is generic when its fix is
+ * specific to the person, to the code being written right now, or already stated in the
+ * message itself — so an earlier session's fix cannot transfer:
+ *   rejection    the person declined the call
+ *   interrupt    the person stopped it
+ *   cancelled    a parallel call failed first (the call itself never ran)
+ *   protocol     a tool's own usage error whose message says what to do (read the file
+ *                first, use offset/limit, the file does not exist, the input is invalid)
+ *   edit-mismatch  an Edit whose old string does not match, matches many times, or changes nothing
+ *   assertion    a test's assertion failed (the code under test is being written)
+ *   uninformative  nothing to tell it apart (`Error`, `failed`: fewer than MIN_CONTENT_WORDS words)
+ * Compile and type errors are NOT generic by kind: their signature keeps the quoted names
+ * (error-signature.ts COMPILE_LEAD_RE), so only the very same complaint met again matches — an
+ * API that changed under the project, not a typo in new code.
+ * Used by the indexer's fixes (core/fixes.ts: a generic episode is never a Past fix), the
+ * hook (hook/tool-gates.ts: gate generic-error) and the daemon's tool step (core/tool-step.ts).
+ */
+import { LEAD_RE, informativeLines } from './error-signature.js';
+
+/** Lines from the top of the text looked at besides the key lines (a tool's own notice may
+ *  come before the lead a signature starts at). */
+const TOP_LINES = 3;
+
+export const GENERIC_KINDS = ['rejection', 'interrupt', 'cancelled', 'protocol', 'edit-mismatch', 'assertion', 'uninformative'] as const;
+export type GenericKind = (typeof GENERIC_KINDS)[number];
+
+/** Fewest content words (3+ letters, not a severity label) in the lead line of an error that
+ *  can be told apart from others: `error`, `command failed`, `failed` have fewer. */
+export const MIN_CONTENT_WORDS = 2;
+
+/** The person's and the protocol's notices, on the raw text (before normalization). */
+const RAW_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
+  ['rejection', /the user doesn't want to (?:proceed|take)|user rejected|the user (?:has )?(?:rejected|denied)|permission to use \S+ (?:was|has been) denied|was blocked by (?:the user|a hook)/i],
+  ['interrupt', /\[request interrupted by user|interrupted by user|operation (?:was )?aborted by (?:the )?user/i],
+  ['cancelled', /sibling tool call errored|cancelled: parallel tool call|call was cancell?ed because/i],
+];
+
+/** Tool usage errors whose message says what to do, on normalized key lines. */
+const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
+  ['edit-mismatch', /string to replace not found|found <n> matches of the string to replace|old_string and new_string are exactly the same|no changes to make|old_string (?:is|was) not (?:found|unique)/],
+  ['protocol', /file has not been read yet|read it first before writing|file has been (?:modified|changed) since (?:it was )?read|exceeds maximum allowed (?:tokens|size)|use (?:the )?offset and limit|file does not exist|inputvalidationerror|invalid tool parameters|is a directory, not a file|eisdir|unknown tool|tool .* not found in available tools|request failed with status code <n>/],
+  ['assertion', /\bassertion ?error\b|\bassert(?:ion)? failed\b|\bexpected\b.*\b(?:to (?:be|equal|have|contain|match)|received|but (?:got|was|found))\b|^(?:fail|failed)\b.*\b(?:test|spec)\b|\btests?:\s*<n> failed|\b<n> (?:tests? )?failed\b|^e\s+assert/],
+];
+
+const SEVERITY_RE = /^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/;
+const WORD_RE = /[a-z][a-z0-9_-]{2,}/g;
+const LABELS = new Set(['error', 'errors', 'fatal', 'failed', 'failure', 'fail', 'exception', 'panic', 'err', 'exit', 'code', 'command', 'warning']);
+
+/** Content words of a line that are not severity labels or placeholders. */
+function contentWordCount(line: string): number {
+  return (line.replace(/<[a-z]+>/g, ' ').replace(SEVERITY_RE, '').match(WORD_RE) ?? []).filter((w) => !LABELS.has(w)).length;
+}
+
+/** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
+export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
+  const head = raw.length > 2000 ? raw.slice(0, 2000) : raw;
+  for (const [kind, re] of RAW_KINDS) if (re.test(head)) return kind;
+  if (!lines.length) return 'uninformative';
+  const look = [...lines.slice(0, TOP_LINES), ...informativeLines(head, TOP_LINES)];
+  for (const [kind, re] of LINE_KINDS) if (look.some((l) => re.test(l))) return kind;
+  // The lead says nothing to tell it apart, and no line under it does either.
+  const lead = lines[0];
+  if (contentWordCount(lead) < MIN_CONTENT_WORDS && !lines.slice(1, 3).some((l) => LEAD_RE.test(l) && contentWordCount(l) >= MIN_CONTENT_WORDS)) return 'uninformative';
+  return null;
+}
