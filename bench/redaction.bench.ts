@@ -33,6 +33,8 @@ const BIN = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url))
 const MAX_FALSE_PER_1000 = 1;
 const MIN_THROUGHPUT_RATIO = 0.9;
 const SAMPLE = 8;
+/** Indexing rounds with and without redaction (interleaved; the best of each is kept). */
+const THROUGHPUT_ROUNDS = 3;
 const SEARCHES = ['database password connection refused', 'api key environment variable', 'git push authentication failed', 'deploy token'];
 
 function filesUnder(dir: string, pred: (p: string) => boolean = () => true): string[] {
@@ -134,21 +136,32 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     { region: 'synthetic', path: corpus.transcripts, kind: 'transcripts' as const },
     { region: 'synthetic-notes', path: corpus.notes, kind: 'notes' as const },
   ];
+  // Interleaved rounds, best of each (a shared machine's contention only ever slows a run down).
   const plainPath = join(dir, 'plain.sqlite');
-  let withR: IndexSummary & { cpu_s: number };
-  let without: IndexSummary & { cpu_s: number };
+  const rate = (s: { chunks_added: number; cpu_s: number }) => s.chunks_added / s.cpu_s;
+  const none = createRedactor({ patterns: [], allow: [] }, []);
+  let withR: (IndexSummary & { cpu_s: number }) | null = null;
+  let without: (IndexSummary & { cpu_s: number }) | null = null;
   try {
-    without = await indexAll(plainPath, sources, embedder, config, createRedactor({ patterns: [], allow: [] }, []));
-    withR = await indexAll(join(home, 'store.sqlite'), sources, embedder, config, redactor);
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const last = round === THROUGHPUT_ROUNDS - 1;
+      const a = join(dir, `plain-${round}.sqlite`);
+      const b = last ? join(home, 'store.sqlite') : join(dir, `redacted-${round}.sqlite`);
+      const x = await indexAll(last ? plainPath : a, sources, embedder, config, none);
+      const y = await indexAll(b, sources, embedder, config, redactor);
+      if (!without || rate(x) > rate(without)) without = x;
+      if (!withR || rate(y) > rate(withR)) withR = y;
+      if (!last) for (const f of [a, b]) rmSync(f, { force: true });
+    }
   } finally {
     await embedder.dispose();
   }
-  const rate = (s: { chunks_added: number; cpu_s: number }) => s.chunks_added / s.cpu_s;
+  if (!withR || !without) throw new Error('no indexing round ran');
   const ratio = rate(withR) / rate(without);
   figures.push(
     { metric: `indexing without redaction (${without.chunks_added} chunks)`, value: Math.round(rate(without)), unit: 'chunks/CPU-s' },
     { metric: `indexing with redaction (${withR.chunks_added} chunks)`, value: Math.round(rate(withR)), unit: 'chunks/CPU-s' },
-    { metric: 'throughput with ÷ without redaction', value: Math.round(ratio * 100) / 100, target: `≥ ${MIN_THROUGHPUT_RATIO}`, pass: ratio >= MIN_THROUGHPUT_RATIO },
+    { metric: `throughput with ÷ without redaction (best of ${THROUGHPUT_ROUNDS} interleaved rounds each)`, value: Math.round(ratio * 100) / 100, target: `≥ ${MIN_THROUGHPUT_RATIO}`, pass: ratio >= MIN_THROUGHPUT_RATIO },
   );
 
   // 3. What a user runs afterwards, writing into the home.

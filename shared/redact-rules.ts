@@ -17,6 +17,9 @@ export interface RedactRule {
   re: RegExp;
   /** The captured value is a secret (not a placeholder or a word); default: always. */
   accept?: (value: string) => boolean;
+  /** Keyword-anchored rules: every match starts where this (global) regex matches, so the
+   *  engine finds the keywords once for all such rules and tries each rule only there. */
+  anchor?: RegExp;
 }
 
 /** Shortest value assigned to a password/secret/token name that is redacted (shorter ones are
@@ -68,6 +71,9 @@ function bare(raw: string): boolean {
 
 /** Names whose value is a credential: DB_PASSWORD, api_key, clientSecret, GITHUB_TOKEN, … */
 const SECRET_WORD = '(?:passw(?:or)?d|passphrase|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)';
+/** Where any assignment rule can start: each of their keywords (prose spells `api key`). */
+export const KEYWORD_ANCHOR = /passw(?:or)?d|passphrase|pwd|secret|token|api[ _-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credential/gi;
+
 /** The name before the keyword (DB_, aws_secret_access_, client) in a lookbehind, so the regex
  *  starts at the keyword: scanning for a keyword is ~5× faster than trying a name at every
  *  position (measured on the real transcripts, docs/REDACTION.md). */
@@ -109,17 +115,20 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
     // Quotes may be escaped (`{\"password\":\"x\"}`: JSON inside a log line or a JSON string).
     re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[^A-Za-z0-9_.-])')}\\\\?["']?\\s*(?:=|:=|:|=>|\\?\\?=)\\s*\\\\?(?<q>["'\`])(?<v>[^"'\`\\n\\\\]{1,400})\\\\?\\k<q>`, 'gi'),
     accept: assigned,
+    anchor: KEYWORD_ANCHOR,
   },
   {
     // Bare value: .env lines, shell, command flags, YAML without quotes (PASSWORD=x, --token x).
     kind: 'assigned-secret',
     re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[\\s"\'(,;{[?&=]|(?:^|\\s)--?)')}\\s*(?:=|:=|:|=>|\\s(?=\\S*\\d))\\s*(?<v>[^\\s"'\`,;)}\\]]{1,400})`, 'gim'),
     accept: bare,
+    anchor: KEYWORD_ANCHOR,
   },
   {
     // Prose: "the password is hunter22", "token was 9f8e…".
     kind: 'assigned-secret',
     re: /\b(?:password|passphrase|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+["'`]?(?<v>[^\s"'`,;]{6,200})/gi,
     accept: bare,
+    anchor: KEYWORD_ANCHOR,
   },
 ];

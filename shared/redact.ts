@@ -64,9 +64,9 @@ export class Redactor {
   findings(text: string): Finding[] {
     if (!text || (!this.userTrigger && !TRIGGER_RE.test(text))) return [];
     const found: Finding[] = [];
+    const anchors = new Map<RegExp, number[]>();
     for (const rule of this.rules) {
-      rule.re.lastIndex = 0;
-      for (const m of text.matchAll(rule.re)) {
+      for (const m of this.matches(rule, text, anchors)) {
         const v = m.groups?.v ?? m[0];
         if (!v) continue;
         if (rule.accept && !rule.accept(v)) continue;
@@ -87,6 +87,47 @@ export class Redactor {
       out.push({ ...f });
     }
     return out;
+  }
+
+  /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
+   *  its anchor matches (found once per text for every rule sharing the anchor). */
+  private *matches(rule: RedactRule, text: string, anchors: Map<RegExp, number[]>): Generator<RegExpExecArray> {
+    if (!rule.anchor) {
+      yield* text.matchAll(rule.re);
+      return;
+    }
+    let at = anchors.get(rule.anchor);
+    if (!at) {
+      at = [];
+      const a = new RegExp(rule.anchor.source, rule.anchor.flags.includes('g') ? rule.anchor.flags : rule.anchor.flags + 'g');
+      for (let m = a.exec(text); m; m = a.exec(text)) {
+        at.push(m.index);
+        a.lastIndex = m.index + 1; // overlapping keywords ("secretoken") each get their try
+      }
+      anchors.set(rule.anchor, at);
+    }
+    if (at.length === 0) return;
+    const sticky = this.sticky(rule);
+    let end = 0;
+    for (const p of at) {
+      if (p < end) continue; // inside the previous match of this rule
+      sticky.lastIndex = p;
+      const m = sticky.exec(text);
+      if (m) {
+        end = m.index + m[0].length;
+        yield m;
+      }
+    }
+  }
+
+  private readonly stickies = new Map<RedactRule, RegExp>();
+  private sticky(rule: RedactRule): RegExp {
+    let re = this.stickies.get(rule);
+    if (!re) {
+      re = new RegExp(rule.re.source, rule.re.flags.replace('g', '') + 'y');
+      this.stickies.set(rule, re);
+    }
+    return re;
   }
 
   /** `text` with every secret replaced by its marker; the same string when none. */
