@@ -20,6 +20,10 @@ export interface RedactRule {
   /** Keyword-anchored rules: every match starts where this (global) regex matches, so the
    *  engine finds the keywords once for all such rules and tries each rule only there. */
   anchor?: RegExp;
+  /** A regex source every match contains (compared case-insensitively): the redactor scans a
+   *  text once for all rules' hints and runs only the rules whose hint is there. Rules whose
+   *  hints could match at one place must share the hint (one alternative wins a position). */
+  hint?: string;
 }
 
 /** Shortest value assigned to a password/secret/token name that is redacted (shorter ones are
@@ -83,29 +87,32 @@ const NAME_PREFIX = (start: string) => `(?<=${start}[A-Za-z0-9_.-]{0,40}${SECRET
 export const BUILTIN_RULES: readonly RedactRule[] = [
   {
     kind: 'private-key',
+    hint: 'PRIVATE KEY',
     re: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:-]*)/g,
   },
-  { kind: 'anthropic-key', re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, accept: mixed },
-  { kind: 'openai-key', re: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g, accept: mixed },
-  { kind: 'aws-access-key', re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
-  { kind: 'github-token', re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g },
-  { kind: 'gitlab-token', re: /gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent)-[A-Za-z0-9_-]{20,}/g, accept: mixed },
-  { kind: 'slack-token', re: /(?<![A-Za-z0-9_-])xox[abposre]-[A-Za-z0-9-]{10,}/g, accept: mixed },
-  { kind: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g },
-  { kind: 'google-api-key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
-  { kind: 'google-oauth', re: /(?<![A-Za-z0-9_-])(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})/g },
-  { kind: 'stripe-key', re: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|(?<![A-Za-z0-9_])whsec_[0-9A-Za-z]{20,}/g, accept: mixed },
-  { kind: 'npm-token', re: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g },
-  { kind: 'huggingface-token', re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g, accept: mixed },
-  { kind: 'jwt', re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g },
+  { kind: 'anthropic-key', hint: 'sk-', re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, accept: mixed },
+  { kind: 'openai-key', hint: 'sk-', re: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g, accept: mixed },
+  { kind: 'aws-access-key', hint: 'AKIA|ASIA|ABIA|ACCA', re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
+  { kind: 'github-token', hint: 'gh[pousr]_|github_pat_', re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g },
+  { kind: 'gitlab-token', hint: 'gl(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent)-', re: /gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent)-[A-Za-z0-9_-]{20,}/g, accept: mixed },
+  { kind: 'slack-token', hint: 'xox', re: /(?<![A-Za-z0-9_-])xox[abposre]-[A-Za-z0-9-]{10,}/g, accept: mixed },
+  { kind: 'slack-webhook', hint: 'hooks\\.slack\\.com', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g },
+  { kind: 'google-api-key', hint: 'AIza', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  { kind: 'google-oauth', hint: 'ya29\\.|GOCSPX-', re: /(?<![A-Za-z0-9_-])(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})/g },
+  { kind: 'stripe-key', hint: '_live_|_test_|whsec_', re: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|(?<![A-Za-z0-9_])whsec_[0-9A-Za-z]{20,}/g, accept: mixed },
+  { kind: 'npm-token', hint: 'npm_', re: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g },
+  { kind: 'huggingface-token', hint: 'hf_', re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g, accept: mixed },
+  { kind: 'jwt', hint: 'eyJ', re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g },
   {
     kind: 'authorization',
+    hint: 'authorization|api-key|auth-token',
     re: /\b(?:Authorization|Proxy-Authorization|X-Api-Key|X-Auth-Token|Api-Key)\s*["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|token|Bot|Digest)\s+)?(?<v>[A-Za-z0-9._~+/=:-]{8,})/gi,
     accept: assigned,
   },
-  { kind: 'bearer-token', re: /\bBearer\s+(?<v>[A-Za-z0-9._~+/-]{8,}=*)/g, accept: assigned },
+  { kind: 'bearer-token', hint: 'Bearer', re: /\bBearer\s+(?<v>[A-Za-z0-9._~+/-]{8,}=*)/g, accept: assigned },
   {
     kind: 'url-password',
+    hint: ':\\/\\/',
     re: /:\/\/(?<=[a-zA-Z][a-zA-Z0-9+.-]{0,20}:\/\/)[^\s:/@'"`<>]{1,100}:(?<v>[^\s/'"`<>]{1,200})@(?=[\w[-])/g,
     accept: (v) => !isPlaceholder(v) && !/^(.)\1{3,}$/.test(v) && v.length >= MIN_ASSIGNED_CHARS,
   },

@@ -26,6 +26,13 @@ export const RULES_VERSION = 1;
 const TRIGGER_RE =
   /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential/i;
 
+/** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
+ *  strings — ids, types, flags, most JSON values of a record — are returned untouched, untested. */
+export const MIN_SECRET_CHARS = 8;
+/** Object keys shorter than this are not tested: a key holding a secret is a pasted token or
+ *  assignment (≥ 20 characters); short keys (`input_tokens`, `api_key`) are names. */
+export const MIN_KEY_SECRET_CHARS = 20;
+
 export interface UserPattern {
   /** Marker kind (letters, digits, dashes). */
   kind: string;
@@ -54,18 +61,41 @@ export class Redactor {
   private readonly allow: RegExp[];
   private readonly userTrigger: boolean;
 
+  /** One scan for every rule's hint: group i+1 ↔ hints[i]. */
+  private readonly hintRe: RegExp | null;
+  private readonly hintRules: RedactRule[][];
+
   constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string) {
     this.allow = [...allow];
     this.fingerprint = fingerprint;
     this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
+    const hints = [...new Set(rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
+    this.hintRules = hints.map((h) => rules.filter((r) => r.hint === h));
+    this.hintRe = hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null;
+  }
+
+  /** The hinted rules whose hint occurs in `text`. */
+  private hinted(text: string): Set<RedactRule> {
+    const out = new Set<RedactRule>();
+    if (!this.hintRe) return out;
+    let seen = 0;
+    for (const m of text.matchAll(this.hintRe)) {
+      const g = m.findIndex((x, i) => i > 0 && x !== undefined) - 1;
+      if (g < 0 || out.has(this.hintRules[g][0])) continue;
+      for (const r of this.hintRules[g]) out.add(r);
+      if (++seen === this.hintRules.length) break;
+    }
+    return out;
   }
 
   /** Where secrets are in `text` (sorted, not overlapping). */
   findings(text: string): Finding[] {
-    if (!text || (!this.userTrigger && !TRIGGER_RE.test(text))) return [];
+    if (!text || (!this.userTrigger && (text.length < MIN_SECRET_CHARS || !TRIGGER_RE.test(text)))) return [];
     const found: Finding[] = [];
     const anchors = new Map<RegExp, number[]>();
+    const hinted = this.hinted(text);
     for (const rule of this.rules) {
+      if (rule.hint && !hinted.has(rule)) continue;
       for (const m of this.matches(rule, text, anchors)) {
         const v = m.groups?.v ?? m[0];
         if (!v) continue;
@@ -162,7 +192,7 @@ export class Redactor {
     if (v !== null && typeof v === 'object') {
       let changed = false;
       const entries = Object.entries(v).map(([k, x]) => {
-        const k2 = this.redact(k);
+        const k2 = k.length < MIN_KEY_SECRET_CHARS ? k : this.redact(k);
         const w = this.walk(x);
         if (k2 !== k || w !== x) changed = true;
         return [k2, w] as const;
