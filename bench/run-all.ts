@@ -23,11 +23,13 @@ const { values } = parseArgs({
     quick: { type: 'boolean' },
     'eval-dir': { type: 'string' },
     'no-write': { type: 'boolean' },
+    /** Run nothing: write docs/BENCHMARKS.md again from docs/benchmarks.json (after a merge). */
+    render: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench -- [--only name,name] [--quick] [--eval-dir DIR] [--no-write]\n');
+  process.stdout.write('usage: npm run bench -- [--only name,name] [--quick] [--eval-dir DIR] [--no-write] [--render]\n');
   process.exit(0);
 }
 
@@ -39,7 +41,7 @@ function evalDir(): string | null {
 
 const modelPath = execFileSync(process.execPath, [join(root, 'scripts', 'build-offline-model.mjs')], { encoding: 'utf8' }).trim();
 const benchDir = join(root, 'dist', 'bench');
-const only = values.only ? new Set(values.only.split(',')) : null;
+const only = values.render ? new Set<string>() : values.only ? new Set(values.only.split(',')) : null;
 const modules = readdirSync(benchDir)
   .filter((f) => f.endsWith('.bench.js'))
   .filter((f) => !only || only.has(basename(f, '.bench.js')))
@@ -98,7 +100,7 @@ const lines: string[] = [
   'Benchmarks, not timed tests: medians and percentiles from one run on a shared, noisy machine;',
   'where a ratio is given, both sides were measured side by side in the same run.',
   '',
-  `- Written: ${stamp}${only ? ` (this run: ${[...only].join(', ')}; other sections keep their own date)` : ''}`,
+  `- Written: ${stamp}${values.render ? ' (re-rendered from docs/benchmarks.json: each section keeps its own date)' : only ? ` (this run: ${[...only].join(', ')}; other sections keep their own date)` : ''}`,
   `- Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}`,
   `- Model: offline-glove-sif (100-d, built by \`npm run model:offline\`); MiniLM was not available offline`,
   `- Eval data: ${ev ?? 'absent (benchmarks that need it are skipped)'}`,

@@ -8,6 +8,16 @@ import { MODE_STATES } from '../shared/vocabulary.js';
 import { isScheduleInterval, MINUTES_PER_DAY, SCHEDULE_HOURS, SCHEDULE_MINUTES } from '../shared/schedule.js';
 import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNATTENDED_POLICIES } from '../shared/workers.js';
 
+/** A user-written regular expression compiles (redact.patterns / redact.allow). */
+function isRegex(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A question still needs a drift score this far above the session's usual (z units):
  *  driftQuestionBonus may be at most driftZ minus this (checked when the config loads). */
 export const DRIFT_QUESTION_MARGIN = 0.5;
@@ -161,6 +171,20 @@ export const ConfigSchema = z
         url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
         /** Team store: the writer URL the indexer uses (default: store.url, which must then be a writer). */
         writerUrl: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+      })
+      .strict()
+      .default({}),
+    redact: z
+      .object({
+        /** Your own token formats, redacted at index time like the built-in kinds
+         *  (shared/redact-rules.ts): `{"kind": "acme-token", "pattern": "acme_[A-Za-z0-9]{32}"}`;
+         *  a named group `v` marks the secret inside a longer match. docs/REDACTION.md. */
+        patterns: z
+          .array(z.object({ kind: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and dashes'), pattern: z.string().min(1).refine(isRegex, 'not a valid regular expression') }).strict())
+          .default([]),
+        /** Values never redacted (regular expressions matched against the whole detected
+         *  value): a false positive of your own, e.g. `"sk-test-fixture-[0-9]+"`. */
+        allow: z.array(z.string().min(1).refine(isRegex, 'not a valid regular expression')).default([]),
       })
       .strict()
       .default({}),

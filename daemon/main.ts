@@ -55,6 +55,7 @@ import { Pipeline, STORE_DOWN, type Decision, type ToolDecision } from '../core/
 import type { TailLine, LinesInfo } from './tailer.js';
 import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
+import { createRedactor } from '../shared/redact.js';
 import { CONFIG_RELOAD_ERROR } from './status.js';
 import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
 import { cliPath } from '../ops/service.js';
@@ -101,7 +102,13 @@ interface FileEntry extends PublishBook {
   parse: LineParser['line'];
 }
 
-const clip = (s: string) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
+/** Error messages may quote what failed (a command line, a JSON snippet of a transcript line):
+ *  redacted (shared/redact.ts) before they reach a log, the canary or status, then clipped. */
+const MESSAGE_REDACTOR = createRedactor();
+const clip = (s: string) => {
+  const r = MESSAGE_REDACTOR.redact(s);
+  return r.length > MAX_MESSAGE_CHARS ? r.slice(0, MAX_MESSAGE_CHARS) : r;
+};
 const errMsg = (e: unknown) => clip(e instanceof Error ? e.message : String(e));
 
 /** What the daemon persists beside a committed offset: the assembler's snapshot and the tool
@@ -179,7 +186,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   const startedAt = Date.now();
   let lastError: string | null = null;
   const log: JsonlLog = openJsonlLog(logsDir(env), config.logs);
-  const event = (e: Omit<EventRecord, 'type' | 'ts' | 'pid'>) => log.write({ type: 'event', ts: Date.now(), pid, ...e });
+  const event = (e: Omit<EventRecord, 'type' | 'ts' | 'pid'>) => log.write({ type: 'event', ts: Date.now(), pid, ...e, ...(e.message ? { message: clip(e.message) } : {}) });
   const fail = (reason: string, e: unknown, extra: Partial<EventRecord> = {}) => {
     lastError = `${reason}: ${errMsg(e)}`;
     event({ event: 'error', reason, message: errMsg(e), ...extra });

@@ -25,6 +25,9 @@ export interface StoreSummary {
   error?: string;
   /** `sqlite` (the embedded file) or `postgres` (the team store; path is its URL without the password). */
   backend?: 'sqlite' | 'postgres';
+  /** How the stored text was redacted (store/scan-location.ts): `unscrubbed` / `other-rules` →
+   *  run `active-brain index`; null when it could not be read. */
+  redaction?: 'scrubbed' | 'unscrubbed' | 'other-rules' | null;
 }
 
 export interface DaemonStatus {

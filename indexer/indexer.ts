@@ -16,6 +16,14 @@
  * source (or sub-folder) removes nothing. Bad input (unreadable, binary, too large, not
  * UTF-8, embedding failure) is skipped, counted in the summary and reported as a Problem;
  * indexing goes on. The caller holds the indexer lock (indexer/lock.ts).
+ *
+ * Redaction (shared/redact.ts, docs/REDACTION.md): a note's text and each transcript record
+ * have their secrets replaced by markers before anything is chunked, embedded, stored or
+ * signed. A store whose recorded redaction fingerprint differs from this run's (written before
+ * redaction, or with other rules or `redact.*` config) has every document marked stale first,
+ * so the run re-reads and re-redacts them (unchanged chunks keep their vectors); after a run
+ * over every source the stored text is scanned, and the new fingerprint recorded only when no
+ * secret is left (`redaction` in the summary says what is).
  */
 import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
@@ -31,6 +39,8 @@ import { quotedSignatures } from './note-signatures.js';
 import { listSourceFiles, readNote, type Problem, type SkipReason } from './files.js';
 import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
+import { createRedactor, type Redactor } from '../shared/redact.js';
+import { scanStore, type ScanSummary } from '../store/secret-scan.js';
 
 export interface IndexSummary {
   sources: number;
@@ -56,6 +66,10 @@ export interface IndexSummary {
   chunks_per_s: number;
   /** What was skipped and why (at most MAX_PROBLEMS listed; counts are complete). */
   problems: Problem[];
+  /** Redaction: `rescrubbed` = the store was redacted by other rules (or none) and every
+   *  document was re-read; `findings` = secrets still stored after the run (documents the run
+   *  could not re-read, e.g. of a missing source); `scrubbed` = none left, fingerprint recorded. */
+  redaction: { rescrubbed: boolean; scrubbed: boolean; findings: number };
 }
 
 export interface IndexOptions {
@@ -63,7 +77,9 @@ export interface IndexOptions {
   /** The embedder, or a loader used only once something needs embedding (a no-change run
    *  then never loads the model). With a loader, `modelId` must be the id it will report. */
   embedder: Embedder | EmbedderLoader;
-  config: Pick<Config, 'indexer' | 'daemon'>;
+  config: Pick<Config, 'indexer' | 'daemon'> & Partial<Pick<Config, 'redact'>>;
+  /** The secret redactor (default: built from config.redact). */
+  redactor?: Redactor;
   /** Only these sources (default: every registered source). */
   sources?: SourceRecord[];
   /** Drop every document, chunk and vector (and the recorded model) first, then index all. */
@@ -130,7 +146,9 @@ class IndexRun {
     seconds: 0,
     chunks_per_s: 0,
     problems: [],
+    redaction: { rescrubbed: false, scrubbed: false, findings: 0 },
   };
+  private readonly redactor: Redactor;
   private pending: PendingDoc[] = [];
   /** Message uuid → the document (path) that holds it, for documents seen in this run. */
   private readonly claimed = new Map<string, string>();
@@ -141,6 +159,7 @@ class IndexRun {
 
   constructor(private readonly opts: IndexOptions) {
     this.progress = opts.progress ?? silentProgress;
+    this.redactor = opts.redactor ?? createRedactor(opts.config.redact);
   }
 
   /** The embedder, loaded on first use; the store records (or checks) its model then. */
@@ -174,6 +193,16 @@ class IndexRun {
     if (!('load' in this.opts.embedder) || (stored && stored.model !== this.opts.embedder.modelId)) await this.embedder();
     const sources = this.opts.sources ?? store.listSources();
     this.summary.sources = sources.length;
+    const fingerprint = this.redactor.fingerprint;
+    let rescrub = store.redaction() !== fingerprint;
+    if (rescrub && store.info().documents === 0) {
+      store.setRedaction(fingerprint); // nothing stored yet: nothing to re-scrub
+      rescrub = false;
+    }
+    if (rescrub) {
+      store.markAllStale(); // re-read and re-redact every document; unchanged chunks keep their vectors
+      this.summary.redaction.rescrubbed = true;
+    }
 
     const listings = sources.map((s) => ({ source: s, listing: listSourceFiles(s.path, s.kind) }));
     const total = listings.reduce((n, l) => n + l.listing.files.length, 0);
@@ -195,11 +224,35 @@ class IndexRun {
       this.progress.done();
     }
     this.summary.files_seen = this.filesDone;
+    this.recordRedaction(fingerprint, rescrub);
     this.summary.chunks_total = store.info().chunks;
     const seconds = (performance.now() - t0) / 1000;
     this.summary.seconds = Math.round(seconds * 100) / 100;
     this.summary.chunks_per_s = seconds > 0 ? Math.round(this.summary.chunks_added / seconds) : 0;
     return this.summary;
+  }
+
+  /** After a run over every source of a store to re-scrub: scan what is stored; record the
+   *  fingerprint when no secret is left (a partial run leaves the store marked, so the next
+   *  full `index` finishes the job). */
+  private recordRedaction(fingerprint: string, rescrub: boolean): void {
+    if (!rescrub) {
+      this.summary.redaction.scrubbed = true;
+      return;
+    }
+    if (this.opts.sources) return;
+    const scan: ScanSummary = scanStore(this.opts.store, this.redactor);
+    this.summary.redaction.findings = scan.findings;
+    if (scan.findings === 0) {
+      try {
+        this.opts.store.purgeDeleted(); // the old text must not linger in free pages or the FTS index
+      } catch {
+        this.warn('purge_failed'); // a reader held the file: the next re-scrub run purges again
+        return;
+      }
+      this.opts.store.setRedaction(fingerprint);
+      this.summary.redaction.scrubbed = true;
+    }
   }
 
   /** Index one file if it changed. Returns false when the file vanished (so it gets removed). */
@@ -247,7 +300,7 @@ class IndexRun {
       return;
     }
     if (read.replaced > 0) this.warn('invalid_utf8');
-    const note = chunkNote(read.text, path, cfg);
+    const note = chunkNote(this.redactor.redact(read.text), path, cfg); // redact:note
     const chunks: ChunkInput[] = note.chunks.map((c, i) => {
       const signatures = quotedSignatures(c.text);
       return {
@@ -271,7 +324,7 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, (this.opts.now ?? Date.now)());
+      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, this.redactor, (this.opts.now ?? Date.now)());
       this.warn('malformed_lines', read.malformedLines);
       this.warn('overlong_lines', read.overlongLines);
       const sessionId = path.split(sep).pop()!.replace(/\.jsonl$/, '');

@@ -6,6 +6,11 @@
  * transcript/exchanges.ts, steps from transcript/tool-steps.ts; the chunks are made by
  * indexer/transcript-chunks.ts.
  *
+ * Redaction (shared/redact.ts) happens here, on each parsed record before records.ts reads
+ * it: every string of the record has its secrets replaced by markers, so the exchanges, tool
+ * steps, episodes, chunks and signatures made from it never see a secret (and a secret cut in
+ * half by a later length bound cannot escape detection).
+ *
  * An open last turn (no turn end, no next prompt) in a file written less than
  * OPEN_TURN_QUIET_MS ago is still being written: it is left out (exchange and tool steps)
  * and `openFrom` says where it starts, so the indexer marks the document stale and the next
@@ -20,6 +25,7 @@ import { parserForFile } from '../transcript/host.js';
 import { ExchangeAssembler } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import type { Exchange } from '../shared/types.js';
+import type { Redactor } from '../shared/redact.js';
 
 /** A last turn with no end is still open when the file was written less than this long ago.
  *  Claude Code appends a record at least at every tool call and result; a turn quiet for
@@ -50,7 +56,7 @@ export async function hashFile(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readTranscript(path: string, maxLineBytes: number, now: number = Date.now()): Promise<TranscriptRead> {
+export async function readTranscript(path: string, maxLineBytes: number, redactor: Redactor, now: number = Date.now()): Promise<TranscriptRead> {
   const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   const fh = await open(path, 'r');
   const sessionId = parser.fileSessionId;
@@ -75,7 +81,7 @@ export async function readTranscript(path: string, maxLineBytes: number, now: nu
           asm.advance(l.endOffset);
           continue;
         }
-        const rec = parser.value(value);
+        const rec = parser.value(redactor.redactValue(value)); // redact:transcript
         if (rec && typeof rec === 'object' && 'uuid' in rec && typeof rec.uuid === 'string' && !rec.isSidechain) uuids.push({ uuid: rec.uuid, offset: l.startOffset });
         exchanges.push(...asm.push(rec, l.startOffset, l.endOffset));
         steps.push(...tracker.push(rec, l.startOffset, l.endOffset));

@@ -17,6 +17,7 @@ import { CHANNELS } from '../shared/vocabulary.js';
 import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
 import { managerSchedule } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
+import { checkSecrets } from './doctor-secrets.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
 import { hookRegistrations, registeredEvents } from './hook-registrations.js';
 import { checkWorkers } from './workers-check.js';
@@ -230,6 +231,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process
   checks.push(checkDaemon(status));
   checks.push(checkSchedule(config, status, () => (process.platform === 'linux' || process.platform === 'darwin' ? managerSchedule(process.platform) : null)));
   checks.push(storeCheck.check);
+  checks.push(checkSecrets(config, env));
   checks.push(await checkModel(config, env, storeCheck));
   checks.push(checkStateDir(env));
   checks.push(checkKill(env));

@@ -13,7 +13,9 @@ export type StoreErrorCode =
   | 'BAD_INPUT'
   | 'SOURCE_CONFLICT'
   /** A team-store reader URL whose role could write (the daemon refuses it). */
-  | 'ROLE_CAN_WRITE';
+  | 'ROLE_CAN_WRITE'
+  /** A local store indexed before redaction (or with other rules): push refuses it. */
+  | 'UNSCRUBBED';
 
 export class StoreError extends Error {
   readonly exitCode: number;

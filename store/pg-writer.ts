@@ -9,7 +9,9 @@
  * security reads it: store/pg-schema.ts).
  */
 import { basename, extname, resolve } from 'node:path';
-import { EPISODE_OUTCOMES, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
+import { pgStoredTexts, type StoredText } from './stored-texts.js';
+import { PG_REDACTION_META } from './pg-schema.js';
+import { EPISODE_OUTCOMES, STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
 import { isOneOf } from '../shared/vocabulary.js';
 import { float32ToBlob } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
@@ -295,6 +297,29 @@ export class PgStoreWriter implements StoreWriter {
       this.write(`DELETE FROM documents`);
       this.write(`DELETE FROM meta WHERE key IN ('model', 'dim')`);
     });
+  }
+
+  redaction(): string | null {
+    return this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = $1`, [PG_REDACTION_META])?.value ?? null;
+  }
+
+  setRedaction(fingerprint: string): void {
+    this.transaction(() => {
+      this.write(`INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [PG_REDACTION_META, fingerprint]);
+    });
+  }
+
+  markAllStale(): number {
+    return this.transaction(() => this.write(`UPDATE documents SET hash = $1 || hash WHERE substr(hash, 1, 1) <> $1 RETURNING id`, [STALE_HASH_PREFIX]).length);
+  }
+
+  storedTexts(): Iterable<StoredText> {
+    return pgStoredTexts(this.db);
+  }
+
+  purgeDeleted(): void {
+    // Dead row versions are PostgreSQL's to reclaim (autovacuum; the writer role does not own
+    // the tables, so it cannot VACUUM them): docs/REDACTION.md says to run VACUUM FULL once.
   }
 
   info(): StoreInfo {

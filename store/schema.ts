@@ -22,6 +22,10 @@
  *   a session's records, uuids kept, into a new session file on resume / fork / continue /
  *   compaction: sessions sharing a uuid are one lineage, and a copied message is chunked once.
  *   Migrating marks every transcript document stale so the next index run records its messages.
+ * · v5: secrets are redacted at index time (shared/redact.ts). A store written before holds
+ *   them: the migration records it as unscrubbed (meta `redaction` = '') and marks every
+ *   document stale, so the next `index` re-reads and redacts it (indexer/indexer.ts; unchanged
+ *   chunks keep their vectors) and records the rules' fingerprint once no secret is left.
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
@@ -54,6 +58,15 @@ function backfillV4(db: Database.Database): void {
   db.prepare(
     `UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ? AND source_id IN (SELECT id FROM sources WHERE kind = 'transcripts')`,
   ).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
+}
+
+/** Meta key of the redaction fingerprint the stored text was redacted with ('' = unscrubbed). */
+export const REDACTION_META = 'redaction';
+
+/** v5 back-fill: the store holds text from before redaction: unscrubbed, every document stale. */
+function backfillV5(db: Database.Database): void {
+  db.prepare(`INSERT INTO meta (key, value) VALUES (?, '') ON CONFLICT (key) DO UPDATE SET value = ''`).run(REDACTION_META);
+  db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX);
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -178,6 +191,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX messages_document ON messages(document_id);
     `,
     backfill: backfillV4,
+  },
+  {
+    // Redaction at index time: existing text is unscrubbed until the next index run.
+    version: 5,
+    up: ``,
+    backfill: backfillV5,
   },
 ];
 

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { openReadonlyDb } from './open.js';
-import { SCHEMA_VERSION } from './schema.js';
+import { getMeta, REDACTION_META, SCHEMA_VERSION } from './schema.js';
 import { StoreError } from './errors.js';
 import { blobToFloat32 } from './vector-matrix.js';
 import type { ChunkInput, DocumentStat, EpisodeOutcome, QuotedSignature, SourceKind } from './types.js';
@@ -49,6 +49,11 @@ export class SqliteExport {
   model(): { model: string; dim: number } | null {
     const m = new Map((this.db.prepare(`SELECT key, value FROM meta WHERE key IN ('model', 'dim')`).all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
     return m.has('model') && m.has('dim') ? { model: m.get('model')!, dim: Number(m.get('dim')) } : null;
+  }
+
+  /** The redaction fingerprint the local store's text was redacted with ('' or null: none). */
+  redaction(): string | null {
+    return getMeta(this.db, REDACTION_META);
   }
 
   sources(): ExportSource[] {

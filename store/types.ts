@@ -251,6 +251,8 @@ export interface EpisodeReader {
  * The indexer's side of the store (the only writer). replaceDocument is one transaction;
  * transaction(fn) groups several calls so a crash leaves the previous state readable.
  */
+import type { StoredText } from './stored-texts.js';
+
 export interface StoreWriter {
   readonly path: string;
   /** Create the region or update its scope; returns it. */
@@ -287,6 +289,17 @@ export interface StoreWriter {
   model(): { model: string; dim: number } | null;
   /** Drop all documents, chunks, vectors and the recorded model (keeps regions and sources): for --rebuild. */
   clearDocuments(): void;
+  /** The fingerprint of the redaction rules the stored text was redacted with (shared/redact.ts);
+   *  null or '' when it holds text from before redaction (unscrubbed). */
+  redaction(): string | null;
+  setRedaction(fingerprint: string): void;
+  /** Mark every document stale (the next index run re-reads each); returns how many. */
+  markAllStale(): number;
+  /** Every stored text field (for the secret scan, store/secret-scan.ts). */
+  storedTexts(): Iterable<StoredText>;
+  /** After a re-scrub: drop what deleted rows left behind (SQLite: the full-text index's
+   *  deleted entries, free pages, the WAL), so no old text survives in the file. */
+  purgeDeleted(): void;
   transaction<T>(fn: () => T): T;
   info(): StoreInfo;
   close(): void;

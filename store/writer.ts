@@ -29,9 +29,10 @@
  */
 import type Database from 'better-sqlite3';
 import { basename, extname, relative, resolve, sep } from 'node:path';
-import { EPISODE_OUTCOMES, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
+import { EPISODE_OUTCOMES, STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
 import { isOneOf } from '../shared/vocabulary.js';
-import { migrate, getMeta } from './schema.js';
+import { migrate, getMeta, REDACTION_META } from './schema.js';
+import { sqliteStoredTexts, type StoredText } from './stored-texts.js';
 import { float32ToBlob } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { SqliteStoreReader } from './reader.js';
@@ -352,6 +353,31 @@ export class SqliteStoreWriter implements StoreWriter {
       this.stmts.deleteMeta.run('model');
       this.stmts.deleteMeta.run('dim');
     });
+  }
+
+  redaction(): string | null {
+    return getMeta(this.db, REDACTION_META);
+  }
+
+  setRedaction(fingerprint: string): void {
+    this.stmts.setMeta.run(REDACTION_META, fingerprint);
+  }
+
+  markAllStale(): number {
+    return this.db.prepare(`UPDATE documents SET hash = ? || hash WHERE substr(hash, 1, 1) <> ?`).run(STALE_HASH_PREFIX, STALE_HASH_PREFIX).changes;
+  }
+
+  storedTexts(): Iterable<StoredText> {
+    return sqliteStoredTexts(this.db);
+  }
+
+  purgeDeleted(): void {
+    // contentless FTS5 keeps a deleted row's terms until its segments merge; VACUUM rewrites
+    // the file without free pages; the checkpoint empties the WAL.
+    this.db.exec(`INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')`);
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.exec('VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   info(): StoreInfo {

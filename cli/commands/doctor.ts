@@ -33,6 +33,7 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
   schedule           the scheduled index runs: the service manager's timer is active, or the
                      running daemon runs it itself (indexer.schedule = "daemon")
   store              the knowledge store is readable and not empty
+  secrets            no secret in the store's text (docs/REDACTION.md; store scan lists them)
   model              the embedding model loads and matches the store
   state-dir          $ACTIVE_BRAIN_HOME is writable
   kill-switch        off

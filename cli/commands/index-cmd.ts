@@ -67,8 +67,13 @@ indexer.intervalMinutes (default 15).
 
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
-"chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}]} (plus "region",
-"source", "registered": true for add). chunks_embedded counts the chunks that needed the model; a re-indexed
+"chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}],
+"redaction":{"rescrubbed","scrubbed","findings"}} (plus "region", "source", "registered": true
+for add). Secrets (API keys, tokens, private keys, passwords…: docs/REDACTION.md) are replaced
+by markers such as ‹secret:github-token› before anything is chunked, embedded or stored. A
+store indexed before redaction, or with other redact.* config, has every document re-read and
+redacted by the next run (rescrubbed; unchanged chunks keep their vectors).
+chunks_embedded counts the chunks that needed the model; a re-indexed
 file reuses the stored vectors of its unchanged chunks. Transcripts also give error
 episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
 Progress is drawn on stderr only when it is a terminal.
@@ -106,6 +111,7 @@ function summaryLine(s: IndexSummary): string {
   if (nSkipped) parts.push(`skipped ${nSkipped} (${skipped.map(([r, c]) => `${r} ${c}`).join(', ')})`);
   const warnings = Object.entries(s.warnings);
   if (warnings.length) parts.push(`warnings: ${warnings.map(([w, c]) => `${w} ${c}`).join(', ')}`);
+  if (s.redaction.rescrubbed) parts.push(s.redaction.scrubbed ? 'every document re-redacted' : s.redaction.findings ? `${s.redaction.findings} secret finding(s) still stored (\`active-brain store scan\`)` : 're-redaction pending: run `active-brain index` without a source');
   parts.push(`${s.chunks_total} chunks in store`);
   parts.push(`${s.seconds} s${s.chunks_added ? ` (${s.chunks_per_s} chunks/s)` : ''}`);
   return parts.join(' · ');

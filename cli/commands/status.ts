@@ -9,6 +9,8 @@ import { loadConfig } from '../../config/load.js';
 import { homeDir } from '../../shared/paths.js';
 import { daemonStatus, type DaemonStatus, type StoreSummary } from '../../daemon/status.js';
 import { summarizeStore } from '../../daemon/store-summary.js';
+import { storeRedaction } from '../../store/scan-location.js';
+import { createRedactor } from '../../shared/redact.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../../store/location.js';
 import { commonState, formatStates, rolloutStates } from '../../ops/channel-state.js';
 import type { Channel, ModeState } from '../../shared/vocabulary.js';
@@ -64,6 +66,7 @@ function human(s: Status, workers: WorkersSummary): string {
   if (!st.present) lines.push(`store:    none at ${st.path} (build one with "active-brain index add <path> --region <name>")`);
   else if (st.error) lines.push(`store:    ${st.path}: ${st.error}`);
   else lines.push(`store:    ${st.backend === 'postgres' ? 'team store (PostgreSQL) ' : ''}${st.path}: ${st.chunks} chunks, ${st.regions} region(s), ${Math.round((st.bytes ?? 0) / 1024)} KiB, model ${st.model ?? '(none yet)'}`);
+  if (st.redaction === 'unscrubbed' || st.redaction === 'other-rules') lines.push(`store:    holds text indexed ${st.redaction === 'unscrubbed' ? 'before redaction' : 'with other redaction rules'}: run "active-brain index" (it re-redacts every document; "active-brain store scan" lists findings)`);
   lines.push(`model:    ${modelLine(s.model)}`);
   const e = s.embedder;
   if (e) {
@@ -98,7 +101,7 @@ daemon sees it (state ok or down, location, since, message, failures, nextRetryA
 whose server went away is down, offers are silent and the daemon reconnects (1 s doubling to 60 s).
 --json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
-"store":{…,"backend":"sqlite"|"postgres"},"model":{…},"embedder","store_health","uptime_s","index_schedule","last_error","problem","lock":{…},
+"store":{…,"backend":"sqlite"|"postgres","redaction":"scrubbed"|"unscrubbed"|"other-rules"|null},"model":{…},"embedder","store_health","uptime_s","index_schedule","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}},
 "workers":{"entrypoints","unattended","cwdGlobs","envMarker","rules","hook","recent"}} — "state" is the
 prompt channel's; "mode" is the state every channel of every mode shares, or "mixed".
@@ -114,7 +117,7 @@ Exit 0 when the daemon is running, 1 when it is not.`,
     const storePath = storeLocation(config);
     const shown = displayLocation(storePath);
     const store: StoreSummary = storePresent(storePath)
-      ? { ...(await summarizeStore(storePath)), path: shown, backend: storeBackend(storePath) }
+      ? { ...(await summarizeStore(storePath)), path: shown, backend: storeBackend(storePath), redaction: storeRedaction(storePath, createRedactor(config.redact)) }
       : { path: shown, present: false, backend: storeBackend(storePath) };
     const s = withChannels(daemonStatus(config, store), rolloutStates(config));
     const workers = workersSummary(config);

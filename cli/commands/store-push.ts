@@ -12,6 +12,7 @@ import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
 import { openStoreWriter } from '../../store/sqlite-store.js';
 import { SqliteExport } from '../../store/sqlite-export.js';
 import { pushStore, pushWroteNothing } from '../../store/push.js';
+import { createRedactor } from '../../shared/redact.js';
 import type { StoreWriter } from '../../store/types.js';
 import { createProgress } from '../../indexer/progress.js';
 
@@ -24,15 +25,19 @@ project:<glob> (readers granted it: \`active-brain store grant\`). Incremental: 
 the team store holds with the same content hash is skipped; a changed one is replaced (its
 vectors copied, not re-embedded); one deleted locally is removed from the team store.
 Sources removed locally stay in the team store. A team store built with another embedding
-model is refused before anything is written.
+model is refused before anything is written, and so is a local store not redacted with the
+current rules (indexed before redaction, or other redact.* config: run \`active-brain index\`
+first). Every chunk is redacted on the way too (docs/REDACTION.md); a team store not yet
+redacted with these rules gets every document written again.
 --to is the writer URL \`active-brain store init\` printed (writerUrl); a reader URL is refused.
 
 --json prints one object: {"to","from","audience","regions","sources","added","replaced",
-"unchanged","removed","chunks","moved","wrote"} (to without its password; moved = sources
-already there under another audience, moved to this one with their rows).
+"unchanged","removed","chunks","moved","scrubbed","wrote"} (to without its password; moved =
+sources already there under another audience, moved to this one with their rows; scrubbed =
+chunks that held a secret, redacted before they were written).
 Exit 0 done (also when nothing changed) · 2 usage (bad URL, reader URL, bad audience,
 source registered in another region) · 3 local store missing or unreadable, server
-unreachable, login refused, model mismatch.`;
+unreachable, login refused, model mismatch, local store not redacted.`;
 
 export async function runPush(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { to: { type: 'string' }, audience: { type: 'string' } });
@@ -63,7 +68,7 @@ export async function runPush(argv: string[]): Promise<number> {
       }
       throw e;
     }
-    const counts = pushStore(local, target, audience, values.json ? undefined : createProgress());
+    const counts = pushStore(local, target, audience, values.json ? undefined : createProgress(), createRedactor(config.redact));
     const wrote = !pushWroteNothing(counts);
     const out = { to: redactUrl(to), from, audience, ...counts, wrote };
     if (values.json) printJson(out);

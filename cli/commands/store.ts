@@ -13,6 +13,7 @@ import { DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION, initPgStore, migratePgStore, urlW
 import { connectPg, pgConnectError } from '../../store/pg-common.js';
 import { PUSH_HELP, runPush } from './store-push.js';
 import { GRANT_HELP, runGrant } from './store-grant.js';
+import { SCAN_HELP, runScan } from './store-scan.js';
 
 const INIT_HELP = `usage: active-brain store init --url postgres://ADMIN@HOST:PORT/DB [--schema NAME]
                               [--user NAME ...] [--json]
@@ -47,17 +48,18 @@ Exit 0 done · 2 usage, or a URL that is not the schema owner's or a superuser's
 writer URL) · 3 no store in that schema (run store init), schema newer than this build
 (upgrade active-brain), server unreachable or login refused.`;
 
-const HELP = `${INIT_HELP}\n\n${MIGRATE_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}`;
-const SUBCOMMANDS = ['init', 'migrate', 'push', 'grant', 'revoke'] as const;
+const HELP = `${INIT_HELP}\n\n${MIGRATE_HELP}\n\n${PUSH_HELP}\n\n${GRANT_HELP}\n\n${SCAN_HELP}`;
+const SUBCOMMANDS = ['init', 'migrate', 'push', 'grant', 'revoke', 'scan'] as const;
 
 export const command: Command = {
   name: 'store',
-  summary: 'the team store on PostgreSQL: store init, migrate, push (local store into it), grant / revoke audiences',
+  summary: 'the team store on PostgreSQL: store init, migrate, push (local store into it), grant / revoke audiences; store scan: secrets in any store',
   help: HELP,
   ownHelp: true,
   async run(argv) {
     const sub0 = argv.find((a) => !a.startsWith('-'));
     if (sub0 === 'push') return runPush(argv.filter((a) => a !== sub0));
+    if (sub0 === 'scan') return runScan(argv.filter((a) => a !== sub0));
     if (sub0 === 'grant' || sub0 === 'revoke') return runGrant(argv.filter((a) => a !== sub0), sub0);
     if (sub0 === undefined && argv.some((a) => a === '--help' || a === '-h')) {
       process.stdout.write(HELP + '\n');

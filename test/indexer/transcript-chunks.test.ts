@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkTranscript, errorLines, groupExchanges, reportsFailure, reportsSuccess, toolNames } from '../../indexer/transcript-chunks.js';
 import { readTranscript } from '../../indexer/transcript-file.js';
+import { createRedactor } from '../../shared/redact.js';
 import type { Exchange } from '../../shared/types.js';
 import { TranscriptBuilder, pastFixSession } from './transcript-fixture.js';
 
@@ -21,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function chunksOf(b: TranscriptBuilder, limits = LIMITS) {
   const file = join(dir, `${b.sessionId}.jsonl`);
   writeFileSync(file, b.text());
-  const read = await readTranscript(file, 8 * 1024 * 1024);
+  const read = await readTranscript(file, 8 * 1024 * 1024, createRedactor());
   return { read, ...chunkTranscript(read.exchanges, limits) };
 }
 
@@ -156,7 +157,7 @@ describe('transcript input', () => {
     if (!existsSync(root)) return;
     for (const project of readdirSync(root)) {
       for (const f of readdirSync(join(root, project)).filter((n) => n.endsWith('.jsonl'))) {
-        const read = await readTranscript(join(root, project, f), 8 * 1024 * 1024);
+        const read = await readTranscript(join(root, project, f), 8 * 1024 * 1024, createRedactor());
         const { chunks, title } = chunkTranscript(read.exchanges, LIMITS);
         expect(title.length).toBeGreaterThan(0);
         expect(chunks.length).toBeGreaterThan(0);

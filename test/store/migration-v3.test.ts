@@ -43,7 +43,7 @@ function downgradeToV2(path: string): void {
 
 describe('schema v2 → v3', () => {
   it('the reader asks for one index run; the writer migrates; the next run adds episodes and reuses every stored vector', async () => {
-    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3); // v2 → the current version (v5 adds redaction: it also marks every document stale)
     t = tempDir('ab-migrate-');
     const storePath = join(t.dir, 'store.sqlite');
     const transcripts = join(t.dir, 'projects', 'p');
