@@ -15,6 +15,7 @@
  * reason codes only; the exchange text stays in memory (a few recent exchanges per session
  * for the offer builder) and never reaches a Decision.
  */
+import { createRedactor, type Redactor } from '../shared/redact.js';
 import { ModeSchema, type Config, type Mode } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbedderUnavailable } from '../embed/errors.js';
@@ -303,7 +304,7 @@ export class Pipeline {
     this.learnLineage(entry, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
-      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, ...(this.deps.pastOnly ? { asOf: now } : {}) },
+      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, redactor: this.redactor(), ...(this.deps.pastOnly ? { asOf: now } : {}) },
       mode?.stallWindow ?? DEFAULT_MODE.stallWindow,
     );
     entry.toolRing.push(r.entry);
@@ -340,6 +341,21 @@ export class Pipeline {
 
   /** The session's lineage as learnt so far (session ids, itself included once the store knows
    *  any of its records), or [] for an unknown path. */
+  private redactorMade: Redactor | null = null;
+
+  /** The configured redaction (the indexer's: user patterns included), made once. A config
+   *  whose patterns do not compile falls back to the built-in rules (the config check says so). */
+  private redactor(): Redactor {
+    if (!this.redactorMade) {
+      try {
+        this.redactorMade = createRedactor(this.deps.config.redact);
+      } catch {
+        this.redactorMade = createRedactor();
+      }
+    }
+    return this.redactorMade;
+  }
+
   lineageOf(path: string): string[] {
     return this.sessions.get(path)?.lineage ?? [];
   }

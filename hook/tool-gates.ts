@@ -20,6 +20,13 @@ import type { HookEvent } from '../shared/vocabulary.js';
 import { keyLines } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind, type GenericKind } from '../shared/error-class.js';
+import { createRedactor, type Redactor } from '../shared/redact.js';
+
+/** The built-in redaction rules (shared/redact.ts), made once per process: an error is signed
+ *  as the indexer stored it — a secret in it is a marker there, so it must be one here too, or
+ *  the same error with a key in its first line would never meet its Past fix. */
+let builtinRedactor: Redactor | null = null;
+const defaultRedactor = (): Redactor => (builtinRedactor ??= createRedactor());
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
@@ -67,10 +74,10 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The payload's error, signed: errorSig = errorSignature(…).sig, the key the daemon writes
  *  fixes under (shared/error-signature.ts; bounded work, reading lines only up to the head). */
-export function sign(payload: Record<string, unknown>, event: string): ToolSignal {
+export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = defaultRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
-  const lines = keyLines(e.text);
+  const lines = keyLines(redactor.redact(e.text));
   const keys = errorKeys(lines);
   return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines) } : { kind: 'none' };
 }

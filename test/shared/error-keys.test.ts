@@ -99,3 +99,19 @@ describe('errors in other languages', () => {
     expect(genericKind(ru('/a'), keyLines(ru('/a')))).toBeNull();
   });
 });
+
+describe('a secret in the error', () => {
+  it('the hook signs the error as the indexer stored it (the secret a marker): two sessions with different keys meet the same Past fix; control: unredacted, the keys would part them', async () => {
+    const { sign } = await import('../../hook/tool-gates.js');
+    const { createRedactor } = await import('../../shared/redact.js');
+    const err = (tok: string) => `Exit code 1\nnpm ERR! 401 Unauthorized: bad token ${tok} for registry, run npm login\nnpm ERR! a complete log of this run can be found in /tmp/x.log`;
+    const a = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const b = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
+    const stored = errorSignature(createRedactor().redact(err(a)))!.sig;
+    const s1 = sign({ error: err(a) }, 'PostToolUseFailure');
+    const s2 = sign({ error: err(b) }, 'PostToolUseFailure');
+    expect(s1).toMatchObject({ kind: 'error', sig: stored });
+    expect(s2).toMatchObject({ kind: 'error', sig: stored });
+    expect(errorSignature(err(a))!.sig).not.toBe(errorSignature(err(b))!.sig);
+  });
+});
