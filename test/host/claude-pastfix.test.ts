@@ -9,6 +9,8 @@
  *      soak → the model receives nothing of ours, the hook logs would-fire;
  *      live (enable --channel tool) → the next request carries
  *        `PostToolUseFailure:Bash hook additional context: … Past fix … fixed by git push --set-upstream origin …`;
+ *      a near match (a warning line in front: another head) → the same Past fix, through the
+ *        fixes file of its telling line;
  *      kill file → nothing; a first-seen error → nothing (reason no-fix);
  *   4. `uninstall` → the host runs clean: no hook runs, no hook error in its output.
  * `claude -p` marks its sessions with the entrypoint `sdk-cli` (a worker by default): the
@@ -139,6 +141,19 @@ describe.skipIf(!!host.skip)('Past fix with the real Claude Code', () => {
     // Refused as a subagent's: by its payload's agent_id or its transcript path (gate order is
     // the worker rule's: hook/gates.ts).
     expect(recs.filter((r) => r.event === 'PostToolUseFailure')).toEqual([expect.objectContaining({ outcome: 'silent', reason: expect.stringMatching(/^worker-(sidechain|agent|subagent)$/) })]);
+  });
+
+  it('a near match: the same error under another first line (another head, so no exact file) still brings the Past fix to the model', async () => {
+    const repo = gitRepoWithoutUpstream(w, 'cart-near', 'feature-near');
+    const command = 'echo "warning: pre-push check could not reach the linter, skipped" >&2; git push';
+    const { run, model } = await w.claude([{ text: 'Pushing.', tool: 'Bash', input: { command, description: 'Push' } }, { text: 'Noted.' }], { cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    const next = sinceLastAnswer(model.agentRequests()[1]);
+    expect(next).toContain('could not reach the linter');
+    const at = next.indexOf(HOOK_CONTEXT_PREFIX);
+    expect(at, next).toBeGreaterThanOrEqual(0);
+    expect(next.slice(at).split('\n')[0]).toContain('fixed by git push --set-upstream origin ‹branch›');
+    expect(hookRecords(w).at(-1)).toMatchObject({ session: run.json?.session_id, channel: 'tool', outcome: 'print', type: 'past-fix' });
   });
 
   it('a first-seen error: nothing reaches the model (reason no-fix)', async () => {
