@@ -131,11 +131,12 @@ describe('redaction in the indexer and in store push', () => {
     expect(leaksIn(target, [tok])).toBe(0);
   });
 
-  it('the v4 migration marks a store from before redaction unscrubbed and every document stale', async () => {
+  it('the v5 migration marks a store from before redaction unscrubbed and every document stale', async () => {
     const path = join(dir, 'old.sqlite');
     await index(path);
     const db = new Database(path);
-    db.prepare(`UPDATE meta SET value = '3' WHERE key = 'schema_version'`).run();
+    // A store as v4 (lineage) left it, before redaction (v5).
+    db.prepare(`UPDATE meta SET value = '4' WHERE key = 'schema_version'`).run();
     db.prepare(`DELETE FROM meta WHERE key = ?`).run(REDACTION_META);
     db.close();
     const w = openStoreWriter(path);

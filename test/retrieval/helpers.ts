@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
+import { createRedactor } from '../../shared/redact.js';
 import type { SourceKind, StoreReader } from '../../store/types.js';
 import type { Embedder } from '../../embed/types.js';
 import type { Exchange } from '../../shared/types.js';
@@ -64,6 +65,12 @@ export async function buildStore(docs: DocSpec[], opts: { modelId?: string; dim?
       vectors,
     );
   }
+  // The fixture text is invented and holds no secret (the redactor finds none: checked here),
+  // so the store is recorded as redacted with the current rules, as an index run would.
+  const redactor = createRedactor();
+  const found = docs.flatMap((d) => d.chunks.filter((c) => redactor.redact(c.text) !== c.text).map(() => d.file));
+  if (found.length) throw new Error(`fixture text holds a secret-shaped string: ${found.join(', ')}`);
+  writer.setRedaction(redactor.fingerprint);
   writer.close();
   const reader = openStoreReader(path);
   const ids = new Map<string, number>();
