@@ -22,7 +22,7 @@ import type { Embedder } from '../embed/types.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { createReasoner } from '../retrieval/reasoner.js';
 import type { OfferBuilder } from '../retrieval/types.js';
-import { openStoreReader } from '../store/reader.js';
+import { openStoreReader } from '../store/sqlite-store.js';
 import { displayLocation, storeLocation, storePresent } from '../store/location.js';
 import { isStoreUnreachable } from '../store/pg-sync.js';
 import { StoreDownError, StoreGuard } from './store-health.js';

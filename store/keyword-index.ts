@@ -18,7 +18,10 @@
  * a search never walks more than a bounded share of stale entries.
  */
 import type { Hit } from './types.js';
-import { BM25_WEIGHTS } from './reader.js';
+
+/** BM25 column weights: a hit in the document title or heading trail counts more than in the
+ *  body (both backends; the SQLite store's FTS5 bm25() gets the same weights). */
+export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
 
 /** FTS5's bm25() parameters (sqlite/ext/fts5/fts5_aux.c: k1 = 1.2, b = 0.75). */
 export const BM25_K1 = 1.2;
@@ -35,9 +38,7 @@ export const DELTA_MIN = 20_000;
  *  ~10 % stale postings, and a store that replaces a few documents per commit merges rarely. */
 export const DEAD_SHARE = 0.1;
 
-/** The weight of a tsvector position by its label: A = title, B = heading, none (D) = text.
- *  (A function, not a table built at load: this module loads inside an import cycle through
- *  reader.ts → pg-reader.ts, when BM25_WEIGHTS may not be initialised yet.) */
+/** The weight of a tsvector position by its label: A = title, B = heading, none (D) = text. */
 function labelWeight(label: string): number | undefined {
   return label === 'A' ? BM25_WEIGHTS.title : label === 'B' ? BM25_WEIGHTS.heading : label === 'C' || label === 'D' ? BM25_WEIGHTS.text : undefined;
 }

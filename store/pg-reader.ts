@@ -14,7 +14,7 @@
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
+import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
 import { checkPgSchema, connectPg, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';

@@ -9,7 +9,6 @@
  */
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
-import { scopeAllows } from '../shared/modes.js';
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { checkSchema, getMeta } from './schema.js';
 import { ftsExpression, queryTokens } from './fts-query.js';
@@ -18,11 +17,8 @@ import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from 
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
-import { isPostgresUrl } from './pg-sync.js';
-import { openPgStoreReader } from './pg-reader.js';
-
-/** BM25 column weights: a hit in the document title or heading trail counts more than in the body. */
-export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
+import { BM25_WEIGHTS } from './keyword-index.js';
+import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
 
 /** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
  *  and filters in memory (cheap); only when that leaves too few does it run the filtered SQL join. */
@@ -77,9 +73,6 @@ function toRecord(r: ChunkRow): ChunkRecord {
   };
 }
 
-/** Most records episodesBySignature returns (resolved first, then newest): a signature met
- *  hundreds of times needs only its best few for an offer. */
-export const MAX_EPISODES_BY_SIGNATURE = 100;
 
 interface EpisodeRow {
   chunkId: number;
@@ -135,32 +128,9 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
   };
 }
 
-/** Resolved first, then newest, then by chunk id (deterministic). */
-export function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
-  return Number(b.resolved) - Number(a.resolved) || b.at - a.at || b.chunkId - a.chunkId;
-}
 
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
-/** Allowed region ids for a filter: null = every region (no restriction). */
-export interface RegionSelection {
-  ids: number[];
-  mask: Uint8Array;
-}
-
-/** The regions a filter allows among `regions()`; null when it allows every region (shared by
- *  the SQLite and PostgreSQL readers). */
-export function regionSelection(filter: SearchFilter | undefined, regions: () => Region[]): RegionSelection | null {
-  if (!filter || (filter.regions === undefined && filter.cwd === undefined)) return null;
-  const names = filter.regions ? new Set(filter.regions) : null;
-  const all = regions();
-  const ok = all.filter((r) => (!names || names.has(r.name)) && (filter.cwd === undefined || scopeAllows(r.scope, filter.cwd)));
-  if (ok.length === all.length) return null;
-  const max = all.reduce((m, r) => Math.max(m, r.id), 0);
-  const mask = new Uint8Array(max + 1);
-  for (const r of ok) mask[r.id] = 1;
-  return { ids: ok.map((r) => r.id), mask };
-}
 
 export class SqliteStoreReader implements StoreReader {
   private dataVersion = -1;
@@ -481,11 +451,10 @@ export class SqliteStoreReader implements StoreReader {
   }
 }
 
-/** Open the store read-only (a `postgres://` URL opens the team store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
- *  SCHEMA_OLD / SCHEMA_TOO_NEW; each message says what to run. */
-export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
-  // A postgres:// location is the team store (store/pg-reader.ts: read-only role, audience by the database).
-  if (isPostgresUrl(path)) return openPgStoreReader(path, opts);
+/** Open the SQLite store read-only (store/open-store.ts chooses between this and the team
+ *  store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY, SCHEMA_OLD /
+ *  SCHEMA_TOO_NEW; each message says what to run. */
+export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
   const file = resolve(path);
   const db = openReadonlyDb(file);
   try {

@@ -27,7 +27,7 @@
  * Vectors are normalized before they are stored.
  */
 import type Database from 'better-sqlite3';
-import { basename, extname, relative, resolve, sep } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { EPISODE_OUTCOMES, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
 import { isOneOf } from '../shared/vocabulary.js';
 import { migrate, getMeta } from './schema.js';
@@ -36,22 +36,12 @@ import { StoreError, StoreModelMismatchError } from './errors.js';
 import { SqliteStoreReader } from './reader.js';
 import { embedKey, rowKey } from './chunk-key.js';
 import { openWritableDb, unreadableStore } from './open.js';
-import { isPostgresUrl } from './pg-sync.js';
-import { openPgStoreWriter } from './pg-writer.js';
+import { makeHandle, relativeDocPath } from './handles.js';
+
+export { makeHandle, relativeDocPath };
 
 const SCOPE = /^(global|project:.+)$/;
 
-/** The handle of chunk `ordinal` of a file at `relPath` (relative to its source) in `region`. */
-export function makeHandle(region: string, relPath: string, ordinal: number): string {
-  return `${region}/${relPath}#${ordinal}`;
-}
-
-/** The path of a document relative to its source, `/`-separated (a file source → its name). */
-export function relativeDocPath(sourcePath: string, docPath: string): string {
-  const rel = relative(sourcePath, docPath);
-  if (!rel || rel.startsWith('..')) return basename(docPath);
-  return rel.split(sep).join('/');
-}
 
 export class SqliteStoreWriter implements StoreWriter {
   private readonly stmts;
@@ -347,10 +337,9 @@ export class SqliteStoreWriter implements StoreWriter {
   }
 }
 
-/** Open (creating if needed: dir 0700, file 0600) the store for writing; migrates the schema. */
-export function openStoreWriter(path: string): StoreWriter {
-  // A postgres:// location is the team store, written through the writer role (store/pg-writer.ts).
-  if (isPostgresUrl(path)) return openPgStoreWriter(path);
+/** Open (creating if needed: dir 0700, file 0600) the SQLite store for writing; migrates the
+ *  schema. (store/open-store.ts chooses between this and the team store.) */
+export function openSqliteStoreWriter(path: string): StoreWriter {
   const file = resolve(path);
   let db: Database.Database;
   try {
