@@ -1,9 +1,10 @@
 /**
  * An in-memory keyword index scored with BM25 exactly as SQLite FTS5's bm25() does it, for
- * the team store's reader (store/pg-reader.ts fills it from the rows its role may see, as it
- * fills the vector matrix). No SQL here; pure data structure and arithmetic.
+ * both readers (store/local-indexes.ts fills it from the rows a reader may see, as it fills
+ * the vector matrix). No SQL here; pure data structure and arithmetic.
  *
- * Data in: per chunk its id, region id and the server's tsvector in text form
+ * Data in: per chunk its id, region id and its lexemes — the SQLite store's from FTS5's own
+ * tokenizer (store/sqlite-terms.ts), the team store's from the server's tsvector in text form
  * (`'lexeme':1A,5 'other':3`, parsed by parseTsvector): the tsvector's weight letters say which
  * column a position came from (A title, B heading, D text), its largest position is the
  * chunk's length in tokens (PostgreSQL counts stop-words in positions, as FTS5 counts every
@@ -191,10 +192,15 @@ export class KeywordIndex {
     return missing;
   }
 
-  /** Add a chunk (a chunk id already present is replaced). */
+  /** Add a chunk from PostgreSQL's tsvector text (a chunk id already present is replaced). */
   add(chunkId: number, regionId: number, tsvector: string): void {
+    this.addParsed(chunkId, regionId, parseTsvector(tsvector));
+  }
+
+  /** Add a chunk from its lexemes and length (a chunk id already present is replaced): the
+   *  SQLite store's terms come from FTS5's own tokenizer (store/sqlite-terms.ts). */
+  addParsed(chunkId: number, regionId: number, { lexemes, length }: ParsedTsvector): void {
     if (this.slotOf.has(chunkId)) this.remove(chunkId);
-    const { lexemes, length } = parseTsvector(tsvector);
     const slot = this.slots++;
     this.chunkIds.set(slot, chunkId);
     this.regionIds.set(slot, regionId);

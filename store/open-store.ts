@@ -9,7 +9,7 @@ import type { StoreReader, StoreWriter } from './types.js';
 import type { ScanMethod } from './vector-matrix.js';
 import type { PruneOptions } from './term-stats.js';
 import { isPostgresUrl } from './pg-sync.js';
-import { openSqliteStoreReader } from './reader.js';
+import { openSqliteStoreReader, type KeywordArm } from './reader.js';
 import { openSqliteStoreWriter } from './writer.js';
 import { openPgStoreReader } from './pg-reader.js';
 import { openPgStoreWriter } from './pg-writer.js';
@@ -19,6 +19,9 @@ export interface ReaderOptions {
   scanMethod?: ScanMethod;
   /** Keyword-query pruning (default store/term-stats.ts PRUNE_DEFAULTS). */
   prune?: PruneOptions;
+  /** SQLite only: the keyword arm ('memory' default: the in-memory index; 'fts5': FTS5 on disk,
+   *  no build at open — for short-lived readers). The team store always searches in memory. */
+  keywords?: KeywordArm;
 }
 
 /** Open the store read-only. Throws StoreError (STORE_MISSING, STORE_EMPTY, SCHEMA_OLD /

@@ -1,11 +1,14 @@
 /**
- * The read side of the SQLite knowledge store (StoreReader): keyword search (FTS5 BM25 over
- * sanitized queries), vector search (brute force, WebAssembly SIMD, over an in-memory matrix loaded
- * from the `vectors` table, reloaded when `PRAGMA data_version` says another connection
- * committed), exact name lookup, chunk fetches. The connection is read-only (store/open.ts).
- * Region filters and `project:<glob>` scopes are applied here (shared/modes.ts scopeAllows).
- * Keyword queries are pruned by document frequency first (store/term-stats.ts: very common
- * terms dropped, at most the rarest MAX_OR_TERMS kept) — it bounds the FTS5 doclist walk.
+ * The read side of the SQLite knowledge store (StoreReader). The reader core does the search:
+ * vector search over the in-memory matrix and (keywords 'memory') BM25 over the in-memory
+ * keyword index, both kept by store/local-indexes.ts and refreshed incrementally when `PRAGMA
+ * data_version` says another connection committed; this module supplies the rows (sqliteRows:
+ * visible ids, vectors, and each chunk's FTS5 terms via store/sqlite-terms.ts). Keywords
+ * 'fts5' asks FTS5 instead (bm25() over chunks_fts, the on-disk source of truth): no build cost
+ * at open, so short-lived readers (one CLI search) use it — docs/SEARCH.md has the measurement.
+ * Both arms prune keyword queries by document frequency (store/term-stats.ts). Exact name
+ * lookup, chunk fetches and episodes are plain queries. The connection is read-only
+ * (store/open.ts); region filters and scopes come from store/reader-core.ts.
  */
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
@@ -13,7 +16,9 @@ import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region
 import { checkSchema, getMeta } from './schema.js';
 import { ftsExpression, queryTokens } from './fts-query.js';
 import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
-import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { LocalIndexes, memoryKeywordSearch, type RowSource } from './local-indexes.js';
+import { SqliteChunkTerms } from './sqlite-terms.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
@@ -132,10 +137,62 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
 
+/** Where the SQLite reader's keyword arm searches: the in-memory index (built at the first
+ *  search, refreshed incrementally) or FTS5 on disk (no build). */
+export const KEYWORD_ARMS = ['memory', 'fts5'] as const;
+export type KeywordArm = (typeof KEYWORD_ARMS)[number];
+
+/** The SQLite file's rows for the reader core (one read transaction per sync). */
+function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
+  const visible = db.prepare(`SELECT id, region_id FROM chunks ORDER BY id`).raw();
+  const count = db.prepare(`SELECT count(*) FROM chunks`).pluck();
+  const vectors = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id IN (SELECT value FROM json_each(?))`).raw();
+  const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+                            WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
+  return {
+    dim: () => {
+      const d = getMeta(db, 'dim');
+      return d === null ? null : Number(d);
+    },
+    snapshot: (fn) => db.transaction(fn)(),
+    visible: () => {
+      const n = count.get() as number;
+      const ids = new Int32Array(n);
+      const regions = new Int32Array(n);
+      let i = 0;
+      for (const [id, region] of visible.iterate() as IterableIterator<[number, number]>) {
+        if (i >= n) break;
+        ids[i] = id;
+        regions[i++] = region;
+      }
+      return { ids: ids.subarray(0, i), regions: regions.subarray(0, i) };
+    },
+    fetch: (ids, want) => {
+      const json = JSON.stringify(ids);
+      const out = new Map<number, { id: number; vec?: Uint8Array | null; terms?: ReturnType<SqliteChunkTerms['termsOf']>[number] | null }>();
+      if (want.vec) for (const [id, vec] of vectors.iterate(json) as IterableIterator<[number, Buffer]>) out.set(id, { id, vec });
+      if (want.terms) {
+        const rows = texts.all(json) as Array<[number, string, string, string]>;
+        const parsed = terms().termsOf(rows.map((r) => [r[1], r[2], r[3]] as const));
+        rows.forEach((r, i) => {
+          const e = out.get(r[0]) ?? { id: r[0] };
+          e.terms = parsed[i];
+          out.set(r[0], e);
+        });
+      }
+      return out.values();
+    },
+  };
+}
+
 export class SqliteStoreReader implements StoreReader {
   private dataVersion = -1;
   private regionCache: Region[] | null = null;
-  private matrix: VectorMatrix | null = null;
+  private readonly local: LocalIndexes;
+  private readonly rows: RowSource;
+  private chunkTerms: SqliteChunkTerms | null = null;
+  /** The data_version the in-memory indexes reflect (-1: never synced). */
+  private localVersion = -1;
   private chunkRegionCache: Map<number, number> | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
   private readonly stmts;
@@ -149,8 +206,12 @@ export class SqliteStoreReader implements StoreReader {
     private readonly scanMethod?: ScanMethod,
     /** Keyword-query pruning (default PRUNE_DEFAULTS; tests and measurements change it). */
     private readonly prune: PruneOptions = PRUNE_DEFAULTS,
+    /** Where keyword search runs (KEYWORD_ARMS). */
+    readonly keywordArm: KeywordArm = 'memory',
   ) {
     checkSchema(db, path);
+    this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory' });
+    this.rows = sqliteRows(db, () => (this.chunkTerms ??= new SqliteChunkTerms()));
     this.stmts = {
       regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
       sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
@@ -196,7 +257,6 @@ export class SqliteStoreReader implements StoreReader {
     if (v !== this.dataVersion) {
       this.dataVersion = v;
       this.regionCache = null;
-      this.matrix = null;
       this.chunkRegionCache = null;
       this.episodeIndexCache = null;
       this.termStats?.invalidate();
@@ -260,8 +320,27 @@ export class SqliteStoreReader implements StoreReader {
     return ftsExpression(this.termStats.select(tokens, this.prune).tokens);
   }
 
+  /** The in-memory indexes, synced to the store's current rows (incrementally). */
+  private syncLocal(): LocalIndexes {
+    this.refresh();
+    if (this.localVersion !== this.dataVersion || (this.keywordArm === 'memory' && !this.local.keywords)) {
+      this.localVersion = -1;
+      this.local.sync(this.rows);
+      this.localVersion = this.dataVersion;
+    }
+    return this.local;
+  }
+
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
+    if (this.keywordArm === 'memory') {
+      const { keywords } = this.syncLocal();
+      const sel = this.selectRegions(filter);
+      if (!keywords || (sel && sel.ids.length === 0)) return [];
+      const exclude = filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null;
+      const terms = (this.chunkTerms ??= new SqliteChunkTerms());
+      return memoryKeywordSearch(query, k, keywords, { allowedRegions: sel ? sel.mask : null, exclude }, (t) => terms.queryTerms(t), this.prune);
+    }
     const expr = this.keywordExpression(query);
     if (!expr) return [];
     const sel = this.selectRegions(filter);
@@ -293,32 +372,9 @@ export class SqliteStoreReader implements StoreReader {
     return collect(this.stmts.ftsRegions.all(expr, JSON.stringify(sel.ids), need) as Row[], null);
   }
 
-  private loadMatrix(): VectorMatrix | null {
-    this.refresh();
-    if (this.matrix) return this.matrix;
-    const dimMeta = getMeta(this.db, 'dim');
-    if (dimMeta === null) return null;
-    const dim = Number(dimMeta);
-    // Sized from a count taken in the same read transaction as the rows.
-    const load = this.db.transaction(() => {
-      const n = (this.stmts.vectorCount.get() as { n: number }).n;
-      const m = new VectorMatrix(dim, n, { method: this.scanMethod });
-      const regionOf = this.chunkRegions();
-      for (const [id, blob] of this.stmts.vectorRows.raw().iterate() as IterableIterator<[number, Buffer]>) {
-        if (m.n >= n) break;
-        const region = regionOf.get(id);
-        if (region === undefined || blob.byteLength !== dim * 4) continue; // orphan or foreign dimension: never mix in
-        m.addRow(id, region, blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dim) : blobToFloat32(blob));
-      }
-      return m;
-    });
-    this.matrix = load();
-    return this.matrix;
-  }
-
   vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
     if (queries.length === 0) return [];
-    const m = this.loadMatrix();
+    const m = this.syncLocal().matrix;
     if (!m) return queries.map(() => []);
     const sel = this.selectRegions(filter);
     if (sel && sel.ids.length === 0) return queries.map(() => []);
@@ -445,7 +501,9 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   close(): void {
-    this.matrix = null;
+    this.local.matrix = null;
+    this.local.keywords = null;
+    this.chunkTerms?.close();
     this.termStats?.close();
     this.db.close();
   }
@@ -454,11 +512,11 @@ export class SqliteStoreReader implements StoreReader {
 /** Open the SQLite store read-only (store/open-store.ts chooses between this and the team
  *  store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY, SCHEMA_OLD /
  *  SCHEMA_TOO_NEW; each message says what to run. */
-export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
+export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions; keywords?: KeywordArm } = {}): StoreReader {
   const file = resolve(path);
   const db = openReadonlyDb(file);
   try {
-    return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune);
+    return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune, opts.keywords);
   } catch (e) {
     db.close();
     throw e instanceof StoreError ? e : unreadableStore(file, e);
