@@ -143,6 +143,9 @@ function openStore(path: string, embedder: Embedder, guard: StoreGuard): { store
     store.close();
     return { store: null, silence: isStoreUnreachable(e) ? STORE_DOWN : 'store-model-mismatch', problem: errMsg(e), error: e };
   }
+  // The keyword index fills in the background (FTS5 answers until then); a failure leaves
+  // FTS5 answering, and the same error surfaces at the next search, where it is handled.
+  store.warm?.().catch(() => undefined);
   return { store, silence: null, problem: null };
 }
 

@@ -103,7 +103,7 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
     } finally {
       writer.close();
     }
-    const reader = openStoreReader(path);
+    const reader = openStoreReader(path, { keywords: 'memory' });
     const byChunk = new Map<number, string>();
     const byId = new Map<string, number>();
     for (const [handle, id] of handleToId) {

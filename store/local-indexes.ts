@@ -41,21 +41,33 @@ export interface RowSource {
   visible(): { ids: Int32Array; regions: Int32Array };
   /** Rows of these ids (any order; an id gone meanwhile is simply missing). */
   fetch(ids: number[], want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
+  /** Every row, for a first fill (a plain scan: cheaper than asking for every id). */
+  all?(want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
 }
 
 export class LocalIndexes {
   matrix: VectorMatrix | null = null;
   keywords: KeywordIndex | null = null;
 
-  constructor(
-    private readonly opts: { scanMethod?: ScanMethod; keywords: boolean },
-  ) {}
+  private withKeywords: boolean;
+
+  constructor(private readonly opts: { scanMethod?: ScanMethod; keywords: boolean }) {
+    this.withKeywords = opts.keywords;
+  }
+
+  /** Take over a keyword index built elsewhere (SQLite's warm-up, page by page): from the next
+   *  sync on it is kept in step like the matrix (that sync also catches rows that changed while
+   *  it was built: gone ones removed, missing ones added). */
+  adoptKeywords(index: KeywordIndex): void {
+    this.withKeywords = true;
+    this.keywords = index;
+  }
 
   /** Bring both indexes to the source's current rows (incrementally). A failure half-way
    *  discards the keyword index (it changes in place): the next sync starts it over. */
   sync(source: RowSource): void {
     const dim = source.dim();
-    const keywords = this.opts.keywords ? (this.keywords ?? new KeywordIndex()) : null;
+    const keywords = this.withKeywords ? (this.keywords ?? new KeywordIndex()) : null;
     this.keywords = null;
     const m = source.snapshot(() => {
       const { ids, regions } = source.visible();
@@ -76,16 +88,22 @@ export class LocalIndexes {
         }
       }
       const fetched = new Map<number, Uint8Array>();
+      const take = (r: FetchedRow) => {
+        const at = pos.get(r.id);
+        if (at === undefined) return;
+        if (oldRow[at] < 0 && r.vec) fetched.set(r.id, r.vec);
+        if (keywords && needsText[at] && r.terms) keywords.addParsed(r.id, regions[at], r.terms);
+      };
+      if (source.all && missing.length === ids.length && ids.length > FETCH_PAGE) {
+        // A first fill: one scan.
+        for (const r of source.all({ vec: dim !== null, terms: !!keywords })) take(r);
+        missing.length = 0;
+      }
       for (let i = 0; i < missing.length; i += FETCH_PAGE) {
         const page = missing.slice(i, i + FETCH_PAGE);
         const wantVec = dim !== null && page.some((id) => oldRow[pos.get(id)!] < 0);
         const wantTerms = !!keywords && page.some((id) => needsText[pos.get(id)!]);
-        for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) {
-          const at = pos.get(r.id);
-          if (at === undefined) continue;
-          if (oldRow[at] < 0 && r.vec) fetched.set(r.id, r.vec);
-          if (keywords && needsText[at] && r.terms) keywords.addParsed(r.id, regions[at], r.terms);
-        }
+        for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();
       return dim === null ? null : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);

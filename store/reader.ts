@@ -19,10 +19,10 @@ import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
 import { blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
 import { LocalIndexes, memoryKeywordSearch, type RowSource } from './local-indexes.js';
 import { SqliteChunkTerms } from './sqlite-terms.js';
+import { BM25_WEIGHTS, KeywordIndex } from './keyword-index.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
-import { BM25_WEIGHTS } from './keyword-index.js';
 import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
 
 /** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
@@ -137,10 +137,16 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source'>;
 
 
-/** Where the SQLite reader's keyword arm searches: the in-memory index (built at the first
- *  search, refreshed incrementally) or FTS5 on disk (no build). */
-export const KEYWORD_ARMS = ['memory', 'fts5'] as const;
+/** Where the SQLite reader's keyword arm searches. 'auto' (default): FTS5 on disk until warm()
+ *  has built the in-memory index page by page (yielding between pages), the index from then on;
+ *  'memory': the index, built at the first search; 'fts5': FTS5 always. Why: building the index
+ *  costs seconds at 100k chunks (every word of every chunk is read and mapped to FTS5's terms;
+ *  docs/SEARCH.md), so the first search after open and a short-lived reader (one CLI search)
+ *  answer faster from FTS5, and a long-lived reader (the daemon) faster from memory. */
+export const KEYWORD_ARMS = ['auto', 'memory', 'fts5'] as const;
 export type KeywordArm = (typeof KEYWORD_ARMS)[number];
+/** Chunks read and indexed per step of warm(); between steps the event loop runs. */
+export const WARM_PAGE = 2_000;
 
 /** The SQLite file's rows for the reader core (one read transaction per sync). */
 function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
@@ -149,6 +155,8 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
   const vectors = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id IN (SELECT value FROM json_each(?))`).raw();
   const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
                             WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
+  const allVectors = db.prepare(`SELECT chunk_id, vec FROM vectors`).raw();
+  const allTexts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`).raw();
   return {
     dim: () => {
       const d = getMeta(db, 'dim');
@@ -182,6 +190,22 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
       }
       return out.values();
     },
+    *all(want) {
+      if (want.vec) for (const [id, vec] of allVectors.iterate() as IterableIterator<[number, Buffer]>) yield { id, vec };
+      if (want.terms) {
+        const page: Array<[number, string, string, string]> = [];
+        const flush = function* () {
+          const parsed = terms().termsOf(page.map((r) => [r[1], r[2], r[3]] as const));
+          for (let i = 0; i < page.length; i++) yield { id: page[i][0], terms: parsed[i] };
+          page.length = 0;
+        };
+        for (const r of allTexts.iterate() as IterableIterator<[number, string, string, string]>) {
+          page.push(r);
+          if (page.length >= WARM_PAGE) yield* flush();
+        }
+        yield* flush();
+      }
+    },
   };
 }
 
@@ -193,6 +217,8 @@ export class SqliteStoreReader implements StoreReader {
   private chunkTerms: SqliteChunkTerms | null = null;
   /** The data_version the in-memory indexes reflect (-1: never synced). */
   private localVersion = -1;
+  private warming = false;
+  private closed = false;
   private chunkRegionCache: Map<number, number> | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
   private readonly stmts;
@@ -207,7 +233,7 @@ export class SqliteStoreReader implements StoreReader {
     /** Keyword-query pruning (default PRUNE_DEFAULTS; tests and measurements change it). */
     private readonly prune: PruneOptions = PRUNE_DEFAULTS,
     /** Where keyword search runs (KEYWORD_ARMS). */
-    readonly keywordArm: KeywordArm = 'memory',
+    readonly keywordArm: KeywordArm = 'auto',
   ) {
     checkSchema(db, path);
     this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory' });
@@ -232,6 +258,8 @@ export class SqliteStoreReader implements StoreReader {
       episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
                                 UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
       chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
+      textPage: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+                            WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(),
       vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
       vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
       // Two plain scans instead of a join: chunk rows carry their text, so joining would read it all.
@@ -320,6 +348,35 @@ export class SqliteStoreReader implements StoreReader {
     return ftsExpression(this.termStats.select(tokens, this.prune).tokens);
   }
 
+  /** Build the in-memory keyword index (keyword arm 'auto') page by page, letting the event
+   *  loop run between pages; FTS5 answers meanwhile, the index from the next search after it is
+   *  done. Resolves when built (at once for 'fts5', or when already built); a reader closed
+   *  meanwhile stops it. */
+  async warm(): Promise<void> {
+    if (this.keywordArm === 'fts5' || this.local.keywords || this.warming) return;
+    this.warming = true;
+    try {
+      const index = new KeywordIndex();
+      const terms = (this.chunkTerms ??= new SqliteChunkTerms());
+      for (let after = 0; ; ) {
+        if (this.closed) return;
+        const rows = this.stmts.textPage.all(after, WARM_PAGE) as Array<[number, number, string, string, string]>;
+        if (rows.length === 0) break;
+        const parsed = terms.termsOf(rows.map((r) => [r[2], r[3], r[4]] as const));
+        rows.forEach((r, i) => index.addParsed(r[0], r[1], parsed[i]));
+        after = rows[rows.length - 1][0];
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (this.closed) return;
+      index.merge();
+      this.local.adoptKeywords(index);
+      // The next sync catches what changed while the pages were read.
+      this.localVersion = -1;
+    } finally {
+      this.warming = false;
+    }
+  }
+
   /** The in-memory indexes, synced to the store's current rows (incrementally). */
   private syncLocal(): LocalIndexes {
     this.refresh();
@@ -333,7 +390,7 @@ export class SqliteStoreReader implements StoreReader {
 
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
-    if (this.keywordArm === 'memory') {
+    if (this.keywordArm === 'memory' || (this.keywordArm === 'auto' && this.local.keywords)) {
       const { keywords } = this.syncLocal();
       const sel = this.selectRegions(filter);
       if (!keywords || (sel && sel.ids.length === 0)) return [];
@@ -501,6 +558,7 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   close(): void {
+    this.closed = true;
     this.local.matrix = null;
     this.local.keywords = null;
     this.chunkTerms?.close();

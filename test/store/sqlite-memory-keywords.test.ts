@@ -119,4 +119,41 @@ describe('SQLite keyword arm in memory', () => {
       open.close();
     }
   });
+
+  it("'auto' answers from FTS5 until warm() built the index, from the index after (and catches commits made meanwhile)", async () => {
+    const c = corpus(9, 0);
+    const doc = (i: number, text: string) =>
+      c.f.writer.replaceDocument(
+        { sourceId: c.f.sources.notes.id, path: join(c.f.path, '..', `w${i}.md`), hash: text, mtime: 1, size: 1, title: `doc ${i}` },
+        [{ heading: 'h', text, createdAt: 1 }],
+        [randomUnit(c.rand, DIM)],
+      );
+    // More than one warm page, and replacements: FTS5's totals go stale, so its scores differ
+    // from the index's (that is how the test tells which arm answered).
+    for (let i = 0; i < 2_500; i++) doc(i, `pool timeout number ${i % 50} cache`);
+    for (let i = 0; i < 30; i++) doc(i, `pool probes replaced ${i}`);
+    const auto = openStoreReader(c.f.path);
+    const mem = openStoreReader(c.f.path, { keywords: 'memory' });
+    const fts = openStoreReader(c.f.path, { keywords: 'fts5' });
+    try {
+      const q = 'pool probes';
+      expect(key(mem.keywordSearch(q, 5))).not.toEqual(key(fts.keywordSearch(q, 5))); // control: the arms differ here
+      expect(key(auto.keywordSearch(q, 5))).toEqual(key(fts.keywordSearch(q, 5)));
+      const warming = auto.warm!();
+      doc(3_000, 'kubernetes arrived while warming'); // a commit during the build
+      await warming;
+      const fresh = openStoreReader(c.f.path, { keywords: 'memory' });
+      try {
+        expect(key(auto.keywordSearch(q, 5))).toEqual(key(fresh.keywordSearch(q, 5)));
+        expect(auto.keywordSearch('kubernetes', 5).length).toBe(1);
+        expect(key(auto.keywordSearch('kubernetes', 5))).toEqual(key(fresh.keywordSearch('kubernetes', 5)));
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      auto.close();
+      mem.close();
+      fts.close();
+    }
+  });
 });
