@@ -18,37 +18,51 @@ export const CORPUS_STEM_CACHE_MAX = 400_000;
 const STEM_BATCH = 2_000;
 
 const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** Column weights in FTS5's column order (title, heading, text). */
+const WEIGHTS = [BM25_WEIGHTS.title, BM25_WEIGHTS.heading, BM25_WEIGHTS.text] as const;
+const COLUMNS = WEIGHTS.length;
 
 export class SqliteChunkTerms {
   private readonly stemmer = new FtsStemmer(CORPUS_STEM_CACHE_MAX);
+  /** Per-chunk term frequencies (reused: one Map for every chunk). */
+  private readonly scratch = new Map<string, number>();
 
   /** The terms of many chunks (title, heading, text each), in order. */
   termsOf(rows: ReadonlyArray<readonly [title: string, heading: string, text: string]>): ParsedTsvector[] {
     // Stem every word not seen before in batches first (one FTS5 round per batch).
     const unseen = new Set<string>();
-    const words = rows.map((cols) =>
-      cols.map((text) => {
-        const ws = (text ?? '').toLowerCase().match(WORD) ?? [];
+    const words: string[][][] = new Array(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const cols = rows[r];
+      const out: string[][] = [[], [], []];
+      for (let c = 0; c < COLUMNS; c++) {
+        const ws = cols[c] ? cols[c].toLowerCase().match(WORD) ?? [] : [];
         for (const w of ws) if (this.stemmer.cached(w) === undefined) unseen.add(w);
-        return ws;
-      }),
-    );
+        out[c] = ws;
+      }
+      words[r] = out;
+    }
     const list = [...unseen];
     for (let i = 0; i < list.length; i += STEM_BATCH) this.stemmer.termsOf(list.slice(i, i + STEM_BATCH));
-    const weights = [BM25_WEIGHTS.title, BM25_WEIGHTS.heading, BM25_WEIGHTS.text];
-    return words.map((cols) => {
-      const tf = new Map<string, number>();
+    const out: ParsedTsvector[] = new Array(rows.length);
+    const tf = this.scratch;
+    for (let r = 0; r < rows.length; r++) {
+      tf.clear();
       let length = 0;
-      cols.forEach((ws, c) => {
-        for (const w of ws) {
-          for (const term of this.stemmer.cached(w) ?? this.stemmer.termsOf([w])[0]) {
-            tf.set(term, (tf.get(term) ?? 0) + weights[c]);
-            length++;
-          }
+      for (let c = 0; c < COLUMNS; c++) {
+        const weight = WEIGHTS[c];
+        for (const w of words[r][c]) {
+          const terms = this.stemmer.cached(w) ?? this.stemmer.termsOf([w])[0];
+          for (let t = 0; t < terms.length; t++) tf.set(terms[t], (tf.get(terms[t]) ?? 0) + weight);
+          length += terms.length;
         }
-      });
-      return { lexemes: [...tf].map(([lexeme, f]) => ({ lexeme, tf: f })), length };
-    });
+      }
+      const lexemes = new Array<{ lexeme: string; tf: number }>(tf.size);
+      let i = 0;
+      for (const [lexeme, f] of tf) lexemes[i++] = { lexeme, tf: f };
+      out[r] = { lexemes, length };
+    }
+    return out;
   }
 
   /** The terms of query tokens (each usually one). */
