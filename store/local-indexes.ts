@@ -43,6 +43,14 @@ export interface RowSource {
   fetch(ids: number[], want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
   /** Every row, for a first fill (a plain scan: cheaper than asking for every id). */
   all?(want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
+  /** The visible chunks with ids above `after`, when exactly `count` visible chunks have ids up
+   *  to `after` (nothing was removed: the usual index run only adds); null otherwise (then a
+   *  full listing decides). Saves listing every id after a commit that only added chunks. */
+  appended?(after: number, count: number): { ids: Int32Array; regions: Int32Array } | null;
+  /** True when an id may come back with other content (SQLite reuses the largest ids after a
+   *  delete): then any change that is not a pure append refills the indexes from scratch,
+   *  since an id listed before and now may no longer be the same chunk. */
+  idsReused?: boolean;
 }
 
 export class LocalIndexes {
@@ -50,8 +58,19 @@ export class LocalIndexes {
   keywords: KeywordIndex | null = null;
 
   private withKeywords: boolean;
+  /** What the last completed sync saw: how many visible chunks, and the largest id. */
+  private seen: { count: number; maxId: number } | null = null;
+  private keywordsHeld = false;
 
-  constructor(private readonly opts: { scanMethod?: ScanMethod; keywords: boolean }) {
+  constructor(
+    private readonly opts: {
+      scanMethod?: ScanMethod;
+      keywords: boolean;
+      /** On a refill (RowSource.idsReused): rebuild the keyword index in the sync ('rebuild'),
+       *  or drop it and let the owner rebuild it in the background ('drop'). */
+      onRefill?: 'rebuild' | 'drop';
+    },
+  ) {
     this.withKeywords = opts.keywords;
   }
 
@@ -61,21 +80,32 @@ export class LocalIndexes {
   adoptKeywords(index: KeywordIndex): void {
     this.withKeywords = true;
     this.keywords = index;
+    this.seen = null; // the next sync lists every row
   }
 
   /** Bring both indexes to the source's current rows (incrementally). A failure half-way
    *  discards the keyword index (it changes in place): the next sync starts it over. */
-  sync(source: RowSource): void {
+  sync(source: RowSource): { refilled: boolean } {
     const dim = source.dim();
-    const keywords = this.withKeywords ? (this.keywords ?? new KeywordIndex()) : null;
+    let keywords = this.withKeywords ? (this.keywords ?? new KeywordIndex()) : null;
+    this.keywordsHeld = this.keywords !== null;
     this.keywords = null;
+    let refilled = false;
     const m = source.snapshot(() => {
-      const { ids, regions } = source.visible();
-      const needsText = keywords ? keywords.syncTo(ids, regions) : new Uint8Array(ids.length);
+      const { ids, regions, appended } = this.listVisible(source, dim);
+      if (!appended && this.seen !== null && source.idsReused) {
+        // Not a pure append on a store that reuses ids: start over.
+        refilled = true;
+        this.matrix = null;
+        if (keywords && this.opts.onRefill === 'drop') this.withKeywords = false;
+        keywords = this.withKeywords ? new KeywordIndex() : null;
+      }
+      // Appended rows only: every one is new, every row held stays.
+      const needsText = !keywords ? new Uint8Array(ids.length) : appended ? new Uint8Array(ids.length).fill(1) : keywords.syncTo(ids, regions);
       const old = this.matrix && dim !== null && this.matrix.dim === dim ? this.matrix : null;
       // Row of each visible id in the old matrix (its rows are in id order too), −1 = not there.
       const oldRow = new Int32Array(ids.length).fill(-1);
-      if (old) for (let i = 0, r = 0; i < ids.length; i++) {
+      if (old && !appended) for (let i = 0, r = 0; i < ids.length; i++) {
         while (r < old.n && old.ids[r] < ids[i]) r++;
         if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
       }
@@ -106,10 +136,42 @@ export class LocalIndexes {
         for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();
-      return dim === null ? null : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
+      const m = dim === null ? null : appended && old ? this.appendMatrix(dim, old, ids, regions, fetched) : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
+      const maxId = ids.length ? ids[ids.length - 1] : 0;
+      this.seen = appended && this.seen
+        ? { count: this.seen.count + ids.length, maxId: Math.max(this.seen.maxId, maxId) }
+        : { count: ids.length, maxId };
+      return m;
     });
     this.matrix = m;
     this.keywords = keywords;
+    return { refilled };
+  }
+
+  /** The rows to sync: only the appended ones when the source can tell nothing was removed and
+   *  the matrix (same dimension) and keyword index already hold the rest; else every visible row. */
+  private listVisible(source: RowSource, dim: number | null): { ids: Int32Array; regions: Int32Array; appended: boolean } {
+    // (sync() has taken the keyword index out of this.keywords: `held` says whether it had one.)
+    const held = this.seen !== null && (dim === null || this.matrix?.dim === dim) && (!this.withKeywords || this.keywordsHeld);
+    if (held && source.appended) {
+      const added = source.appended(this.seen!.maxId, this.seen!.count);
+      if (added) return { ...added, appended: true };
+    }
+    return { ...source.visible(), appended: false };
+  }
+
+  /** The old matrix with the appended rows added (in place when it has room). */
+  private appendMatrix(dim: number, old: VectorMatrix, ids: Int32Array, regions: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
+    let m = old;
+    if (old.n + ids.length > old.capacity) {
+      m = new VectorMatrix(dim, Math.ceil((old.n + ids.length) * MATRIX_HEADROOM), { method: this.opts.scanMethod });
+      m.copyRows(old, 0, old.n);
+    }
+    for (let i = 0; i < ids.length; i++) {
+      const blob = fetched.get(ids[i]);
+      if (blob && blob.byteLength === dim * 4) m.addRow(ids[i], regions[i], blobToFloat32(blob));
+    }
+    return m;
   }
 
   /** The matrix for the visible rows: the old one updated in place when every new row sorts

@@ -156,6 +156,21 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
   const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM json_each(?) j JOIN chunks c ON c.id = j.value
                             JOIN documents d ON d.id = c.document_id`).raw();
   const allVectors = db.prepare(`SELECT chunk_id, vec FROM vectors`).raw();
+  const countUpTo = db.prepare(`SELECT count(*) FROM chunks WHERE id <= ?`).pluck();
+  const after = db.prepare(`SELECT id, region_id FROM chunks WHERE id > ? ORDER BY id`).raw();
+  const rowKeyOf = db.prepare(`SELECT row_key FROM chunks WHERE id = ?`).pluck();
+  /** The content key (store/chunk-key.ts rowKey) of the largest id the last listing returned. */
+  let top: { id: number; key: unknown } | null = null;
+  const columns = (rows: Array<[number, number]>) => {
+    const ids = new Int32Array(rows.length);
+    const regions = new Int32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      ids[i] = rows[i][0];
+      regions[i] = rows[i][1];
+    }
+    if (rows.length) top = { id: ids[rows.length - 1], key: rowKeyOf.get(ids[rows.length - 1]) };
+    return { ids, regions };
+  };
   const allTexts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`).raw();
   return {
     dim: () => {
@@ -163,17 +178,17 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
       return d === null ? null : Number(d);
     },
     snapshot: (fn) => db.transaction(fn)(),
-    visible: () => {
-      // all() over iterate(): one call into SQLite instead of one per row (~3× faster at 100k).
-      const rows = visible.all() as Array<[number, number]>;
-      const ids = new Int32Array(rows.length);
-      const regions = new Int32Array(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        ids[i] = rows[i][0];
-        regions[i] = rows[i][1];
-      }
-      return { ids, regions };
-    },
+    // all() over iterate(): one call into SQLite instead of one per row (~3× faster at 100k).
+    visible: () => columns(visible.all() as Array<[number, number]>),
+    // Chunk rows are never updated in place: a changed chunk is a new row. Its id is new too
+    // unless every row above it was deleted first (SQLite gives max(id) + 1), and then the row
+    // at the last id seen was deleted as well: the same count up to that id and the same content
+    // key at it mean nothing up to it changed.
+    idsReused: true,
+    appended: (last, count) =>
+      top !== null && top.id === last && countUpTo.get(last) === count && rowKeyOf.get(last) === top.key
+        ? columns(after.all(last) as Array<[number, number]>)
+        : null,
     fetch: (ids, want) => {
       const json = JSON.stringify(ids);
       const out = new Map<number, { id: number; vec?: Uint8Array | null; terms?: ReturnType<SqliteChunkTerms['termsOf']>[number] | null }>();
@@ -216,7 +231,7 @@ export class SqliteStoreReader implements StoreReader {
   private chunkTerms: SqliteChunkTerms | null = null;
   /** The data_version the in-memory indexes reflect (-1: never synced). */
   private localVersion = -1;
-  private warming = false;
+  private warming: Promise<void> | null = null;
   private closed = false;
   private chunkRegionCache: Map<number, number> | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
@@ -235,7 +250,7 @@ export class SqliteStoreReader implements StoreReader {
     readonly keywordArm: KeywordArm = 'auto',
   ) {
     checkSchema(db, path);
-    this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory' });
+    this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory', onRefill: keywordArm === 'auto' ? 'drop' : 'rebuild' });
     this.rows = sqliteRows(db, () => (this.chunkTerms ??= new SqliteChunkTerms()));
     this.stmts = {
       regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
@@ -257,8 +272,11 @@ export class SqliteStoreReader implements StoreReader {
       episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
                                 UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
       chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
-      textPage: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+      textPage: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM chunks c JOIN documents d ON d.id = c.document_id
                             WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(),
+      textsByIds: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM json_each(?) j JOIN chunks c ON c.id = j.value
+                              JOIN documents d ON d.id = c.document_id`).raw(),
+      rowKeys: db.prepare(`SELECT id, row_key FROM chunks`).raw(),
       vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
       vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
       // Two plain scans instead of a join: chunk rows carry their text, so joining would read it all.
@@ -351,29 +369,49 @@ export class SqliteStoreReader implements StoreReader {
    *  loop run between pages; FTS5 answers meanwhile, the index from the next search after it is
    *  done. Resolves when built (at once for 'fts5', or when already built); a reader closed
    *  meanwhile stops it. */
-  async warm(): Promise<void> {
-    if (this.keywordArm === 'fts5' || this.local.keywords || this.warming) return;
-    this.warming = true;
-    try {
-      const index = new KeywordIndex();
-      const terms = (this.chunkTerms ??= new SqliteChunkTerms());
-      for (let after = 0; ; ) {
-        if (this.closed) return;
-        const rows = this.stmts.textPage.all(after, WARM_PAGE) as Array<[number, number, string, string, string]>;
-        if (rows.length === 0) break;
-        const parsed = terms.termsOf(rows.map((r) => [r[2], r[3], r[4]] as const));
-        rows.forEach((r, i) => index.addParsed(r[0], r[1], parsed[i]));
-        after = rows[rows.length - 1][0];
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+  warm(): Promise<void> {
+    if (this.keywordArm === 'fts5' || this.local.keywords) return Promise.resolve();
+    // One build at a time: a second call waits for the one under way.
+    this.warming ??= this.buildKeywords().finally(() => {
+      this.warming = null;
+    });
+    return this.warming;
+  }
+
+  private async buildKeywords(): Promise<void> {
+    const index = new KeywordIndex();
+    const terms = (this.chunkTerms ??= new SqliteChunkTerms());
+    const version = () => this.db.pragma('data_version', { simple: true }) as number;
+    const start = version();
+    // The content key of every chunk read: a commit between pages may give an id read earlier
+    // other content (SQLite reuses the largest ids), which only the key tells.
+    const keys = new Map<number, string>();
+    const add = (rows: Array<[number, number, string, string, string, string]>) => {
+      const parsed = terms.termsOf(rows.map((r) => [r[2], r[3], r[4]] as const));
+      rows.forEach((r, i) => {
+        index.addParsed(r[0], r[1], parsed[i]);
+        keys.set(r[0], r[5]);
+      });
+    };
+    for (let after = 0; ; ) {
       if (this.closed) return;
-      index.merge();
-      this.local.adoptKeywords(index);
-      // The next sync catches what changed while the pages were read.
-      this.localVersion = -1;
-    } finally {
-      this.warming = false;
+      const rows = this.stmts.textPage.all(after, WARM_PAGE) as Array<[number, number, string, string, string, string]>;
+      if (rows.length === 0) break;
+      add(rows);
+      after = rows[rows.length - 1][0];
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    if (this.closed) return;
+    if (version() !== start) {
+      // Re-read the chunks whose content changed under an id already read (gone and new ids
+      // are the next sync's work).
+      const changed = (this.stmts.rowKeys.all() as Array<[number, string]>).filter(([id, key]) => keys.has(id) && keys.get(id) !== key).map(([id]) => id);
+      for (let i = 0; i < changed.length; i += WARM_PAGE) add(this.stmts.textsByIds.all(JSON.stringify(changed.slice(i, i + WARM_PAGE))) as Array<[number, number, string, string, string, string]>);
+    }
+    index.merge();
+    this.local.adoptKeywords(index);
+    // The next sync catches what was added or removed while the pages were read.
+    this.localVersion = -1;
   }
 
   /** The in-memory indexes, synced to the store's current rows (incrementally). */
@@ -381,16 +419,20 @@ export class SqliteStoreReader implements StoreReader {
     this.refresh();
     if (this.localVersion !== this.dataVersion || (this.keywordArm === 'memory' && !this.local.keywords)) {
       this.localVersion = -1;
-      this.local.sync(this.rows);
+      const warmed = this.local.keywords !== null;
+      const { refilled } = this.local.sync(this.rows);
       this.localVersion = this.dataVersion;
+      // 'auto' dropped its keyword index for a refill (FTS5 answers): build it again in the background.
+      if (refilled && warmed && this.keywordArm === 'auto') this.warm().catch(() => undefined);
     }
     return this.local;
   }
 
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
-    if (this.keywordArm === 'memory' || (this.keywordArm === 'auto' && this.local.keywords)) {
-      const { keywords } = this.syncLocal();
+    // 'auto' with its index: the sync may drop it (a refill), and FTS5 answers below.
+    const keywords = this.keywordArm === 'memory' || (this.keywordArm === 'auto' && this.local.keywords) ? this.syncLocal().keywords : null;
+    if (keywords || this.keywordArm === 'memory') {
       const sel = this.selectRegions(filter);
       if (!keywords || (sel && sel.ids.length === 0)) return [];
       const exclude = filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null;

@@ -115,6 +115,21 @@ describe('SQLite keyword arm in memory', () => {
         fresh.close();
         fts.close();
       }
+      // Only appended rows (the cheap refresh), then the newest document replaced: SQLite gives
+      // its new chunk the id the old one had (max + 1 after the delete) — not appended, caught.
+      doc(22, 'appended probes only');
+      expect(key(open.keywordSearch('appended', 5))).toHaveLength(1);
+      const before22 = open.keywordSearch('appended', 5)[0].chunkId;
+      doc(22, 'rewritten kubernetes text');
+      const after = openStoreReader(c.f.path, { keywords: 'memory' });
+      try {
+        expect(after.keywordSearch('rewritten', 5)[0]?.chunkId).toBe(before22); // the id was reused (the case under test)
+        for (const q of ['appended', 'rewritten', 'kubernetes', 'probes']) expect(key(open.keywordSearch(q, 10))).toEqual(key(after.keywordSearch(q, 10)));
+        const v = open.chunkVector(before22)!;
+        expect(open.vectorSearch([v], 1)[0][0]).toEqual(after.vectorSearch([v], 1)[0][0]);
+      } finally {
+        after.close();
+      }
     } finally {
       open.close();
     }
@@ -149,6 +164,24 @@ describe('SQLite keyword arm in memory', () => {
         expect(key(auto.keywordSearch('kubernetes', 5))).toEqual(key(fresh.keywordSearch('kubernetes', 5)));
       } finally {
         fresh.close();
+      }
+      // The newest document replaced (its id comes back with other content): the index is
+      // dropped, FTS5 answers, and it is built again in the background.
+      doc(3_000, 'kubernetes rewritten');
+      const ftsNow = openStoreReader(c.f.path, { keywords: 'fts5' });
+      try {
+        expect(key(auto.keywordSearch(q, 5))).toEqual(key(ftsNow.keywordSearch(q, 5)));
+        await auto.warm!();
+        const fresh2 = openStoreReader(c.f.path, { keywords: 'memory' });
+        try {
+          expect(key(auto.keywordSearch(q, 5))).toEqual(key(fresh2.keywordSearch(q, 5)));
+          expect(key(auto.keywordSearch('rewritten', 5))).toEqual(key(fresh2.keywordSearch('rewritten', 5)));
+          expect(auto.keywordSearch('arrived', 5)).toEqual([]);
+        } finally {
+          fresh2.close();
+        }
+      } finally {
+        ftsNow.close();
       }
     } finally {
       auto.close();
