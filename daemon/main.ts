@@ -16,7 +16,7 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
-import { ensureSoakBaseline } from '../ops/soak-baseline.js';
+import { ensureSoakBaseline } from './soak-baseline.js';
 import { createDaemonEmbedder, embedderHealth } from '../embed/resilient.js';
 import type { Embedder } from '../embed/types.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
@@ -58,7 +58,7 @@ import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
 import { CONFIG_RELOAD_ERROR } from './status.js';
 import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
-import { cliPath } from '../ops/service.js';
+import { cliPath } from './index-job.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -228,7 +228,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   // ---- store and offer builder (optional: without a store the daemon still watches) ----
   const storePath = storeLocation(config, env);
   // The soak begins with the daemon's first start: remember when, and the store as it was
-  // (ops/soak-baseline.ts; `soak report` proves the daemon never wrote it).
+  // (daemon/soak-baseline.ts; `soak report` proves the daemon never wrote it).
   try {
     ensureSoakBaseline(storePath, env);
   } catch (e) {

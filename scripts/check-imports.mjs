@@ -14,8 +14,8 @@
 //   node scripts/check-imports.mjs --root DIR   # another tree, no exceptions (the script's tests use fixtures)
 //   node scripts/check-imports.mjs --json       # {"ok", "files", "cycles", "arrows", "stale"}
 //
-// KNOWN_CYCLES / KNOWN_ARROWS list what exists today and is being moved (issue 24); they can
-// only shrink (an entry that no longer matches is an error).
+// KNOWN_CYCLES / KNOWN_ARROWS list exceptions tolerated while a move is under way (none today);
+// they can only shrink (an entry that no longer matches is an error).
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,32 +39,13 @@ export const LAYERS = [
   'shared', //    small pure helpers every folder may use
 ];
 
-/** Wrong-way imports that exist today and are being moved (issue 24): each entry names the
- *  importing file and the file it imports. Remove the entry with the move; an entry that no
- *  longer matches an import is reported too, so the list can only shrink. */
-export const KNOWN_ARROWS = [
-  // eval commands reach up for the CLI's helpers: they move under cli/commands/eval/.
-  ['eval/beir-cmd.ts', 'cli/command.ts'],
-  ['eval/dataset-file.ts', 'cli/command.ts'],
-  ['eval/locomo-replay-cmd.ts', 'cli/command.ts'],
-  ['eval/pastfix-cmd.ts', 'cli/command.ts'],
-  ['eval/progress.ts', 'cli/command.ts'],
-  ['eval/retrieval-cmd.ts', 'cli/command.ts'],
-  ['eval/temp-store.ts', 'cli/command.ts'],
-  ['eval/trigger-eval-cmd.ts', 'cli/command.ts'],
-  ['indexer/progress.ts', 'cli/command.ts'],
-  ['store/push.ts', 'indexer/progress.ts'],
-  // the daemon reaches up into ops/: what both need moves below the daemon.
-  ['daemon/index-schedule.ts', 'ops/index-schedule-files.ts'],
-  ['daemon/index-schedule.ts', 'ops/service.ts'],
-  ['daemon/index-schedule.ts', 'ops/index-runs.ts'],
-  ['daemon/main.ts', 'ops/soak-baseline.ts'],
-  ['daemon/main.ts', 'ops/service.ts'],
-];
+/** Wrong-way imports tolerated while a move is under way, as [importing file, imported file]
+ *  (empty: issue 24 moved the last ones). An entry that no longer matches an import is
+ *  reported too, so the list can only shrink. */
+export const KNOWN_ARROWS = [];
 
-/** Import cycles that exist today and are being removed (issue 24), each as its sorted file list. */
-export const KNOWN_CYCLES = [
-];
+/** Import cycles tolerated while a move is under way, each as its sorted file list (empty). */
+export const KNOWN_CYCLES = [];
 
 /** Not runtime code: never checked, and nothing runtime may import them (tsc would not build it). */
 const SKIP = new Set(['node_modules', 'dist', '.git', '.models', 'test', 'bench', 'scripts', 'bin', 'hooks', 'logs-schema', 'docs']);

@@ -10,7 +10,7 @@
 import { StoreError } from './errors.js';
 import type { StoreWriter } from './types.js';
 import type { SqliteExport } from './sqlite-export.js';
-import type { ProgressSink } from '../indexer/progress.js';
+import type { ProgressSink } from '../shared/progress-sink.js';
 
 export interface PushCounts {
   regions: number;
