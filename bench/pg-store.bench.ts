@@ -30,7 +30,7 @@ import { search, embedQuery, hybridDepth, DEFAULT_K } from '../search/search.js'
 import { PgSyncConnection } from '../store/pg-sync.js';
 import { initPgStore, urlWithRole } from '../store/pg-schema.js';
 import { openPgStoreWriter } from '../store/pg-writer.js';
-import { openStoreReader } from '../store/reader.js';
+import { openStoreReader } from '../store/sqlite-store.js';
 import { GENERATION_CHECK_MS } from '../store/pg-reader.js';
 import type { ChunkInput, StoreReader } from '../store/types.js';
 

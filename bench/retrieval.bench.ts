@@ -1,9 +1,9 @@
 /**
  * Retrieval quality benchmark (issue 2 / issue 4 target: hybrid Recall@10 ≥ the better single
- * arm on LoCoMo): runs `eval retrieval` (eval/retrieval-cmd.ts evaluateLocomo) over
+ * arm on LoCoMo): runs `eval retrieval` (cli/commands/eval/retrieval-cmd.ts evaluateLocomo) over
  * ${evalDir}/locomo/locomo-dev.json with the offline model and reports every figure, plus
  * the same check on a second, BEIR-format corpus built from the file's extracted
- * observations (eval/locomo.ts observationsAsBeir → eval/beir-cmd.ts evaluateBeir).
+ * observations (eval/locomo.ts observationsAsBeir → cli/commands/eval/beir-cmd.ts evaluateBeir).
  * Skipped, with the reason, when the eval data is absent.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { parseLocomo, observationsAsBeir } from '../eval/locomo.js';
-import { evaluateLocomo } from '../eval/retrieval-cmd.js';
-import { evaluateBeir } from '../eval/beir-cmd.js';
+import { evaluateLocomo } from '../cli/commands/eval/retrieval-cmd.js';
+import { evaluateBeir } from '../cli/commands/eval/beir-cmd.js';
 import { parseBeir } from '../eval/beir.js';
 import type { ArmScores } from '../eval/arms.js';
 

@@ -21,7 +21,8 @@ import { createEmbedder } from '../embed/embedder.js';
 import type { Embedder } from '../embed/types.js';
 import { buildTempStore, type TempItem } from '../eval/temp-store.js';
 import { search, embedQuery, hybridDepth, fuseHybrid, DEFAULT_K } from '../search/search.js';
-import { openStoreReader } from '../store/sqlite-store.js';
+import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
+import type { KeywordArm } from '../store/reader.js';
 import { MAX_QUERY_TOKENS } from '../store/fts-query.js';
 import type { PruneOptions } from '../store/term-stats.js';
 import { prng, zipfSampler } from './synthetic.js';
@@ -36,8 +37,16 @@ const QUERIES = 300;
 const WARMUP_QUERIES = 10;
 const SIZES = [10_000, 100_000];
 const QUICK_SIZES = [10_000];
-const TARGET_P50_MS = 20;
-const TARGET_P95_MS = 50;
+/** Issue 24's targets (issue 2's were 20 / 50 ms at 100k): hybrid search at 100k p50 / p95,
+ *  at 10k p50; the first search after open at 100k (loads the matrix and the keyword index);
+ *  the next search after an index run that added INDEX_RUN_CHUNKS chunks. */
+const TARGET_P50_MS = 3;
+const TARGET_P95_MS = 8;
+const TARGET_SMALL_P50_MS = 1;
+const SMALL_SIZE = 10_000;
+const TARGET_FIRST_MS = 600;
+const TARGET_AFTER_RUN_MS = 100;
+const INDEX_RUN_CHUNKS = 1_000;
 /** Store sizes the targets apply to (the issue states them at 100k). */
 const TARGET_SIZE = 100_000;
 
@@ -151,13 +160,52 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
       fuseMs.push(Number(f - e) / 1e6);
     }
     unpruned.close();
+
+    // A reader opened afresh, per keyword arm: its first search, and the resident memory the
+    // in-memory indexes (matrix + keyword index + the stemmer's word cache) add.
+    const path = store.reader.info().path;
+    const first = async (keywords: KeywordArm) => {
+      const rss0 = process.memoryUsage().rss;
+      const r = openStoreReader(path, { keywords });
+      const a = process.hrtime.bigint();
+      await search(r, embedder, queries[2], { k: DEFAULT_K, arm: 'hybrid' });
+      const ms = Number(process.hrtime.bigint() - a) / 1e6;
+      const mb = (process.memoryUsage().rss - rss0) / 1048576;
+      r.close();
+      return { ms, mb };
+    };
+    const firstMemory = await first('memory');
+    const firstFts = await first('auto');
+    // The background build of a long-lived reader (the daemon's): warm() from open to done.
+    const warmReader = openStoreReader(path);
+    const w0 = process.hrtime.bigint();
+    await warmReader.warm?.();
+    const warmMs = Number(process.hrtime.bigint() - w0) / 1e6;
+    warmReader.close();
+    // An index run that adds INDEX_RUN_CHUNKS chunks (one new document), then the warm reader's next search.
+    const writer = openStoreWriter(path);
+    try {
+      const source = writer.listSources()[0];
+      const added = Array.from({ length: INDEX_RUN_CHUNKS }, () => Array.from({ length: WORDS_PER_CHUNK }, zipf));
+      writer.replaceDocument(
+        { sourceId: source.id, path: join(source.path, 'index-run.md'), hash: 'index-run', mtime: 0, size: 0, title: '' },
+        added.map((ids, i) => ({ heading: '', text: ids.map((w) => words[w]).join(' '), createdAt: i })),
+        added.map((ids) => sumNormalized(ids, wordVecs, embedder.dim)),
+      );
+    } finally {
+      writer.close();
+    }
+    const afterRun0 = process.hrtime.bigint();
+    await search(store.reader, embedder, queries[3], { k: DEFAULT_K, arm: 'hybrid' });
+    const afterRunMs = Number(process.hrtime.bigint() - afterRun0) / 1e6;
+
     const measured = QUERIES;
     const p50 = quantile(total, 0.5);
     const p95 = quantile(total, 0.95);
     const atTarget = size >= TARGET_SIZE;
     const label = `${size / 1000}k`;
     const figures: Figure[] = [
-      { metric: `hybrid search p50 @${label}`, value: round2(p50), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_P50_MS} ms`, pass: p50 <= TARGET_P50_MS } : {}) },
+      { metric: `hybrid search p50 @${label}`, value: round2(p50), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_P50_MS} ms`, pass: p50 <= TARGET_P50_MS } : size === SMALL_SIZE ? { target: `≤ ${TARGET_SMALL_P50_MS} ms`, pass: p50 <= TARGET_SMALL_P50_MS } : {}) },
       { metric: `hybrid search p95 @${label}`, value: round2(p95), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_P95_MS} ms`, pass: p95 <= TARGET_P95_MS } : {}) },
       { metric: `hybrid search CPU time p50 / p95 @${label}`, value: `${round2(quantile(totalCpu, 0.5))} / ${round2(quantile(totalCpu, 0.95))}`, unit: 'ms CPU (user + system, all threads)' },
       { metric: `  query embed p50 @${label}`, value: round2(quantile(embedMs, 0.5)), unit: 'ms' },
@@ -168,7 +216,12 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
       { metric: `  top-${DEFAULT_K} overlap pruned vs unpruned: keyword / hybrid @${label}`, value: `${round2(sameKeywordTop / measured)} / ${round2(sameHybridTop / measured)}`, unit: 'fraction (mean)' },
       { metric: `  vector arm p50 / p95 @${label}`, value: `${round2(quantile(vectorMs, 0.5))} / ${round2(quantile(vectorMs, 0.95))}`, unit: 'ms' },
       { metric: `  fusion p50 @${label}`, value: round2(quantile(fuseMs, 0.5)), unit: 'ms' },
-      { metric: `first search (loads the vector matrix) @${label}`, value: round2(coldMs), unit: 'ms' },
+      { metric: `first search of the bench's reader (loads matrix and keyword index) @${label}`, value: round2(coldMs), unit: 'ms' },
+      { metric: `first search after open (keyword arm 'auto': FTS5 until warm; loads the matrix) @${label}`, value: round2(firstFts.ms), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_FIRST_MS} ms`, pass: firstFts.ms <= TARGET_FIRST_MS } : {}) },
+      { metric: `first search after open, keyword arm 'memory' (builds the keyword index then) @${label}`, value: round2(firstMemory.ms), unit: 'ms' },
+      { metric: `warm(): the keyword index built in the background, open to done @${label}`, value: round2(warmMs), unit: 'ms' },
+      { metric: `next search after an index run added ${INDEX_RUN_CHUNKS} chunks @${label}`, value: round2(afterRunMs), unit: 'ms', ...(atTarget ? { target: `≤ ${TARGET_AFTER_RUN_MS} ms`, pass: afterRunMs <= TARGET_AFTER_RUN_MS } : {}) },
+      { metric: `reader RSS growth at its first search: 'memory' / 'auto' (FTS5) @${label}`, value: `${Math.round(firstMemory.mb)} / ${Math.round(firstFts.mb)}`, unit: 'MB (vectors + keyword index + stemmer cache / vectors only)' },
     ];
     return { figures, note: `${label}: store built in ${buildS.toFixed(1)} s; ${QUERIES} queries of ${QUERY_WORDS_MIN}–${QUERY_WORDS_MAX} words after ${WARMUP_QUERIES} warm-up queries; depth ${depth} per arm, k ${DEFAULT_K}.` };
   } finally {
@@ -179,7 +232,7 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
 export async function run(opts: BenchOptions): Promise<BenchResult> {
   const embedder = await createEmbedder(ConfigSchema.parse({ embedding: { localModelPath: opts.modelPath } }).embedding);
   const notes: string[] = [
-    'Per query: search() end to end (embed query, FTS5 BM25 and cosine scan at fusion depth, min-max fusion, fetch k chunks), on a warm reader.',
+    'Per query: search() end to end (embed query, BM25 over the in-memory keyword index and cosine scan at fusion depth, min-max fusion, fetch k chunks), on a warm reader.',
     'Synthetic corpus: Zipf-distributed real words of the offline model vocabulary, 90 words per chunk; chunk vectors = normalized sum of word vectors (see the module header).',
     'Keyword pruning (store/term-stats.ts): words in > 30% of chunks dropped while a rarer one remains, at most the 16 rarest OR-ed. "Without pruning" rows run the same queries through a second reader with pruning off, interleaved query by query; the overlap rows compare the top-10 lists.',
   ];

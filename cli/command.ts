@@ -7,10 +7,12 @@
  * problem (model missing, store unreadable, permission denied).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AppError } from '../shared/errors.js';
+import { EXIT, UserError } from '../shared/errors.js';
 import { closest } from '../shared/suggest.js';
 
-export const EXIT = { OK: 0, FAIL: 1, USAGE: 2, ENV: 3 } as const;
+// Exit codes, user errors and the terminal check live below every folder that needs them.
+export { EXIT, UserError } from '../shared/errors.js';
+export { isTty } from '../shared/terminal.js';
 
 export interface Command {
   name: string;
@@ -22,13 +24,6 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
-/** An error the user can act on: printed as `active-brain: <message>` without a stack. */
-export class UserError extends AppError {
-  constructor(message: string, exitCode: number = EXIT.FAIL) {
-    super(message, exitCode);
-    this.name = 'UserError';
-  }
-}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -74,9 +69,4 @@ export function flagError(e: unknown, known: readonly string[]): string {
 
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value) + '\n');
-}
-
-/** True when progress bars and colours may be drawn. */
-export function isTty(): boolean {
-  return Boolean(process.stderr.isTTY) && process.env.CI !== 'true';
 }

@@ -27,7 +27,7 @@ import { applyChoices, choicesFrom, persistChoices } from '../config/persist.js'
 import type { Source } from '../config/load.js';
 import { startDetached } from './commands/start.js';
 import { pluginRegistrations } from '../ops/plugin-registration.js';
-import { describeLastRun, lastIndexRun, readIndexLog } from '../ops/index-runs.js';
+import { describeLastRun, lastIndexRun, readIndexLog } from '../daemon/index-runs.js';
 import { daemonStatus } from '../daemon/status.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { EXIT } from './command.js';

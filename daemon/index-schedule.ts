@@ -15,9 +15,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { INDEX_ARGS, INDEX_NICE } from '../ops/index-schedule-files.js';
-import { indexOutFile } from '../ops/service.js';
-import { lastIndexRun, readIndexLog } from '../ops/index-runs.js';
+import { INDEX_ARGS, INDEX_NICE, indexOutFile } from './index-job.js';
+import { lastIndexRun, readIndexLog } from './index-runs.js';
 import { ensureDir } from '../shared/atomic.js';
 import { logsDir } from '../shared/paths.js';
 import type { IndexScheduleState } from '../shared/types.js';

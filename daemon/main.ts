@@ -16,13 +16,13 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
-import { ensureSoakBaseline } from '../ops/soak-baseline.js';
+import { ensureSoakBaseline } from './soak-baseline.js';
 import { createDaemonEmbedder, embedderHealth } from '../embed/resilient.js';
 import type { Embedder } from '../embed/types.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { createReasoner } from '../retrieval/reasoner.js';
 import type { OfferBuilder } from '../retrieval/types.js';
-import { openStoreReader } from '../store/reader.js';
+import { openStoreReader } from '../store/sqlite-store.js';
 import { displayLocation, storeLocation, storePresent } from '../store/location.js';
 import { isStoreUnreachable } from '../store/pg-sync.js';
 import { StoreDownError, StoreGuard } from './store-health.js';
@@ -58,7 +58,7 @@ import { runHousekeeping } from './housekeeping.js';
 import { createRedactor } from '../shared/redact.js';
 import { CONFIG_RELOAD_ERROR } from './status.js';
 import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
-import { cliPath } from '../ops/service.js';
+import { cliPath } from './index-job.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -149,6 +149,9 @@ function openStore(path: string, embedder: Embedder, guard: StoreGuard): { store
     store.close();
     return { store: null, silence: isStoreUnreachable(e) ? STORE_DOWN : 'store-model-mismatch', problem: errMsg(e), error: e };
   }
+  // The keyword index fills in the background (FTS5 answers until then); a failure leaves
+  // FTS5 answering, and the same error surfaces at the next search, where it is handled.
+  store.warm?.().catch(() => undefined);
   return { store, silence: null, problem: null };
 }
 
@@ -231,7 +234,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   // ---- store and offer builder (optional: without a store the daemon still watches) ----
   const storePath = storeLocation(config, env);
   // The soak begins with the daemon's first start: remember when, and the store as it was
-  // (ops/soak-baseline.ts; `soak report` proves the daemon never wrote it).
+  // (daemon/soak-baseline.ts; `soak report` proves the daemon never wrote it).
   try {
     ensureSoakBaseline(storePath, env);
   } catch (e) {

@@ -7,7 +7,7 @@ import type { StoreSummary } from './status.js';
 
 export async function summarizeStore(path: string): Promise<StoreSummary> {
   try {
-    const { openStoreReader } = await import('../store/reader.js');
+    const { openStoreReader } = await import('../store/open-store.js');
     const reader = openStoreReader(path);
     try {
       const info = reader.info();

@@ -13,7 +13,7 @@
  */
 import type { Config } from '../config/schema.js';
 import type { EmbedderHealth } from '../shared/types.js';
-import { openStoreReader } from '../store/reader.js';
+import { openStoreReader } from '../store/sqlite-store.js';
 import { createEmbedder } from './embedder.js';
 import { EmbedBatchRefused, EmbedderUnavailable } from './errors.js';
 import { createServerEmbedder, endpointUrl, serverModelId } from './server.js';

@@ -2,7 +2,7 @@
  * BEIR-format loader (pure parsing): corpus.jsonl (`{_id, title, text}`), queries.jsonl
  * (`{_id, text}`) and qrels TSV (`query-id corpus-id score`, one header line) → documents,
  * and the queries that have at least one judged-relevant document with their graded qrels.
- * Used by eval/beir-cmd.ts. Bad lines are counted and skipped, never fatal; a file with no
+ * Used by cli/commands/eval/beir-cmd.ts. Bad lines are counted and skipped, never fatal; a file with no
  * usable line at all is an error that says what was expected.
  */
 import type { EvalQuery } from './arms.js';

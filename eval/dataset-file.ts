@@ -3,7 +3,7 @@
  * exit 2, both naming the file and what went wrong. Used by every `eval` command.
  */
 import { readFileSync } from 'node:fs';
-import { EXIT, UserError } from '../cli/command.js';
+import { EXIT, UserError } from '../shared/errors.js';
 
 /** Read `path` and parse it; `kind` completes "<path> is not <kind> file" (e.g. "a TIAGE"). */
 export function readDataset<T>(path: string, kind: string, parse: (raw: string) => T): T {

@@ -1,7 +1,7 @@
 /**
  * LoCoMo loader (pure parsing): a locomo JSON file (a list of conversations, see
  * ../shared/eval/README.md) → per conversation its turns as chunk texts and its questions
- * with evidence turn ids. Used by eval/retrieval-cmd.ts (and the retrieval benchmark).
+ * with evidence turn ids. Used by cli/commands/eval/retrieval-cmd.ts (and the retrieval benchmark).
  *
  * Turn text = `<speaker> (<session date>): <text>` plus `[shares a photo: <caption>]` when the
  * turn carries an image caption — the date so "when" questions can match, the caption

@@ -2,7 +2,7 @@
  * A minimal progress line for evaluations (`label done/total`), redrawn in place on stderr
  * only when stderr is a terminal (and not CI): `--json` output and logs stay clean.
  */
-import { isTty } from '../cli/command.js';
+import { isTty } from '../shared/terminal.js';
 
 export interface Progress {
   update(done: number): void;

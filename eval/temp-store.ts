@@ -16,7 +16,7 @@ import type { Embedder } from '../embed/types.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import { createTempPgStore, type TempPgStore } from '../store/pg-temp.js';
 import { isPostgresUrl } from '../store/pg-sync.js';
-import { UserError, EXIT } from '../cli/command.js';
+import { UserError, EXIT } from '../shared/errors.js';
 
 export interface TempItem {
   /** External id (LoCoMo dia_id, BEIR _id): what metrics compare. */
@@ -103,7 +103,7 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
     } finally {
       writer.close();
     }
-    const reader = openStoreReader(path);
+    const reader = openStoreReader(path, { keywords: 'memory' });
     const byChunk = new Map<number, string>();
     const byId = new Map<string, number>();
     for (const [handle, id] of handleToId) {

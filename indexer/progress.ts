@@ -3,13 +3,11 @@
  * in place — only when stderr is a TTY (and not CI); silent otherwise, so scripts and
  * `--json` output stay clean. Fed by indexer/indexer.ts through the ProgressSink interface.
  */
-import { isTty } from '../cli/command.js';
+import { isTty } from '../shared/terminal.js';
+import type { ProgressSink } from '../shared/progress-sink.js';
 
-export interface ProgressSink {
-  start(totalFiles: number): void;
-  update(filesDone: number, chunksAdded: number): void;
-  done(): void;
-}
+export type { ProgressSink };
+
 
 /** Bar width in characters. */
 const BAR_WIDTH = 24;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ensureDir, writeFileAtomic, writeJsonAtomic } from '../shared/atomic.js';
 import { logsDir } from '../shared/paths.js';
 import type { Channel, OfferType, TriggerKind } from '../shared/vocabulary.js';
-import { oneLog, readJsonlFiles } from './jsonl-read.js';
+import { oneLog, readJsonlFiles } from '../daemon/jsonl-read.js';
 
 export interface HistoryOffer {
   ts: number;

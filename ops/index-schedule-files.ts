@@ -7,14 +7,13 @@
  */
 import { MINUTES_PER_DAY, MINUTES_PER_HOUR, isScheduleInterval } from '../shared/schedule.js';
 import { pinnedEnv, systemdQuote, xml, type ServiceSpec } from './service-files.js';
+import { INDEX_ARGS, INDEX_NICE } from '../daemon/index-job.js';
+
+export { INDEX_ARGS, INDEX_NICE };
 
 export const INDEX_SERVICE_NAME = 'active-brain-index.service';
 export const INDEX_TIMER_NAME = 'active-brain-index.timer';
 export const INDEX_LAUNCHD_LABEL = 'dev.active-brain.index';
-/** The arguments after the CLI path: what every scheduled run executes. */
-export const INDEX_ARGS = ['index'] as const;
-/** The lowest CPU priority (nice 19): a scheduled index never competes with the user's work. */
-export const INDEX_NICE = 19;
 /** systemd may move a timer's elapse by this much to batch wake-ups; small against the interval. */
 export const TIMER_ACCURACY = '1min';
 

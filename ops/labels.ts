@@ -16,7 +16,7 @@ import { appendFileSync } from 'node:fs';
 import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
 import { ensureDir } from '../shared/atomic.js';
 import { CHANNELS, type Channel, type OfferType, type TriggerKind } from '../shared/vocabulary.js';
-import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from './jsonl-read.js';
+import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from '../daemon/jsonl-read.js';
 import { byChannel, channelOf, type DecisionLine, type HookLine } from './channel-records.js';
 import { readHistoryOffers, type HistoryOffer } from './history-offers.js';
 

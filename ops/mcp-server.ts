@@ -47,6 +47,8 @@ export function createMcpServer({ config, env = process.env }: McpDeps): McpServ
     if (store) return store;
     if (!storePresent(storePath)) throw new Error(missingStoreMessage(storePath));
     store = openStoreReader(storePath);
+    // A long-lived reader: the keyword index fills in the background (FTS5 answers until then).
+    store.warm?.().catch(() => undefined);
     return store;
   };
   const getEmbedder = () => (embedder ??= createEmbedder(config.embedding, env).catch(() => null));

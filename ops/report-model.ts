@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config/schema.js';
 import { logsDir } from '../shared/paths.js';
-import { daemonLogs, hookLogs, readJsonlFiles } from './jsonl-read.js';
+import { daemonLogs, hookLogs, readJsonlFiles } from '../daemon/jsonl-read.js';
 import { soakReport } from './soak-report.js';
 import { readLabels } from './labels.js';
 import { wilson } from './soak-gates.js';

@@ -8,10 +8,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
 import { homeDir, logsDir } from '../shared/paths.js';
+import { cliPath, indexOutFile } from '../daemon/index-job.js';
 import type { Config } from '../config/schema.js';
 import { LAUNCHD_LABEL, SYSTEMD_UNIT_NAME, launchdPlist, systemdUnit, type ServiceSpec } from './service-files.js';
 import {
@@ -56,10 +56,6 @@ const PINNED_ENV = ['CLAUDE_CONFIG_DIR'] as const;
 /** How long one service-manager call may take. */
 const MANAGER_TIMEOUT_MS = 15_000;
 
-export function cliPath(): string {
-  // dist/ops/service.js → <package>/bin/active-brain.js
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'active-brain.js');
-}
 
 /** The environment a unit pins (pure): the set config keys of PINNED_KEYS, then PINNED_ENV. */
 export function servicePins(config: Config, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -76,8 +72,7 @@ export function serviceSpec(config: Config, env: NodeJS.ProcessEnv = process.env
   return { node: process.execPath, cli: cliPath(), home: homeDir(env), env: servicePins(config, env), logFile: join(logsDir(env), 'daemon.out') };
 }
 
-/** Output of the scheduled index runs. */
-export const indexOutFile = (env: NodeJS.ProcessEnv = process.env) => join(logsDir(env), 'index.out');
+export { cliPath, indexOutFile };
 
 /** What every service call needs from the config. */
 export interface ServiceOptions {

@@ -1,7 +1,7 @@
 /**
  * Which knowledge-store changes are the indexer's own (the zero-store-writes gate of `soak
- * report`). Pure: the caller reads the soak baseline (ops/soak-baseline.ts), the index-run log
- * (ops/index-runs.ts) and the store's current fingerprint (ops/store-fingerprint.ts).
+ * report`). Pure: the caller reads the soak baseline (daemon/soak-baseline.ts), the index-run log
+ * (daemon/index-runs.ts) and the store's current fingerprint (daemon/store-fingerprint.ts).
  *
  * The runs since the soak began form a chain: each run starts (under the indexer lock) from
  * exactly what the previous one left — the first from the baseline — and the store now is
@@ -11,7 +11,7 @@
  * checked), and the run that was under way when the baseline was taken. A run that started
  * and never ended (SIGKILL, power loss) cannot be told apart from anyone else: it fails.
  */
-import type { IndexLogRecord, IndexRunRecord, IndexStartRecord } from './index-runs.js';
+import type { IndexLogRecord, IndexRunRecord, IndexStartRecord } from '../daemon/index-runs.js';
 
 export interface StoreWriteFigures {
   /** The soak baseline: when the store was fingerprinted for it, and that fingerprint. */

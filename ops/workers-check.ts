@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { readHookSettings } from '../hook/settings.js';
 import { homeDir, logsDir } from '../shared/paths.js';
-import { daemonLogs, hookLogs, readJsonlFiles } from './jsonl-read.js';
+import { daemonLogs, hookLogs, readJsonlFiles } from '../daemon/jsonl-read.js';
 import {
   CODEX_ENTRYPOINT_PREFIX,
   DEFAULT_UNATTENDED,

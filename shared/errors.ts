@@ -10,6 +10,18 @@ export class AppError extends Error {
   }
 }
 
+/** Exit codes: 0 ok · 1 the thing asked for failed or does not hold · 2 usage or config error ·
+ *  3 environment problem (model missing, store unreadable, permission denied). */
+export const EXIT = { OK: 0, FAIL: 1, USAGE: 2, ENV: 3 } as const;
+
+/** An error the user can act on: printed as `active-brain: <message>` without a stack. */
+export class UserError extends AppError {
+  constructor(message: string, exitCode: number = EXIT.FAIL) {
+    super(message, exitCode);
+    this.name = 'UserError';
+  }
+}
+
 export function isAppError(e: unknown): e is { message: string; exitCode: number } {
   return !!e && typeof e === 'object' && typeof (e as { exitCode?: unknown }).exitCode === 'number'
     && typeof (e as { message?: unknown }).message === 'string';

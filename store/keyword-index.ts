@@ -1,9 +1,10 @@
 /**
  * An in-memory keyword index scored with BM25 exactly as SQLite FTS5's bm25() does it, for
- * the team store's reader (store/pg-reader.ts fills it from the rows its role may see, as it
- * fills the vector matrix). No SQL here; pure data structure and arithmetic.
+ * both readers (store/local-indexes.ts fills it from the rows a reader may see, as it fills
+ * the vector matrix). No SQL here; pure data structure and arithmetic.
  *
- * Data in: per chunk its id, region id and the server's tsvector in text form
+ * Data in: per chunk its id, region id and its lexemes — the SQLite store's from FTS5's own
+ * tokenizer (store/sqlite-terms.ts), the team store's from the server's tsvector in text form
  * (`'lexeme':1A,5 'other':3`, parsed by parseTsvector): the tsvector's weight letters say which
  * column a position came from (A title, B heading, D text), its largest position is the
  * chunk's length in tokens (PostgreSQL counts stop-words in positions, as FTS5 counts every
@@ -18,7 +19,10 @@
  * a search never walks more than a bounded share of stale entries.
  */
 import type { Hit } from './types.js';
-import { BM25_WEIGHTS } from './reader.js';
+
+/** BM25 column weights: a hit in the document title or heading trail counts more than in the
+ *  body (both backends; the SQLite store's FTS5 bm25() gets the same weights). */
+export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
 
 /** FTS5's bm25() parameters (sqlite/ext/fts5/fts5_aux.c: k1 = 1.2, b = 0.75). */
 export const BM25_K1 = 1.2;
@@ -35,9 +39,7 @@ export const DELTA_MIN = 20_000;
  *  ~10 % stale postings, and a store that replaces a few documents per commit merges rarely. */
 export const DEAD_SHARE = 0.1;
 
-/** The weight of a tsvector position by its label: A = title, B = heading, none (D) = text.
- *  (A function, not a table built at load: this module loads inside an import cycle through
- *  reader.ts → pg-reader.ts, when BM25_WEIGHTS may not be initialised yet.) */
+/** The weight of a tsvector position by its label: A = title, B = heading, none (D) = text. */
 function labelWeight(label: string): number | undefined {
   return label === 'A' ? BM25_WEIGHTS.title : label === 'B' ? BM25_WEIGHTS.heading : label === 'C' || label === 'D' ? BM25_WEIGHTS.text : undefined;
 }
@@ -190,10 +192,15 @@ export class KeywordIndex {
     return missing;
   }
 
-  /** Add a chunk (a chunk id already present is replaced). */
+  /** Add a chunk from PostgreSQL's tsvector text (a chunk id already present is replaced). */
   add(chunkId: number, regionId: number, tsvector: string): void {
+    this.addParsed(chunkId, regionId, parseTsvector(tsvector));
+  }
+
+  /** Add a chunk from its lexemes and length (a chunk id already present is replaced): the
+   *  SQLite store's terms come from FTS5's own tokenizer (store/sqlite-terms.ts). */
+  addParsed(chunkId: number, regionId: number, { lexemes, length }: ParsedTsvector): void {
     if (this.slotOf.has(chunkId)) this.remove(chunkId);
-    const { lexemes, length } = parseTsvector(tsvector);
     const slot = this.slots++;
     this.chunkIds.set(slot, chunkId);
     this.regionIds.set(slot, regionId);

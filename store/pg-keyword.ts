@@ -7,8 +7,9 @@
  * (store/term-stats.ts selectQueryTerms).
  *
  *   query ─▶ content words (store/fts-query.ts) ─▶ their lexemes (the server's `english`
- *   configuration, one round trip for words not seen before, cached) ─▶ document frequencies
- *   from the index ─▶ the rarest lexemes, ≤ MAX_OR_TERMS ─▶ BM25 top k in the index.
+ *   configuration, one round trip for words not seen before, cached: this module) ─▶ document
+ *   frequencies from the index ─▶ the rarest lexemes, ≤ MAX_OR_TERMS ─▶ BM25 top k in the index
+ *   (the reader core's arm, store/local-indexes.ts memoryKeywordSearch, as on SQLite).
  *
  * Why in memory: on the server every row matching any kept word is ranked before LIMIT
  * (PostgreSQL has no top-k shortcut for ts_rank): 125 ms p50 at 100k chunks against a 20 ms
@@ -16,8 +17,7 @@
  * lexemes) and its KeywordIndex. Out: Hits.
  */
 import type { Hit } from './types.js';
-import { queryTokens } from './fts-query.js';
-import { selectQueryTerms } from './term-stats.js';
+import { memoryKeywordSearch } from './local-indexes.js';
 import { PG_TS_CONFIG } from './pg-schema.js';
 import type { PgSyncConnection } from './pg-sync.js';
 import type { KeywordFilter, KeywordIndex } from './keyword-index.js';
@@ -45,14 +45,6 @@ export class PgKeywordSearch {
   }
 
   search(query: string, k: number, index: KeywordIndex, filter: KeywordFilter): Hit[] {
-    const tokens = queryTokens(query);
-    if (k <= 0 || !tokens.length || index.size === 0) return [];
-    // One lexeme per token stands for it (a token the configuration drops has none).
-    const lex = [...new Set(this.lexemesOf(tokens).map((l) => l[0]).filter((l): l is string => !!l))];
-    if (!lex.length) return [];
-    const df = index.docFrequencies(lex);
-    const chosen = selectQueryTerms(lex, df, index.size).tokens;
-    const dfOf = new Map(lex.map((l, i) => [l, df[i]]));
-    return chosen.length ? index.search(chosen, k, filter, chosen.map((l) => dfOf.get(l)!)) : [];
+    return memoryKeywordSearch(query, k, index, filter, (tokens) => this.lexemesOf(tokens));
   }
 }

@@ -12,23 +12,18 @@
  * over store/pg-sync.ts.
  */
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
-import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { blobToFloat32, type MatrixFilter, type ScanMethod, type VectorMatrix } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader.js';
+import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
 import { checkPgSchema, connectPg, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';
-import { KeywordIndex } from './keyword-index.js';
+import { parseTsvector, type KeywordIndex } from './keyword-index.js';
+import { LocalIndexes, type RowSource } from './local-indexes.js';
 
 /** The reader asks the server whether the store changed at most this often (ms): the bound on how
  *  stale a search may be, against one round trip per call (a hybrid search makes three). */
 export const GENERATION_CHECK_MS = 250;
-/** Rows (vector + tsvector) fetched per query while filling the in-memory indexes. */
-export const VECTOR_PAGE = 5_000;
-/** A new vector matrix gets this factor of the rows it needs as capacity, so the chunks the
- *  writer adds next are appended in place (a new matrix costs a copy of every row: ~130 ms at
- *  100k × 100-d here) — 10 % more memory for it. */
-export const MATRIX_HEADROOM = 1.1;
 
 
 type NameMatch = 'alias' | 'title' | 'suffix';
@@ -102,12 +97,42 @@ function visibleRows(db: PgSyncConnection): { ids: Int32Array; regions: Int32Arr
   return { ids: Int32Array.from(order, (i) => ids[i]), regions: Int32Array.from(order, (i) => regions[i]) };
 }
 
+/** The team store's rows for the reader core: visible ids, vectors and tsvectors, in one
+ *  repeatable-read snapshot per sync. */
+function pgRowSource(db: PgSyncConnection): RowSource {
+  return {
+    dim: () => {
+      const row = db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'dim'`);
+      return row ? Number(row.value) : null;
+    },
+    snapshot: <T>(fn: () => T): T => {
+      db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const out = fn();
+        db.query('COMMIT');
+        return out;
+      } catch (e) {
+        try {
+          db.query('ROLLBACK');
+        } catch {
+          /* connection gone */
+        }
+        throw e;
+      }
+    },
+    visible: () => visibleRows(db),
+    fetch: (ids) =>
+      db.query<{ id: number; vec: Uint8Array; fts: string }>(`SELECT id, vec, fts::text AS fts FROM chunks WHERE id = ANY($1::int[])`, [ids])
+        .map((r) => ({ id: r.id, vec: r.vec, terms: parseTsvector(r.fts) })),
+  };
+}
+
 export class PgStoreReader implements StoreReader {
   private generation: string | null = null;
   private checkedAt = 0;
   private regionCache: Region[] | null = null;
-  private matrix: VectorMatrix | null = null;
-  private keywords: KeywordIndex | null = null;
+  private readonly local: LocalIndexes;
+  private readonly rows: RowSource;
   private localGeneration: string | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
   /** meta's model and dim, read once per generation (every search checks them). */
@@ -117,6 +142,8 @@ export class PgStoreReader implements StoreReader {
   constructor(readonly url: string, private readonly db: PgSyncConnection, private readonly scanMethod?: ScanMethod) {
     checkPgSchema(db, redactUrl(url));
     this.keyword = new PgKeywordSearch(db);
+    this.local = new LocalIndexes({ scanMethod, keywords: true });
+    this.rows = pgRowSource(db);
   }
 
   /** Drop caches when the writer committed since we last looked (checked at most every GENERATION_CHECK_MS). */
@@ -161,112 +188,16 @@ export class PgStoreReader implements StoreReader {
   }
 
   /** The in-memory indexes of the visible rows (vector matrix, keyword index), refreshed
-   *  incrementally when the generation moved. */
+   *  incrementally (store/local-indexes.ts) when the generation moved. */
   private loadLocal(): { matrix: VectorMatrix | null; keywords: KeywordIndex } {
     this.refresh();
-    if (this.keywords && this.localGeneration === this.generation) return { matrix: this.matrix, keywords: this.keywords };
-    const dimRow = this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = 'dim'`);
-    const dim = dimRow ? Number(dimRow.value) : null;
-    const generation = this.generation;
-    const keywords = this.keywords ?? new KeywordIndex();
-    // The keyword index changes in place: until this refresh completes it belongs to no
-    // generation, and a failure half-way discards it (the next search starts over).
-    this.keywords = null;
-    // One repeatable-read snapshot: the id list and the rows fetched agree.
-    this.db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    try {
-      const { ids, regions } = visibleRows(this.db);
-      const needsText = keywords.syncTo(ids, regions);
-      const old = this.matrix && dim !== null && this.matrix.dim === dim ? this.matrix : null;
-      // Row of each visible id in the old matrix (its rows are in id order too), −1 = not there.
-      const oldRow = new Int32Array(ids.length).fill(-1);
-      if (old) for (let i = 0, r = 0; i < ids.length; i++) {
-        while (r < old.n && old.ids[r] < ids[i]) r++;
-        if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
-      }
-      const missing: number[] = [];
-      const pos = new Map<number, number>();
-      for (let i = 0; i < ids.length; i++) {
-        if (needsText[i] || (dim !== null && oldRow[i] < 0)) {
-          missing.push(ids[i]);
-          pos.set(ids[i], i);
-        }
-      }
-      const fetched = new Map<number, Uint8Array>();
-      for (let i = 0; i < missing.length; i += VECTOR_PAGE) {
-        const page = missing.slice(i, i + VECTOR_PAGE);
-        for (const r of this.db.query<{ id: number; vec: Uint8Array; fts: string }>(`SELECT id, vec, fts::text AS fts FROM chunks WHERE id = ANY($1::int[])`, [page])) {
-          const at = pos.get(r.id)!;
-          if (oldRow[at] < 0) fetched.set(r.id, r.vec);
-          if (needsText[at]) keywords.add(r.id, regions[at], r.fts);
-        }
-      }
-      keywords.maintain();
-      const m = dim === null ? null : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
-      this.db.query('COMMIT');
-      this.matrix = m;
-      this.keywords = keywords;
+    if (!this.local.keywords || this.localGeneration !== this.generation) {
+      const generation = this.generation;
+      this.localGeneration = null;
+      this.local.sync(this.rows);
       this.localGeneration = generation;
-      return { matrix: m, keywords };
-    } catch (e) {
-      try {
-        this.db.query('ROLLBACK');
-      } catch {
-        /* connection gone */
-      }
-      throw e;
     }
-  }
-
-  /** The matrix for the visible rows: the old one updated in place when every new row sorts
-   *  after the rows it keeps (the usual case: the writer's new chunks get higher ids) and it
-   *  has room, else a new one (with MATRIX_HEADROOM spare rows) copying the kept rows in runs. */
-  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
-    const fresh = (i: number): Float32Array | null => {
-      const blob = fetched.get(ids[i]);
-      // Gone meanwhile or of a foreign dimension: never mixed in.
-      return blob && blob.byteLength === dim * 4 ? blobToFloat32(blob) : null;
-    };
-    let appendOnly = old !== null;
-    let added = 0;
-    for (let i = 0; i < ids.length; i++) {
-      if (oldRow[i] < 0) added++;
-      else if (added > 0) appendOnly = false;
-    }
-    if (old && appendOnly) {
-      const keep = new Uint8Array(old.n);
-      for (let i = 0; i < ids.length; i++) if (oldRow[i] >= 0) keep[oldRow[i]] = 1;
-      old.retain(keep);
-      for (let i = 0, row = 0; i < ids.length; i++) if (oldRow[i] >= 0) old.regionIds[row++] = regions[i];
-      let m = old;
-      if (old.n + added > old.capacity) {
-        m = new VectorMatrix(dim, Math.ceil((old.n + added) * MATRIX_HEADROOM), { method: this.scanMethod });
-        m.copyRows(old, 0, old.n);
-      }
-      for (let i = 0; i < ids.length; i++) {
-        if (oldRow[i] >= 0) continue;
-        const v = fresh(i);
-        if (v) m.addRow(ids[i], regions[i], v);
-      }
-      return m;
-    }
-    const m = new VectorMatrix(dim, Math.ceil(ids.length * MATRIX_HEADROOM), { method: this.scanMethod });
-    for (let i = 0; i < ids.length; ) {
-      if (old && oldRow[i] >= 0) {
-        // A run of rows the old matrix holds in the same order: one copy, regions set after.
-        let j = i + 1;
-        while (j < ids.length && oldRow[j] === oldRow[j - 1] + 1) j++;
-        const at = m.n;
-        m.copyRows(old, oldRow[i], j - i);
-        for (let x = i; x < j; x++) m.regionIds[at + x - i] = regions[x];
-        i = j;
-        continue;
-      }
-      const v = fresh(i);
-      if (v) m.addRow(ids[i], regions[i], v);
-      i++;
-    }
-    return m;
+    return { matrix: this.local.matrix, keywords: this.local.keywords! };
   }
 
   vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
@@ -389,8 +320,8 @@ export class PgStoreReader implements StoreReader {
   }
 
   close(): void {
-    this.matrix = null;
-    this.keywords = null;
+    this.local.matrix = null;
+    this.local.keywords = null;
     this.db.close();
   }
 }

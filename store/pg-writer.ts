@@ -16,7 +16,7 @@ import { isOneOf } from '../shared/vocabulary.js';
 import { float32ToBlob } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { embedKey, rowKey } from './chunk-key.js';
-import { makeHandle, relativeDocPath } from './writer.js';
+import { makeHandle, relativeDocPath } from './handles.js';
 import { PgSyncConnection, PgError, redactUrl } from './pg-sync.js';
 import { PG_TS_CONFIG, checkAudience } from './pg-schema.js';
 import { checkPgSchema, connectPg, pgConnectError, pgInfo } from './pg-common.js';

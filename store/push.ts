@@ -16,7 +16,7 @@
 import { StoreError } from './errors.js';
 import type { StoreWriter } from './types.js';
 import type { SqliteExport } from './sqlite-export.js';
-import type { ProgressSink } from '../indexer/progress.js';
+import type { ProgressSink } from '../shared/progress-sink.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
 import { redactChunk } from './redact-chunks.js';
 

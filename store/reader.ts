@@ -1,29 +1,30 @@
 /**
- * The read side of the SQLite knowledge store (StoreReader): keyword search (FTS5 BM25 over
- * sanitized queries), vector search (brute force, WebAssembly SIMD, over an in-memory matrix loaded
- * from the `vectors` table, reloaded when `PRAGMA data_version` says another connection
- * committed), exact name lookup, chunk fetches. The connection is read-only (store/open.ts).
- * Region filters and `project:<glob>` scopes are applied here (shared/modes.ts scopeAllows).
- * Keyword queries are pruned by document frequency first (store/term-stats.ts: very common
- * terms dropped, at most the rarest MAX_OR_TERMS kept) — it bounds the FTS5 doclist walk.
+ * The read side of the SQLite knowledge store (StoreReader). The reader core does the search:
+ * vector search over the in-memory matrix and (keywords 'memory') BM25 over the in-memory
+ * keyword index, both kept by store/local-indexes.ts and refreshed incrementally when `PRAGMA
+ * data_version` says another connection committed; this module supplies the rows (sqliteRows:
+ * visible ids, vectors, and each chunk's FTS5 terms via store/sqlite-terms.ts). Keywords
+ * 'fts5' asks FTS5 instead (bm25() over chunks_fts, the on-disk source of truth): no build cost
+ * at open, so short-lived readers (one CLI search) use it — docs/SEARCH.md has the measurement.
+ * Both arms prune keyword queries by document frequency (store/term-stats.ts). Exact name
+ * lookup, chunk fetches and episodes are plain queries. The connection is read-only
+ * (store/open.ts); region filters and scopes come from store/reader-core.ts.
  */
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
-import { scopeAllows } from '../shared/modes.js';
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { checkSchema, getMeta } from './schema.js';
 import { ftsExpression, queryTokens } from './fts-query.js';
 import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
-import { VectorMatrix, blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
+import { LocalIndexes, memoryKeywordSearch, type RowSource } from './local-indexes.js';
+import { SqliteChunkTerms } from './sqlite-terms.js';
+import { BM25_WEIGHTS, KeywordIndex } from './keyword-index.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
-import { isPostgresUrl } from './pg-sync.js';
 import { SqliteLineage } from './lineage-sql.js';
-import { openPgStoreReader } from './pg-reader.js';
-
-/** BM25 column weights: a hit in the document title or heading trail counts more than in the body. */
-export const BM25_WEIGHTS = { title: 2.0, heading: 1.5, text: 1.0 } as const;
+import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
 
 /** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
  *  and filters in memory (cheap); only when that leaves too few does it run the filtered SQL join. */
@@ -78,9 +79,6 @@ function toRecord(r: ChunkRow): ChunkRecord {
   };
 }
 
-/** Most records episodesBySignature returns (resolved first, then newest): a signature met
- *  hundreds of times needs only its best few for an offer. */
-export const MAX_EPISODES_BY_SIGNATURE = 100;
 
 interface EpisodeRow {
   chunkId: number;
@@ -136,37 +134,106 @@ function toEpisode(r: EpisodeRow): EpisodeRecord {
   };
 }
 
-/** Resolved first, then newest, then by chunk id (deterministic). */
-export function episodeOrder(a: EpisodeRecord, b: EpisodeRecord): number {
-  return Number(b.resolved) - Number(a.resolved) || b.at - a.at || b.chunkId - a.chunkId;
-}
 
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source' | 'lineage'>;
 
-/** Allowed region ids for a filter: null = every region (no restriction). */
-export interface RegionSelection {
-  ids: number[];
-  mask: Uint8Array;
-}
 
-/** The regions a filter allows among `regions()`; null when it allows every region (shared by
- *  the SQLite and PostgreSQL readers). */
-export function regionSelection(filter: SearchFilter | undefined, regions: () => Region[]): RegionSelection | null {
-  if (!filter || (filter.regions === undefined && filter.cwd === undefined)) return null;
-  const names = filter.regions ? new Set(filter.regions) : null;
-  const all = regions();
-  const ok = all.filter((r) => (!names || names.has(r.name)) && (filter.cwd === undefined || scopeAllows(r.scope, filter.cwd)));
-  if (ok.length === all.length) return null;
-  const max = all.reduce((m, r) => Math.max(m, r.id), 0);
-  const mask = new Uint8Array(max + 1);
-  for (const r of ok) mask[r.id] = 1;
-  return { ids: ok.map((r) => r.id), mask };
+/** Where the SQLite reader's keyword arm searches. 'auto' (default): FTS5 on disk until warm()
+ *  has built the in-memory index page by page (yielding between pages), the index from then on;
+ *  'memory': the index, built at the first search; 'fts5': FTS5 always. Why: building the index
+ *  costs seconds at 100k chunks (every word of every chunk is read and mapped to FTS5's terms;
+ *  docs/SEARCH.md), so the first search after open and a short-lived reader (one CLI search)
+ *  answer faster from FTS5, and a long-lived reader (the daemon) faster from memory. */
+export const KEYWORD_ARMS = ['auto', 'memory', 'fts5'] as const;
+export type KeywordArm = (typeof KEYWORD_ARMS)[number];
+/** Chunks read and indexed per step of warm(); between steps the event loop runs. */
+export const WARM_PAGE = 2_000;
+
+/** The SQLite file's rows for the reader core (one read transaction per sync). */
+function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
+  const visible = db.prepare(`SELECT id, region_id FROM chunks ORDER BY id`).raw();
+  // Driven by the id list (a lookup per id), never a scan of the table.
+  const vectors = db.prepare(`SELECT v.chunk_id, v.vec FROM json_each(?) j JOIN vectors v ON v.chunk_id = j.value`).raw();
+  const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM json_each(?) j JOIN chunks c ON c.id = j.value
+                            JOIN documents d ON d.id = c.document_id`).raw();
+  const allVectors = db.prepare(`SELECT chunk_id, vec FROM vectors`).raw();
+  const countUpTo = db.prepare(`SELECT count(*) FROM chunks WHERE id <= ?`).pluck();
+  const after = db.prepare(`SELECT id, region_id FROM chunks WHERE id > ? ORDER BY id`).raw();
+  const rowKeyOf = db.prepare(`SELECT row_key FROM chunks WHERE id = ?`).pluck();
+  /** The content key (store/chunk-key.ts rowKey) of the largest id the last listing returned. */
+  let top: { id: number; key: unknown } | null = null;
+  const columns = (rows: Array<[number, number]>) => {
+    const ids = new Int32Array(rows.length);
+    const regions = new Int32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      ids[i] = rows[i][0];
+      regions[i] = rows[i][1];
+    }
+    if (rows.length) top = { id: ids[rows.length - 1], key: rowKeyOf.get(ids[rows.length - 1]) };
+    return { ids, regions };
+  };
+  const allTexts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`).raw();
+  return {
+    dim: () => {
+      const d = getMeta(db, 'dim');
+      return d === null ? null : Number(d);
+    },
+    snapshot: (fn) => db.transaction(fn)(),
+    // all() over iterate(): one call into SQLite instead of one per row (~3× faster at 100k).
+    visible: () => columns(visible.all() as Array<[number, number]>),
+    // Chunk rows are never updated in place: a changed chunk is a new row. Its id is new too
+    // unless every row above it was deleted first (SQLite gives max(id) + 1), and then the row
+    // at the last id seen was deleted as well: the same count up to that id and the same content
+    // key at it mean nothing up to it changed.
+    idsReused: true,
+    appended: (last, count) =>
+      top !== null && top.id === last && countUpTo.get(last) === count && rowKeyOf.get(last) === top.key
+        ? columns(after.all(last) as Array<[number, number]>)
+        : null,
+    fetch: (ids, want) => {
+      const json = JSON.stringify(ids);
+      const out = new Map<number, { id: number; vec?: Uint8Array | null; terms?: ReturnType<SqliteChunkTerms['termsOf']>[number] | null }>();
+      if (want.vec) for (const [id, vec] of vectors.iterate(json) as IterableIterator<[number, Buffer]>) out.set(id, { id, vec });
+      if (want.terms) {
+        const rows = texts.all(json) as Array<[number, string, string, string]>;
+        const parsed = terms().termsOf(rows.map((r) => [r[1], r[2], r[3]] as const));
+        rows.forEach((r, i) => {
+          const e = out.get(r[0]) ?? { id: r[0] };
+          e.terms = parsed[i];
+          out.set(r[0], e);
+        });
+      }
+      return out.values();
+    },
+    *all(want) {
+      if (want.vec) for (const [id, vec] of allVectors.iterate() as IterableIterator<[number, Buffer]>) yield { id, vec };
+      if (want.terms) {
+        const page: Array<[number, string, string, string]> = [];
+        const flush = function* () {
+          const parsed = terms().termsOf(page.map((r) => [r[1], r[2], r[3]] as const));
+          for (let i = 0; i < page.length; i++) yield { id: page[i][0], terms: parsed[i] };
+          page.length = 0;
+        };
+        for (const r of allTexts.iterate() as IterableIterator<[number, string, string, string]>) {
+          page.push(r);
+          if (page.length >= WARM_PAGE) yield* flush();
+        }
+        yield* flush();
+      }
+    },
+  };
 }
 
 export class SqliteStoreReader implements StoreReader {
   private dataVersion = -1;
   private regionCache: Region[] | null = null;
-  private matrix: VectorMatrix | null = null;
+  private readonly local: LocalIndexes;
+  private readonly rows: RowSource;
+  private chunkTerms: SqliteChunkTerms | null = null;
+  /** The data_version the in-memory indexes reflect (-1: never synced). */
+  private localVersion = -1;
+  private warming: Promise<void> | null = null;
+  private closed = false;
   private chunkRegionCache: Map<number, number> | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
   private readonly stmts;
@@ -182,9 +249,13 @@ export class SqliteStoreReader implements StoreReader {
     private readonly scanMethod?: ScanMethod,
     /** Keyword-query pruning (default PRUNE_DEFAULTS; tests and measurements change it). */
     private readonly prune: PruneOptions = PRUNE_DEFAULTS,
+    /** Where keyword search runs (KEYWORD_ARMS). */
+    readonly keywordArm: KeywordArm = 'auto',
   ) {
     checkSchema(db, path);
     this.lineage = new SqliteLineage(db, () => this.refresh());
+    this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory', onRefill: keywordArm === 'auto' ? 'drop' : 'rebuild' });
+    this.rows = sqliteRows(db, () => (this.chunkTerms ??= new SqliteChunkTerms()));
     this.stmts = {
       regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
       sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
@@ -205,6 +276,11 @@ export class SqliteStoreReader implements StoreReader {
       episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
                                 UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
       chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
+      textPage: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM chunks c JOIN documents d ON d.id = c.document_id
+                            WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(),
+      textsByIds: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM json_each(?) j JOIN chunks c ON c.id = j.value
+                              JOIN documents d ON d.id = c.document_id`).raw(),
+      rowKeys: db.prepare(`SELECT id, row_key FROM chunks`).raw(),
       vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
       vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
       // Two plain scans instead of a join: chunk rows carry their text, so joining would read it all.
@@ -230,7 +306,6 @@ export class SqliteStoreReader implements StoreReader {
     if (v !== this.dataVersion) {
       this.dataVersion = v;
       this.regionCache = null;
-      this.matrix = null;
       this.chunkRegionCache = null;
       this.episodeIndexCache = null;
       this.lineage?.invalidate();
@@ -295,8 +370,80 @@ export class SqliteStoreReader implements StoreReader {
     return ftsExpression(this.termStats.select(tokens, this.prune).tokens);
   }
 
+  /** Build the in-memory keyword index (keyword arm 'auto') page by page, letting the event
+   *  loop run between pages; FTS5 answers meanwhile, the index from the next search after it is
+   *  done. Resolves when built (at once for 'fts5', or when already built); a reader closed
+   *  meanwhile stops it. */
+  warm(): Promise<void> {
+    if (this.keywordArm === 'fts5' || this.local.keywords) return Promise.resolve();
+    // One build at a time: a second call waits for the one under way.
+    this.warming ??= this.buildKeywords().finally(() => {
+      this.warming = null;
+    });
+    return this.warming;
+  }
+
+  private async buildKeywords(): Promise<void> {
+    const index = new KeywordIndex();
+    const terms = (this.chunkTerms ??= new SqliteChunkTerms());
+    const version = () => this.db.pragma('data_version', { simple: true }) as number;
+    const start = version();
+    // The content key of every chunk read: a commit between pages may give an id read earlier
+    // other content (SQLite reuses the largest ids), which only the key tells.
+    const keys = new Map<number, string>();
+    const add = (rows: Array<[number, number, string, string, string, string]>) => {
+      const parsed = terms.termsOf(rows.map((r) => [r[2], r[3], r[4]] as const));
+      rows.forEach((r, i) => {
+        index.addParsed(r[0], r[1], parsed[i]);
+        keys.set(r[0], r[5]);
+      });
+    };
+    for (let after = 0; ; ) {
+      if (this.closed) return;
+      const rows = this.stmts.textPage.all(after, WARM_PAGE) as Array<[number, number, string, string, string, string]>;
+      if (rows.length === 0) break;
+      add(rows);
+      after = rows[rows.length - 1][0];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (this.closed) return;
+    if (version() !== start) {
+      // Re-read the chunks whose content changed under an id already read (gone and new ids
+      // are the next sync's work).
+      const changed = (this.stmts.rowKeys.all() as Array<[number, string]>).filter(([id, key]) => keys.has(id) && keys.get(id) !== key).map(([id]) => id);
+      for (let i = 0; i < changed.length; i += WARM_PAGE) add(this.stmts.textsByIds.all(JSON.stringify(changed.slice(i, i + WARM_PAGE))) as Array<[number, number, string, string, string, string]>);
+    }
+    index.merge();
+    this.local.adoptKeywords(index);
+    // The next sync catches what was added or removed while the pages were read.
+    this.localVersion = -1;
+  }
+
+  /** The in-memory indexes, synced to the store's current rows (incrementally). */
+  private syncLocal(): LocalIndexes {
+    this.refresh();
+    if (this.localVersion !== this.dataVersion || (this.keywordArm === 'memory' && !this.local.keywords)) {
+      this.localVersion = -1;
+      const warmed = this.local.keywords !== null;
+      const { refilled } = this.local.sync(this.rows);
+      this.localVersion = this.dataVersion;
+      // 'auto' dropped its keyword index for a refill (FTS5 answers): build it again in the background.
+      if (refilled && warmed && this.keywordArm === 'auto') this.warm().catch(() => undefined);
+    }
+    return this.local;
+  }
+
   keywordSearch(query: string, k: number, filter?: SearchFilter): Hit[] {
     if (k <= 0) return [];
+    // 'auto' with its index: the sync may drop it (a refill), and FTS5 answers below.
+    const keywords = this.keywordArm === 'memory' || (this.keywordArm === 'auto' && this.local.keywords) ? this.syncLocal().keywords : null;
+    if (keywords || this.keywordArm === 'memory') {
+      const sel = this.selectRegions(filter);
+      if (!keywords || (sel && sel.ids.length === 0)) return [];
+      const exclude = filter?.excludeChunkIds?.length ? new Set(filter.excludeChunkIds) : null;
+      const terms = (this.chunkTerms ??= new SqliteChunkTerms());
+      return memoryKeywordSearch(query, k, keywords, { allowedRegions: sel ? sel.mask : null, exclude }, (t) => terms.queryTerms(t), this.prune);
+    }
     const expr = this.keywordExpression(query);
     if (!expr) return [];
     const sel = this.selectRegions(filter);
@@ -328,32 +475,9 @@ export class SqliteStoreReader implements StoreReader {
     return collect(this.stmts.ftsRegions.all(expr, JSON.stringify(sel.ids), need) as Row[], null);
   }
 
-  private loadMatrix(): VectorMatrix | null {
-    this.refresh();
-    if (this.matrix) return this.matrix;
-    const dimMeta = getMeta(this.db, 'dim');
-    if (dimMeta === null) return null;
-    const dim = Number(dimMeta);
-    // Sized from a count taken in the same read transaction as the rows.
-    const load = this.db.transaction(() => {
-      const n = (this.stmts.vectorCount.get() as { n: number }).n;
-      const m = new VectorMatrix(dim, n, { method: this.scanMethod });
-      const regionOf = this.chunkRegions();
-      for (const [id, blob] of this.stmts.vectorRows.raw().iterate() as IterableIterator<[number, Buffer]>) {
-        if (m.n >= n) break;
-        const region = regionOf.get(id);
-        if (region === undefined || blob.byteLength !== dim * 4) continue; // orphan or foreign dimension: never mix in
-        m.addRow(id, region, blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dim) : blobToFloat32(blob));
-      }
-      return m;
-    });
-    this.matrix = load();
-    return this.matrix;
-  }
-
   vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][] {
     if (queries.length === 0) return [];
-    const m = this.loadMatrix();
+    const m = this.syncLocal().matrix;
     if (!m) return queries.map(() => []);
     const sel = this.selectRegions(filter);
     if (sel && sel.ids.length === 0) return queries.map(() => []);
@@ -487,21 +611,23 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   close(): void {
-    this.matrix = null;
+    this.closed = true;
+    this.local.matrix = null;
+    this.local.keywords = null;
+    this.chunkTerms?.close();
     this.termStats?.close();
     this.db.close();
   }
 }
 
-/** Open the store read-only (a `postgres://` URL opens the team store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY,
- *  SCHEMA_OLD / SCHEMA_TOO_NEW; each message says what to run. */
-export function openStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions } = {}): StoreReader {
-  // A postgres:// location is the team store (store/pg-reader.ts: read-only role, audience by the database).
-  if (isPostgresUrl(path)) return openPgStoreReader(path, opts);
+/** Open the SQLite store read-only (store/open-store.ts chooses between this and the team
+ *  store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY, SCHEMA_OLD /
+ *  SCHEMA_TOO_NEW; each message says what to run. */
+export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions; keywords?: KeywordArm } = {}): StoreReader {
   const file = resolve(path);
   const db = openReadonlyDb(file);
   try {
-    return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune);
+    return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune, opts.keywords);
   } catch (e) {
     db.close();
     throw e instanceof StoreError ? e : unreadableStore(file, e);

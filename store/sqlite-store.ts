@@ -1,11 +1,11 @@
 /**
- * The SQLite knowledge store's entry point: open a reader (daemon, search, recall, MCP; it
- * cannot write) or the writer (indexer only). Everything outside store/ imports from here
- * and store/types.ts, never SQL. A PostgreSQL + pgvector store can sit behind the same
- * StoreReader / StoreWriter interfaces later.
+ * The knowledge store's entry point: open a reader (daemon, search, recall, MCP; it cannot
+ * write) or the writer (indexer only), on the embedded SQLite file or the team store on
+ * PostgreSQL (store/open-store.ts decides by the location). Everything outside store/ imports
+ * from here and store/types.ts, never SQL.
  */
-export { openStoreReader } from './reader.js';
-export { openStoreWriter, makeHandle, relativeDocPath } from './writer.js';
+export { openStoreReader, openStoreWriter } from './open-store.js';
+export { makeHandle, relativeDocPath } from './handles.js';
 export { StoreError, StoreModelMismatchError, modelMismatchMessage } from './errors.js';
 export type { StoreErrorCode } from './errors.js';
 export { toFtsQuery, queryTokens } from './fts-query.js';

@@ -66,15 +66,16 @@ export function selectQueryTerms(tokens: readonly string[], df: readonly number[
   };
 }
 
-/** Maps query tokens to FTS5 index terms with the store's tokenizer (a private in-memory FTS5 table). */
-class FtsStemmer {
+/** Maps words to FTS5 index terms with the store's tokenizer (a private in-memory FTS5 table):
+ *  query tokens here, chunk words for the in-memory keyword index (store/sqlite-terms.ts). */
+export class FtsStemmer {
   private readonly db = new Database(':memory:');
   private readonly cache = new Map<string, string[]>();
   private readonly clear;
   private readonly insert;
   private readonly terms;
 
-  constructor() {
+  constructor(private readonly cacheMax: number = STEM_CACHE_MAX) {
     this.db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${FTS_TOKENIZER}');
                   CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');`);
     this.clear = this.db.prepare(`DELETE FROM t`);
@@ -86,7 +87,7 @@ class FtsStemmer {
   termsOf(tokens: readonly string[]): string[][] {
     const missing = [...new Set(tokens.filter((t) => !this.cache.has(t)))];
     if (missing.length > 0) {
-      if (this.cache.size + missing.length > STEM_CACHE_MAX) this.cache.clear();
+      if (this.cache.size + missing.length > this.cacheMax) this.cache.clear();
       const rows = this.db.transaction(() => {
         this.clear.run();
         missing.forEach((t, i) => this.insert.run(i + 1, t));
@@ -97,6 +98,11 @@ class FtsStemmer {
       missing.forEach((t, i) => this.cache.set(t, out[i]));
     }
     return tokens.map((t) => this.cache.get(t) ?? []);
+  }
+
+  /** The cached terms of one word, or undefined (then ask termsOf). */
+  cached(word: string): string[] | undefined {
+    return this.cache.get(word);
   }
 
   close(): void {

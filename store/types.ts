@@ -119,6 +119,10 @@ export interface StoreReader extends EpisodeReader {
    *  the next step, which differs between a fresh local file and a team store whose reader
    *  role was granted no audience. */
   emptyAdvice(): string;
+  /** Build the in-memory search indexes in the background, yielding to the event loop (a
+   *  long-lived reader calls it after open; searches answer meanwhile). Optional: a reader
+   *  whose indexes fill at the first search has none. */
+  warm?(): Promise<void>;
   close(): void;
 }
 

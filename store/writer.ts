@@ -38,24 +38,14 @@ import { StoreError, StoreModelMismatchError } from './errors.js';
 import { SqliteStoreReader } from './reader.js';
 import { embedKey, rowKey } from './chunk-key.js';
 import { openWritableDb, unreadableStore } from './open.js';
-import { isPostgresUrl } from './pg-sync.js';
-import { openPgStoreWriter } from './pg-writer.js';
+import { makeHandle, relativeDocPath } from './handles.js';
+
+export { makeHandle, relativeDocPath };
 
 const SCOPE = /^(global|project:.+)$/;
 /** Message uuids per lookup statement (json_each keeps one statement for any count). */
 const MESSAGE_BATCH = 500;
 
-/** The handle of chunk `ordinal` of a file at `relPath` (relative to its source) in `region`. */
-export function makeHandle(region: string, relPath: string, ordinal: number): string {
-  return `${region}/${relPath}#${ordinal}`;
-}
-
-/** The path of a document relative to its source, `/`-separated (a file source → its name). */
-export function relativeDocPath(sourcePath: string, docPath: string): string {
-  const rel = relative(sourcePath, docPath);
-  if (!rel || rel.startsWith('..')) return basename(docPath);
-  return rel.split(sep).join('/');
-}
 
 export class SqliteStoreWriter implements StoreWriter {
   private readonly stmts;
@@ -395,10 +385,9 @@ export class SqliteStoreWriter implements StoreWriter {
   }
 }
 
-/** Open (creating if needed: dir 0700, file 0600) the store for writing; migrates the schema. */
-export function openStoreWriter(path: string): StoreWriter {
-  // A postgres:// location is the team store, written through the writer role (store/pg-writer.ts).
-  if (isPostgresUrl(path)) return openPgStoreWriter(path);
+/** Open (creating if needed: dir 0700, file 0600) the SQLite store for writing; migrates the
+ *  schema. (store/open-store.ts chooses between this and the team store.) */
+export function openSqliteStoreWriter(path: string): StoreWriter {
   const file = resolve(path);
   let db: Database.Database;
   try {

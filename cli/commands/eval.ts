@@ -1,6 +1,7 @@
 /**
  * `active-brain eval <name> …`: dispatches to one evaluation module per subcommand
- * (eval/<name>-cmd.ts, each exporting `help` and `run(argv)`), loaded lazily so one
+ * (cli/commands/eval/<name>-cmd.ts, each exporting `help` and `run(argv)`; the measurement code
+ * they run lives in eval/), loaded lazily so one
  * evaluation never loads another's code. A module that is not in this build is reported
  * as not available (exit 3) instead of crashing the dispatcher.
  */
@@ -19,7 +20,7 @@ interface Entry {
 
 /** Evaluation modules are looked up by file name at run time (some land after this dispatcher). */
 export function importEval(name: string): Promise<EvalModule> {
-  return import(new URL(`../../eval/${name}.js`, import.meta.url).href) as Promise<EvalModule>;
+  return import(new URL(`./eval/${name}.js`, import.meta.url).href) as Promise<EvalModule>;
 }
 
 export const EVALS: Record<string, Entry> = {

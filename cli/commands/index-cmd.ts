@@ -4,7 +4,7 @@
  * `active-brain index [--rebuild]` re-indexes every registered source incrementally.
  *
  * Validates arguments, takes the indexer lock (indexer/lock.ts), records the run
- * (ops/index-runs.ts), opens the store for writing (the only writer), loads the embedder,
+ * (daemon/index-runs.ts), opens the store for writing (the only writer), loads the embedder,
  * runs indexer/indexer.ts with a progress bar on a TTY, prints a summary (one JSON object
  * with --json). Skipped files are reported on stderr as they happen (paths and reasons only).
  */
@@ -23,7 +23,7 @@ import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
 import { acquireIndexLock, IndexerBusyError } from '../../indexer/lock.js';
 import { runIndex, type IndexSummary } from '../../indexer/indexer.js';
-import { recordBusyRun, startIndexRun, type RunOutcome } from '../../ops/index-runs.js';
+import { recordBusyRun, startIndexRun, type RunOutcome } from '../../daemon/index-runs.js';
 import { createProgress, type ProgressSink } from '../../indexer/progress.js';
 import { listSourceFiles, type Problem } from '../../indexer/files.js';
 import { isAppError } from '../../shared/errors.js';
@@ -141,7 +141,7 @@ function runCounts(s: IndexSummary) {
 }
 
 /**
- * One index run: takes the indexer lock, records the run in logs/index.jsonl (ops/index-runs.ts:
+ * One index run: takes the indexer lock, records the run in logs/index.jsonl (daemon/index-runs.ts:
  * the store's fingerprint before and after, result, counts, exit code — so `soak report` can
  * tell the indexer's writes from anyone else's), opens the store for writing, optionally
  * registers a source, indexes. Throws as before (busy, no sources, model, store); every run

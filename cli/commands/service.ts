@@ -2,7 +2,7 @@
  * `active-brain service install|uninstall|status [--dry-run]`: the daemon as a systemd user
  * unit (Linux) or a launchd agent (macOS), and beside it the scheduled incremental index
  * (systemd timer / launchd StartInterval, every indexer.intervalMinutes). See ops/service.ts;
- * the last index run comes from logs/index.jsonl (ops/index-runs.ts).
+ * the last index run comes from logs/index.jsonl (daemon/index-runs.ts).
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
@@ -11,7 +11,7 @@ import { defaultStorePath } from '../../shared/paths.js';
 import {
   commandsOk, installService, uninstallService, serviceStatus, type InstallResult, type Platform, type ServiceStatus, type UninstallResult,
 } from '../../ops/service.js';
-import { describeLastRun, lastIndexRun, readIndexLog, type LastIndexRun } from '../../ops/index-runs.js';
+import { describeLastRun, lastIndexRun, readIndexLog, type LastIndexRun } from '../../daemon/index-runs.js';
 
 function platformOf(flag: string | undefined): Platform {
   const p = flag ?? process.platform;

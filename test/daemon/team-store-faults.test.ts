@@ -15,7 +15,7 @@ import { T0 } from '../retrieval/helpers.js';
 import { PG_WARMUP, appendPgErrorExchange } from './pg-error-session.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
 import { FIXTURE, FILLER } from '../retrieval/fixture.js';
-import { openStoreWriter } from '../../store/writer.js';
+import { openStoreWriter } from '../../store/sqlite-store.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { PgError } from '../../store/pg-sync.js';
 import { STORE_RETRY_FIRST_MS, STORE_RETRY_MAX_MS, StoreDownError, StoreGuard, retryDelayMs } from '../../daemon/store-health.js';

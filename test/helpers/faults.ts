@@ -350,7 +350,7 @@ export function trySh(cmd: string, args: string[]): boolean {
 }
 
 /**
- * The daemon log read the way a tolerant reader (ops/jsonl-read.ts) does: whole records, plus
+ * The daemon log read the way a tolerant reader (daemon/jsonl-read.ts) does: whole records, plus
  * the lines that do not parse (torn by a crash or a full disk) counted separately.
  */
 export function daemonLog(e: Env): { records: Array<Record<string, unknown>>; torn: string[] } {

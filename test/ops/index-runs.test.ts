@@ -1,5 +1,5 @@
 /**
- * The index-run log (ops/index-runs.ts): a start/finish pair written to a real temp state dir
+ * The index-run log (daemon/index-runs.ts): a start/finish pair written to a real temp state dir
  * in the documented shape with the store's fingerprint before and after; a log that cannot be
  * written warns and does not throw; the last run and a run under way as `service status`
  * shows them.
@@ -8,7 +8,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeLastRun, lastIndexRun, readIndexLog, recordBusyRun, startIndexRun, type IndexLogRecord } from '../../ops/index-runs.js';
+import { describeLastRun, lastIndexRun, readIndexLog, recordBusyRun, startIndexRun, type IndexLogRecord } from '../../daemon/index-runs.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 
 const counts = { sources: 1, files_seen: 3, indexed: 1, unchanged: 2, removed: 0, skipped: 0, chunks_added: 4, seconds: 0.05 };

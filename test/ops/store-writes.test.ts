@@ -7,7 +7,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { auditStoreWrites, type StoreWriteFigures } from '../../ops/store-writes.js';
-import type { IndexLogRecord } from '../../ops/index-runs.js';
+import type { IndexLogRecord } from '../../daemon/index-runs.js';
 
 const STORE = '/h/store.sqlite';
 type Event = 'run' | 'busy' | 'interrupted' | 'foreign' | 'killed';

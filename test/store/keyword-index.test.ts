@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { KeywordIndex, bm25Idf, parseTsvector } from '../../store/keyword-index.js';
-import { BM25_WEIGHTS } from '../../store/reader.js';
+import { BM25_WEIGHTS } from '../../store/keyword-index.js';
 
 /** A tsvector in PostgreSQL's text form, as tsvectorout writes it. */
 function formatTsvector(entries: Array<{ lexeme: string; positions: Array<{ pos: number; label: '' | 'A' | 'B' | 'C' }> }>): string {

@@ -13,7 +13,7 @@ import { grantAudience, initPgStore, urlWithRole } from '../../store/pg-schema.j
 import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
 import type { ChunkInput, StoreReader, StoreWriter } from '../../store/types.js';
 import { parseTsvector } from '../../store/keyword-index.js';
-import { BM25_WEIGHTS } from '../../store/reader.js';
+import { BM25_WEIGHTS } from '../../store/keyword-index.js';
 import { GENERATION_CHECK_MS } from '../../store/pg-reader.js';
 import { PRUNE_MIN_CHUNKS } from '../../store/term-stats.js';
 

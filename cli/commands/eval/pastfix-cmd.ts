@@ -5,12 +5,12 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import { loadConfig } from '../config/load.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
-import { evalPastfix, findProjects, type PastfixReport } from './pastfix.js';
-import { GoldError, parseGold, type PastfixGold } from './pastfix-gold.js';
+import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
+import { loadConfig } from '../../../config/load.js';
+import { loadEmbedder } from '../../../eval/load-embedder.js';
+import { createProgress } from '../../../eval/progress.js';
+import { evalPastfix, findProjects, type PastfixReport } from '../../../eval/pastfix.js';
+import { GoldError, parseGold, type PastfixGold } from '../../../eval/pastfix-gold.js';
 
 export const help = `usage: active-brain eval pastfix <transcripts dir> [--gold FILE] [--json] [--model PATH] [--seed N] [--set key=value ...]
 

@@ -3,14 +3,14 @@
  * sessions through the daemon's pipeline (eval/locomo-replay.ts), the store holding earlier
  * sessions only. Reads the LoCoMo file; writes only temp stores (deleted) and stdout.
  */
-import { readDataset } from './dataset-file.js';
+import { readDataset } from '../../../eval/dataset-file.js';
 import { resolve } from 'node:path';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import { loadConfig } from '../config/load.js';
-import { createEmbedder } from '../embed/embedder.js';
-import { parseLocomo } from './locomo.js';
-import { DEFAULT_LINK_WINDOW, replayLocomo, speakersA, type LocomoReplayReport } from './locomo-replay.js';
-import { createProgress } from './progress.js';
+import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
+import { loadConfig } from '../../../config/load.js';
+import { createEmbedder } from '../../../embed/embedder.js';
+import { parseLocomo } from '../../../eval/locomo.js';
+import { DEFAULT_LINK_WINDOW, replayLocomo, speakersA, type LocomoReplayReport } from '../../../eval/locomo-replay.js';
+import { createProgress } from '../../../eval/progress.js';
 
 /** Default rng seed (wander step). */
 export const DEFAULT_SEED = 1;

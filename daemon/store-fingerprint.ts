@@ -1,7 +1,7 @@
 /**
  * Knowledge-store fingerprints, so `soak report` can prove the daemon never wrote the store:
  * a SHA-256 over the database file and its WAL. Every index run (the only writer) records the
- * fingerprint before and after it in logs/index.jsonl (ops/index-runs.ts); ops/store-writes.ts
+ * fingerprint before and after it in logs/index.jsonl (daemon/index-runs.ts); ops/store-writes.ts
  * decides which changes those runs explain.
  */
 import { createHash } from 'node:crypto';

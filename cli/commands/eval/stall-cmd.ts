@@ -4,11 +4,11 @@
  * the constructed flow-repair cases; prints a table or, with --json, one JSON object. Reads
  * the JSONL file; writes only stdout.
  */
-import { parseOpenHands, GOLD_MIN_RUN, type Trajectory } from './openhands.js';
-import { evaluateStall, STALL_MATCH_SLACK, type StallReport, type StallScores } from './stall.js';
+import { parseOpenHands, GOLD_MIN_RUN, type Trajectory } from '../../../eval/openhands.js';
+import { evaluateStall, STALL_MATCH_SLACK, type StallReport, type StallScores } from '../../../eval/stall.js';
 import { readDataset, runTriggerEval } from './trigger-eval-cmd.js';
-import { round4 } from './metrics.js';
-import type { Mode } from '../config/schema.js';
+import { round4 } from '../../../eval/metrics.js';
+import type { Mode } from '../../../config/schema.js';
 
 export const help = `usage: active-brain eval stall --openhands FILE [--json] [--model PATH] [--mode NAME] [--set key=value ...]
 

@@ -5,13 +5,13 @@
  *
  *   argv ─▶ --<flag> FILE ─▶ parse ─▶ items ─▶ evaluate(items, embedder, mode, session) ─▶ report
  */
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import { loadConfig } from '../config/load.js';
-import type { Config, Mode } from '../config/schema.js';
-import type { Embedder } from '../embed/types.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
-export { readDataset } from './dataset-file.js';
+import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
+import { loadConfig } from '../../../config/load.js';
+import type { Config, Mode } from '../../../config/schema.js';
+import type { Embedder } from '../../../embed/types.js';
+import { loadEmbedder } from '../../../eval/load-embedder.js';
+import { createProgress } from '../../../eval/progress.js';
+export { readDataset } from '../../../eval/dataset-file.js';
 
 /** The mode whose thresholds an eval uses: the named one, else "default", else the first. */
 export function pickMode(config: Config, name: string | undefined): { name: string; mode: Mode } {

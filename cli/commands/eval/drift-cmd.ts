@@ -3,11 +3,11 @@
  * (eval/drift.ts) with the effective config's mode thresholds and session settings; prints
  * a table or, with --json, one JSON object. Reads the TIAGE file; writes only stdout.
  */
-import { parseTiage, type TiageDialogue } from './tiage.js';
-import { evaluateDrift, RANDOM_SEEDS, type DriftReport, type Scores } from './drift.js';
+import { parseTiage, type TiageDialogue } from '../../../eval/tiage.js';
+import { evaluateDrift, RANDOM_SEEDS, type DriftReport, type Scores } from '../../../eval/drift.js';
 import { readDataset, runTriggerEval } from './trigger-eval-cmd.js';
-import { round4 } from './metrics.js';
-import type { Mode } from '../config/schema.js';
+import { round4 } from '../../../eval/metrics.js';
+import type { Mode } from '../../../config/schema.js';
 
 export const help = `usage: active-brain eval drift --tiage FILE [--json] [--model PATH] [--mode NAME] [--set key=value ...]
 

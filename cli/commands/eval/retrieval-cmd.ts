@@ -5,17 +5,17 @@
  * Recall@10 and nDCG@10 of its evidence turns. Reads the LoCoMo file; writes only temp
  * dirs (deleted after) and stdout. Category 5 (adversarial) questions are not scored.
  */
-import { readDataset } from './dataset-file.js';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import type { Embedder } from '../embed/types.js';
-import { parseLocomo, scoredQuestions, ADVERSARIAL_CATEGORY, type LocomoConversation } from './locomo.js';
-import { buildTempStore, checkStoreUrl } from './temp-store.js';
-import { collectArmLists, collectDepth, perQueryScores, meanScores, LOCOMO_METRICS, type ArmScores, type EvalQuery } from './arms.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
-import { round4 } from './metrics.js';
-import { HYBRID_DEFAULTS } from '../search/fusion.js';
-import type { Arm, HybridFusion } from '../search/search.js';
+import { readDataset } from '../../../eval/dataset-file.js';
+import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
+import type { Embedder } from '../../../embed/types.js';
+import { parseLocomo, scoredQuestions, ADVERSARIAL_CATEGORY, type LocomoConversation } from '../../../eval/locomo.js';
+import { buildTempStore, checkStoreUrl } from '../../../eval/temp-store.js';
+import { collectArmLists, collectDepth, perQueryScores, meanScores, LOCOMO_METRICS, type ArmScores, type EvalQuery } from '../../../eval/arms.js';
+import { loadEmbedder } from '../../../eval/load-embedder.js';
+import { createProgress } from '../../../eval/progress.js';
+import { round4 } from '../../../eval/metrics.js';
+import { HYBRID_DEFAULTS } from '../../../search/fusion.js';
+import type { Arm, HybridFusion } from '../../../search/search.js';
 
 export const help = `usage: active-brain eval retrieval --locomo FILE [--json] [--model PATH] [--conversations N] [--store-url URL]
 

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { daemonLogFiles, DAEMON_LOG_FILE } from '../daemon/logs.js';
+import { daemonLogFiles, DAEMON_LOG_FILE } from './logs.js';
 
 export interface JsonlRead<T> {
   records: T[];

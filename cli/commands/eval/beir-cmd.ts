@@ -6,16 +6,16 @@
  * only a temp dir (deleted after) and stdout.
  */
 import { readFileSync } from 'node:fs';
-import { parseFlags, printJson, EXIT, UserError } from '../cli/command.js';
-import type { Embedder } from '../embed/types.js';
-import { parseBeir, type BeirData } from './beir.js';
-import { buildTempStore, checkStoreUrl } from './temp-store.js';
-import { collectArmLists, collectDepth, perQueryScores, meanScores, BEIR_METRICS, type ArmScores } from './arms.js';
-import { loadEmbedder } from './load-embedder.js';
-import { createProgress } from './progress.js';
-import { round4 } from './metrics.js';
-import { HYBRID_DEFAULTS } from '../search/fusion.js';
-import type { HybridFusion } from '../search/search.js';
+import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
+import type { Embedder } from '../../../embed/types.js';
+import { parseBeir, type BeirData } from '../../../eval/beir.js';
+import { buildTempStore, checkStoreUrl } from '../../../eval/temp-store.js';
+import { collectArmLists, collectDepth, perQueryScores, meanScores, BEIR_METRICS, type ArmScores } from '../../../eval/arms.js';
+import { loadEmbedder } from '../../../eval/load-embedder.js';
+import { createProgress } from '../../../eval/progress.js';
+import { round4 } from '../../../eval/metrics.js';
+import { HYBRID_DEFAULTS } from '../../../search/fusion.js';
+import type { HybridFusion } from '../../../search/search.js';
 
 export const help = `usage: active-brain eval beir --corpus corpus.jsonl --queries queries.jsonl --qrels qrels.tsv [--json] [--model PATH]
 
