@@ -10,10 +10,11 @@
  * own CLAUDE_CODE_SESSION_ATTENDED=0 keeps it silent (`worker-unattended`). The daemon's
  * pipeline, given the transcript the CLI wrote, gives the same verdict.
  *
- * Needs the CLI: `claude` on PATH or ACTIVE_BRAIN_CLAUDE_BIN (e.g. after
+ * Needs the CLI: the pinned one (`node scripts/install-hosts.mjs`; CI fails without it), `claude` on PATH or ACTIVE_BRAIN_CLAUDE_BIN (e.g. after
  * `npm install --prefix /tmp/cc @anthropic-ai/claude-code`); skipped, saying so, without it.
  * Each run takes ~1–3 s.
  */
+import { requireHost } from '../host/hosts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -34,6 +35,10 @@ import { hookBundle } from './helpers.js';
 function findClaude(): string | null {
   const own = process.env.ACTIVE_BRAIN_CLAUDE_BIN;
   if (own) return existsSync(own) ? own : null;
+  // The pinned CLI the real-host tests use (test/host/versions.json; .ci/run installs it): under
+  // CI its absence is an error (requireHost), locally a skip that says so.
+  const pinned = requireHost('claude').bin;
+  if (pinned) return pinned;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'claude'))) return join(dir, 'claude');
   }

@@ -6,10 +6,11 @@
  * `codex_exec` originator the default list does not name; named by directory in
  * `workers.cwdGlobs`, it is `worker-cwd-glob` on both paths.
  *
- * Needs the CLI: `codex` on PATH or ACTIVE_BRAIN_CODEX_BIN (e.g. after
+ * Needs the CLI: the pinned one (`node scripts/install-hosts.mjs`; CI fails without it), `codex` on PATH or ACTIVE_BRAIN_CODEX_BIN (e.g. after
  * `npm install --prefix /tmp/cx @openai/codex`; verified with 0.171.0); skipped, saying so,
  * without it. ~2 s per run.
  */
+import { requireHost } from '../host/hosts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -25,6 +26,10 @@ import { hookBundle } from './helpers.js';
 function findCodex(): string | null {
   const own = process.env.ACTIVE_BRAIN_CODEX_BIN;
   if (own) return existsSync(own) ? own : null;
+  // The pinned CLI the real-host tests use (test/host/versions.json; .ci/run installs it): under
+  // CI its absence is an error (requireHost), locally a skip that says so.
+  const pinned = requireHost('codex').bin;
+  if (pinned) return pinned;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'codex'))) return join(dir, 'codex');
   }
