@@ -238,12 +238,21 @@ const clipHead = (l: string) => (l.length > MAX_HEAD_CHARS ? l.slice(0, MAX_HEAD
  *  quoted names kept; [] when the text holds nothing informative. */
 export function keyLines(text: unknown): string[] {
   if (typeof text !== 'string' || !text) return [];
-  let lines = informativeLines(text);
+  // Read only until the lead and the KEY_LINES from it are in (a long stack under it costs
+  // nothing); with no lead at all, every informative line is read and the first ones kept.
+  const enough = () => {
+    let lead = -1;
+    return (ls: readonly string[]) => {
+      if (lead < 0 && LEAD_RE.test(ls[ls.length - 1])) lead = ls.length - 1;
+      return lead >= 0 && ls.length >= lead + KEY_LINES;
+    };
+  };
+  let lines = informativeLines(text, MAX_INFORMATIVE_LINES, enough());
   if (!lines.length) return [];
   let lead = leadIndex(lines);
   // A compile error's lead (or the line under a generic "failed to compile"): names kept.
   if (lines.slice(lead, lead + HEAD_LINES).some((l) => COMPILE_LEAD_RE.test(l))) {
-    lines = informativeLines(text, MAX_INFORMATIVE_LINES, undefined, true);
+    lines = informativeLines(text, MAX_INFORMATIVE_LINES, enough(), true);
     lead = leadIndex(lines);
   }
   return lines.slice(lead, lead + KEY_LINES).map(clipHead);
