@@ -15,11 +15,7 @@ import type { TriggerKind } from '../shared/vocabulary.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import { genericKind } from '../shared/error-class.js';
-import { createRedactor, type Redactor } from '../shared/redact.js';
-
-let builtinRedactor: Redactor | null = null;
-/** The built-in rules, when the caller gives no configured redactor. */
-const defaultRedactor = (): Redactor => (builtinRedactor ??= createRedactor());
+import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { NEAR_MIN_OVERLAP, exactFixes, fixOffer, rankEpisodes, type MatchKind } from './fixes.js';
 
 /** Results that are consequences of another failure or of the person, not errors to fix. */
@@ -151,7 +147,7 @@ export function findPastFix(
 /** Decide on one tool step of an observed session whose mode's tool channel is not off. */
 export function decideToolStep(step: ToolStep, ctx: ToolStepContext, stallWindow: number): ToolStepResult & { entry: LoopEntry } {
   // Signed as the indexer stored it: with its secrets as markers (shared/redact.ts).
-  const sig = step.isError && !CASCADE_RE.test(step.resultText.trimStart()) ? errorSignature((ctx.redactor ?? defaultRedactor()).redact(step.resultText)) : null;
+  const sig = step.isError && !CASCADE_RE.test(step.resultText.trimStart()) ? errorSignature((ctx.redactor ?? builtinRedactor()).redact(step.resultText)) : null;
   const entry = loopEntry(step, sig);
   const loop = isLoop(ctx.ring, entry, stallWindow);
   const figures: Record<string, number> = { tool_error: step.isError ? 1 : 0, tool_loop: loop ? 1 : 0 };

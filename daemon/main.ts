@@ -262,11 +262,10 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       const stamp = s.changeStamp();
       if (stamp === fixesStamp) return;
       const r = syncFixesFrom(s, fixesDir(env), stamp);
-      const files = { size: r.keys };
       // Only a complete rebuild counts: a read that failed is tried again next cycle.
       fixesStamp = stamp;
       if (r.written + r.removed + r.failed > 0) {
-        event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: files.size, ms: Math.round(performance.now() - t0) } });
+        event({ event: 'fixes-synced', reason: 'store-changed', figures: { ...r, signatures: r.keys, ms: Math.round(performance.now() - t0) } });
       }
     } catch (e) {
       if (!isStoreUnreachable(e) && !guard.down) fail('fixes-sync', e, { path: shownStore });

@@ -191,6 +191,24 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
   const told = new Set<ScoredStep>();
   const fromSources = (it: GoldItem, handle: string) => it.sources.some((s) => s.session === handleSession(handle));
   const fromLookAlike = (it: GoldItem, handle: string) => it.look_alikes.includes(handleSession(handle));
+  /** What a shown offer of `handle` is at `it` (none: a call the gold does not name). */
+  const judge = (it: GoldItem | undefined, handle: string): PastfixOutcome => {
+    if (!it) return 'unjudged-offer';
+    if (it.verdict === 'generic') return 'generic-offer';
+    if (it.verdict === 'recurrence' && fromSources(it, handle)) return 'hit';
+    if (it.verdict === 'recurrence' && fromLookAlike(it, handle)) return 'unconfirmed-offer';
+    return 'wrong-offer';
+  };
+  /** Count one shown offer by its outcome; returns the outcome. */
+  const countOffer = (o: PastfixOutcome): PastfixOutcome => {
+    tally.shown_offers++;
+    if (o === 'hit') tally.right_offers++;
+    else if (o === 'unconfirmed-offer') tally.unconfirmed_offers++;
+    else if (o === 'generic-offer') tally.generic_offers++;
+    else if (o === 'wrong-offer') tally.wrong_offers++;
+    else tally.unjudged_offers++;
+    return o;
+  };
 
   for (const it of items) {
     const i = idx.get(it.tool_use_id);
@@ -207,17 +225,13 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
       if (right) {
         told.add(right);
         tally.hits++;
-        tally.shown_offers++;
-        tally.right_offers++;
-        events.push(ev('hit', right));
+        events.push(ev(countOffer('hit'), right));
         continue;
       }
       const shown = cands[0] ?? null;
       if (shown) {
         told.add(shown);
-        tally.shown_offers++;
-        if (fromLookAlike(it, shown.shown!.handle)) tally.unconfirmed_offers++;
-        else tally.wrong_offers++;
+        countOffer(judge(it, shown.shown!.handle));
       }
       const late = steps.slice(i).some((s) => s.decided.some((h) => fromSources(it, h)));
       if (late) tally.late++;
@@ -232,20 +246,7 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
       continue;
     }
     told.add(shown);
-    tally.shown_offers++;
-    if (it.verdict === 'recurrence' && fromSources(it, shown.shown!.handle)) {
-      tally.right_offers++;
-      events.push(ev('hit', shown));
-    } else if (it.verdict === 'recurrence' && fromLookAlike(it, shown.shown!.handle)) {
-      tally.unconfirmed_offers++;
-      events.push(ev('unconfirmed-offer', shown));
-    } else if (it.verdict === 'generic') {
-      tally.generic_offers++;
-      events.push(ev('generic-offer', shown));
-    } else {
-      tally.wrong_offers++;
-      events.push(ev('wrong-offer', shown));
-    }
+    events.push(ev(countOffer(judge(it, shown.shown!.handle)), shown));
   }
   for (const s of steps) {
     if (!s.shown) continue;
@@ -254,18 +255,8 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
     // An offer at the event after a judged call belongs to that call (it is told above when it
     // was the right one); any other shown offer is one the gold did not judge.
     const it = s.toolUseId ? byId.get(s.toolUseId) : undefined;
-    tally.shown_offers++;
     // A second offer at an item already told is judged as that item's offers are.
-    let outcome: PastfixOutcome = 'unjudged-offer';
-    if (it?.verdict === 'generic') outcome = 'generic-offer';
-    else if (it?.verdict === 'recurrence' && fromSources(it, s.shown.handle)) outcome = 'hit';
-    else if (it?.verdict === 'recurrence' && fromLookAlike(it, s.shown.handle)) outcome = 'unconfirmed-offer';
-    else if (it) outcome = 'wrong-offer';
-    if (outcome === 'generic-offer') tally.generic_offers++;
-    else if (outcome === 'hit') tally.right_offers++;
-    else if (outcome === 'unconfirmed-offer') tally.unconfirmed_offers++;
-    else if (outcome === 'wrong-offer') tally.wrong_offers++;
-    else tally.unjudged_offers++;
+    const outcome = countOffer(judge(it, s.shown.handle));
     events.push({
       session, step: s.step, tool_use_id: s.toolUseId, item: it?.id ?? null, verdict: it?.verdict ?? null, hookable: it?.hookable ?? null,
       handle: s.shown.handle, hook: s.shown.hook, reason: null, outcome,

@@ -20,13 +20,7 @@ import type { HookEvent } from '../shared/vocabulary.js';
 import { keyLines } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind, type GenericKind } from '../shared/error-class.js';
-import { createRedactor, type Redactor } from '../shared/redact.js';
-
-/** The built-in redaction rules (shared/redact.ts), made once per process: an error is signed
- *  as the indexer stored it — a secret in it is a marker there, so it must be one here too, or
- *  the same error with a key in its first line would never meet its Past fix. */
-let builtinRedactor: Redactor | null = null;
-const defaultRedactor = (): Redactor => (builtinRedactor ??= createRedactor());
+import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
@@ -74,7 +68,9 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The payload's error, signed: errorSig = errorSignature(…).sig, the key the daemon writes
  *  fixes under (shared/error-signature.ts; bounded work, reading lines only up to the head). */
-export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = defaultRedactor()): ToolSignal {
+/** An error is signed as the indexer stored it: a secret in it is a marker there, so it must
+ *  be one here too, or the same error with a key in its first line would never meet its fix. */
+export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = builtinRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
   const lines = keyLines(redactor.redact(e.text));

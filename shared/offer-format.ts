@@ -28,6 +28,7 @@ export const RECALL_COMMAND = 'active-brain recall';
 
 /** What starts the recall hint; a reason loses its colon, a handle holding it is refused. */
 const RECALL_HINT_RE = /\(\s*recall\s*:/i;
+const RECALL_HINTS_RE = new RegExp(RECALL_HINT_RE.source, 'gi');
 
 /** Handles made only of these characters are printed bare in the recall hint; others are quoted. */
 const SHELL_SAFE_RE = /^[A-Za-z0-9._/#:@%+=,~-]+$/;
@@ -72,7 +73,7 @@ export function formatOfferLine(offer: OfferLike, caps: OfferCaps): FormattedOff
   const tail = ` (recall: ${RECALL_COMMAND} ${recallArgument(handle)})`;
   // Longer reasons can never fit: cut early so the search below stays cheap.
   // A reason cannot pose as the recall hint: its own "(recall:" loses the colon.
-  const reasonCps = Array.from(escapeField(typeof offer.reason === 'string' ? offer.reason : '').slice(0, caps.maxBytes * 2).replace(new RegExp(RECALL_HINT_RE.source, 'gi'), '(recall'));
+  const reasonCps = Array.from(escapeField(typeof offer.reason === 'string' ? offer.reason : '').slice(0, caps.maxBytes * 2).replace(RECALL_HINTS_RE, '(recall'));
   const build = (n: number): string => {
     if (reasonCps.length === 0) return head + tail;
     const cut = n < reasonCps.length;

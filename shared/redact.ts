@@ -232,6 +232,13 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
   return new Redactor([...rules, ...user], allow, fingerprint);
 }
 
+let builtin: Redactor | null = null;
+/** The built-in rules' redactor, made once per process (the hook's and the daemon's default
+ *  when no configured one is given: an error is signed as the indexer stored it). */
+export function builtinRedactor(): Redactor {
+  return (builtin ??= createRedactor());
+}
+
 /** Findings per kind, for reports (`store scan`, doctor). */
 export function countByKind(findings: readonly Finding[]): Record<string, number> {
   const out: Record<string, number> = {};

@@ -21,15 +21,21 @@ import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, startDaemon, temp
 let e: Env;
 afterEach(() => e?.cleanup());
 
+/** An earlier session of project -work-app met "no upstream branch" and fixed it; the real
+ *  CLI indexes its folder. */
+function indexFixedPush(env: Env): void {
+  const hist = join(env.home, '..', 'history', '-work-app');
+  mkdirSync(hist, { recursive: true });
+  const past = { ...newSession(env), path: '' };
+  past.path = join(hist, `${past.id}.jsonl`);
+  appendFixedPushSession(past, 'feature-parser');
+  expect(cli(env, ['index', 'add', join(env.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+}
+
 describe('Past fix at the failure, end to end', () => {
   it('soak logs would-fire and prints nothing; live prints the fix; a first-seen error stays silent', async () => {
     e = tempEnv('ab-pastfix-e2e-');
-    const hist = join(e.home, '..', 'history', '-work-app');
-    mkdirSync(hist, { recursive: true });
-    const past = { ...newSession(e), path: '' };
-    past.path = join(hist, `${past.id}.jsonl`);
-    appendFixedPushSession(past, 'feature-parser');
-    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    indexFixedPush(e);
     const d = startDaemon(e);
     await waitCanary(e, d.pid);
     const sig = errorSignature(NO_UPSTREAM('feature-cart'))!.sig;
@@ -68,12 +74,7 @@ describe('Past fix at the failure, end to end', () => {
 
   it('a near match: the same telling line under another head gets the Past fix at that failure (real daemon, real hook process); control: an unrelated error stays silent', async () => {
     e = tempEnv('ab-pastfix-near-');
-    const hist = join(e.home, '..', 'history', '-work-app');
-    mkdirSync(hist, { recursive: true });
-    const past = { ...newSession(e), path: '' };
-    past.path = join(hist, `${past.id}.jsonl`);
-    appendFixedPushSession(past, 'feature-parser');
-    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    indexFixedPush(e);
     const d = startDaemon(e);
     await waitCanary(e, d.pid);
     expect(cli(e, ['enable', 'default', '--channel', 'tool', '--force']).code).toBe(0);
@@ -95,12 +96,7 @@ describe('Past fix at the failure, end to end', () => {
 
   it('no daemon needed at the failure: the indexer writes the fixes files, the hook prints with no daemon running; `stop` keeps them, the kill file silences them', async () => {
     e = tempEnv('ab-pastfix-nodaemon-');
-    const hist = join(e.home, '..', 'history', '-work-app');
-    mkdirSync(hist, { recursive: true });
-    const past = { ...newSession(e), path: '' };
-    past.path = join(hist, `${past.id}.jsonl`);
-    appendFixedPushSession(past, 'feature-parser');
-    expect(cli(e, ['index', 'add', join(e.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+    indexFixedPush(e);
     const sig = errorSignature(NO_UPSTREAM('feature-cart'))!.sig;
     expect(existsSync(join(e.home, 'fixes', `${sig}.json`))).toBe(true); // written by the index run itself
     expect(cli(e, ['enable', 'default', '--channel', 'tool', '--force']).code).toBe(0);

@@ -14,13 +14,13 @@
  * `npm install --prefix /tmp/cc @anthropic-ai/claude-code`); skipped, saying so, without it.
  * Each run takes ~1–3 s.
  */
-import { requireHost } from '../host/hosts.js';
+import { findHostCli } from '../host/hosts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { Pipeline } from '../../core/pipeline.js';
@@ -31,20 +31,7 @@ import type { FixFile } from '../../shared/types.js';
 import { HOOK_EVENTS } from '../../shared/vocabulary.js';
 import { hookBundle } from './helpers.js';
 
-/** The CLI: ACTIVE_BRAIN_CLAUDE_BIN, else `claude` on PATH; null when there is none. */
-function findClaude(): string | null {
-  const own = process.env.ACTIVE_BRAIN_CLAUDE_BIN;
-  if (own) return existsSync(own) ? own : null;
-  // The pinned CLI the real-host tests use (test/host/versions.json; .ci/run installs it): under
-  // CI its absence is an error (requireHost), locally a skip that says so.
-  const pinned = requireHost('claude').bin;
-  if (pinned) return pinned;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'claude'))) return join(dir, 'claude');
-  }
-  return null;
-}
-const CLAUDE = findClaude();
+const CLAUDE = findHostCli('claude', 'ACTIVE_BRAIN_CLAUDE_BIN');
 /** One CLI run's bound (it usually takes 1–3 s). */
 const RUN_TIMEOUT_MS = 60_000;
 const HANDLE = 'sessions/258c7280#ep-3';

@@ -10,32 +10,20 @@
  * `npm install --prefix /tmp/cx @openai/codex`; verified with 0.171.0); skipped, saying so,
  * without it. ~2 s per run.
  */
-import { requireHost } from '../host/hosts.js';
+import { findHostCli } from '../host/hosts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { isWorkerSession } from '../../core/workers.js';
 import { hookCommand, ourEntry } from '../../hook/install.js';
 import { hookBundle } from './helpers.js';
 
-function findCodex(): string | null {
-  const own = process.env.ACTIVE_BRAIN_CODEX_BIN;
-  if (own) return existsSync(own) ? own : null;
-  // The pinned CLI the real-host tests use (test/host/versions.json; .ci/run installs it): under
-  // CI its absence is an error (requireHost), locally a skip that says so.
-  const pinned = requireHost('codex').bin;
-  if (pinned) return pinned;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'codex'))) return join(dir, 'codex');
-  }
-  return null;
-}
-const CODEX = findCodex();
+const CODEX = findHostCli('codex', 'ACTIVE_BRAIN_CODEX_BIN');
 const RUN_TIMEOUT_MS = 60_000;
 
 /** A stand-in of the Responses API (streamed): every turn answers with one short message. */

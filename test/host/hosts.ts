@@ -3,6 +3,8 @@
  * that is not installed: missing locally, its tests are skipped with a message; under CI=true
  * the test file fails (CI must run the host tests).
  */
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { VERSIONS, hostBin, hostCacheDir, type HostName } from '../../bench/host-cli.js';
 
 export * from '../../bench/host-cli.js';
@@ -18,3 +20,17 @@ export function requireHost(name: HostName): { bin: string | null; skip: string 
   return { bin: null, skip: why };
 }
 
+
+/** A real host CLI for a test that drives it: the one `envVar` names, else the pinned one
+ *  (requireHost: under CI its absence is an error, locally a skip that says so), else `name`
+ *  on PATH; null when there is none. */
+export function findHostCli(name: HostName, envVar: string): string | null {
+  const own = process.env[envVar];
+  if (own) return existsSync(own) ? own : null;
+  const pinned = requireHost(name).bin;
+  if (pinned) return pinned;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
