@@ -5,8 +5,9 @@
  * bin/active-brain-hook.cjs — what install registers — or the package bin
  * bin/active-brain-hook.js). Reads the payload on stdin, the precomputed
  * <home>/hook-settings.json, the kill file and this session's hook state; then, at a prompt,
- * the session's offer cache (hook/gates.ts decides), at a tool event the one fixes file of
- * the error's signature or else the session's tool cache (hook/tool-gates.ts decides). This
+ * the session's offer cache (hook/gates.ts decides), at a tool event the fixes file of the
+ * error's signature, else of its first key line that has one (at most 1 + 6 reads), else the
+ * session's tool cache (hook/tool-gates.ts decides). This
  * file does the IO around it: the session lock, the state write, at most one line of JSON on
  * stdout, one record in <home>/logs/hook.jsonl.
  *
@@ -94,8 +95,8 @@ const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit
                            PostToolUse, payload JSON on stdin)
 
 Cache-only: reads <home>/hook-settings.json, the kill file, this session's hook state and, at a
-prompt, its offer cache; at a tool error, the fixes file of the error's signature or the
-session's tool cache. Prints at most one line of JSON (additionalContext) or nothing; always
+prompt, its offer cache; at a tool error, the fixes file of the error's signature (else of one
+of its key lines) or the session's tool cache. Prints at most one line of JSON (additionalContext) or nothing; always
 exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
 Docs: docs/HOOK.md.

@@ -63,7 +63,9 @@ Only one indexer runs at a time; a second one waits indexer.lockWaitMs, then ref
 start, end, result, exit code, counts and the store's fingerprint before and after (what
 \`soak report\` uses to tell the indexer's writes from anyone else's; \`service status\`
 shows the last run). \`active-brain service install\` runs this every
-indexer.intervalMinutes (default 15).
+indexer.intervalMinutes (default 15). After a run the hook's Past-fix files
+($ACTIVE_BRAIN_HOME/fixes) follow the store (SQLite stores; a team store is followed by the
+daemon): the Past fix at a failure needs no daemon.
 
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
