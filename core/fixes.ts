@@ -20,6 +20,7 @@ import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind } from '../shared/error-class.js';
+import { fixDirectory, fixPlace } from '../shared/fix-place.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -29,8 +30,11 @@ export const NEAR_SCALE = 0.75;
 /** Word overlap (Jaccard of signature words) from which two errors are near matches. */
 export const NEAR_MIN_OVERLAP = 0.6;
 /** Fixes kept per key (best first); the hook shows the first one that may be shown there
- *  (not from its own session or lineage, in scope). */
-export const MAX_FIXES_PER_SIG = 6;
+ *  (not from its own session or lineage, in scope, at a place the session works at). */
+export const MAX_FIXES_PER_SIG = 12;
+/** Sessions kept per group of agreeing fixes: enough to skip one's own lineage, while the
+ *  other groups — other places — still get their turn within MAX_FIXES_PER_SIG. */
+export const MAX_SESSIONS_PER_GROUP = 3;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
@@ -135,26 +139,36 @@ function lineageOf(e: EpisodeRecord): Pick<FixOffer, 'sourceSessions'> {
   return e.lineage && e.lineage.length > 1 ? { sourceSessions: e.lineage } : {};
 }
 
-/** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
-const FIX_DIR_RES = [/^in ([^:]+):/, /^cd\s+([^\s;&|]+)/, /\s-C\s+([^\s;&|]+)/];
 const WORDS_RE = /[a-z0-9][\w.@/+-]*/g;
 
 /** What a fix does, for telling agreeing sessions from disagreeing ones: the directory it
- *  moved to when it moved (`dir api`: "run it there" is the fix, whatever command followed),
- *  else the action words of its first step (`git push`, `pnpm install`). */
+ *  moved to when it moved (`dir api`: "run it there" is the fix, whatever command followed;
+ *  shared/fix-place.ts), else the action words of its first step (`git push`, `pnpm install`). */
 export function fixKey(fix: string): string {
+  const dir = fixDirectory(fix);
+  if (dir) return `dir ${fixPlace(fix) ?? dir}`;
   const t = fix.replace(/<[a-z]+>/g, ' ').replace(/\s+/g, ' ').trim();
-  for (const re of FIX_DIR_RES) {
-    const m = re.exec(t);
-    if (m) return `dir ${m[1].replace(/^\.\//, '').replace(/\/+$/, '')}`;
-  }
   const first = t.toLowerCase().split(/;|&&|\bthen\b/)[0] ?? '';
   return (first.match(WORDS_RE) ?? []).slice(0, 2).join(' ');
 }
 
-/** An episode that may be a Past fix: resolved, with a fix, not a generic error, keyed. */
+/** Fixes that ran somewhere else are one kind of fix ("run it where the project is"): two
+ *  sessions that moved to two different projects do not contradict each other — each fix
+ *  holds where its project is, and the hook offers one only there (FixOffer.where). */
+const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
+
+/** A fix that throws work away or overrides a safeguard: force-pushing, resetting or
+ *  aborting a rebase or merge, discarding changes, skipping hooks, dropping a table. Such a
+ *  step was right, if at all, for the state of that repository on that day; told to an agent
+ *  at another failure it can destroy work. Never offered (docs/PASTFIX.md). Clearing a build
+ *  folder (`rm -rf node_modules && npm install`) is a common true fix of its own: not here. */
+export const DESTRUCTIVE_FIX_RE =
+  /\bgit\s+push\b[^;&|]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\S)|\bgit\s+reset\s+--hard\b|\bgit\s+(?:rebase|merge|cherry-pick|am)\s+--abort\b|\bgit\s+(?:checkout|restore)\s+(?:--\s|\.(?:\s|$)|--staged\b)|\bgit\s+clean\s+-\w*f|\bgit\s+branch\s+-D\b|\s--no-verify\b|\bdrop\s+(?:table|database)\b/i;
+
+/** An episode that may be a Past fix: resolved, with a fix that is not destructive, not a
+ *  generic error, keyed. */
 function usable(e: EpisodeRecord): boolean {
-  return e.resolved && !!e.fix && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
+  return e.resolved && !!e.fix && !DESTRUCTIVE_FIX_RE.test(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
 }
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
@@ -171,20 +185,23 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
   for (const e of rankEpisodes(ok)) byFix.set(fixKey(e.fix), [...(byFix.get(fixKey(e.fix)) ?? []), e]);
   const sessions = (list: EpisodeRecord[]) => new Set(list.map(sessionOf)).size;
   const groups = [...byFix.values()].sort((a, b) => sessions(b) - sessions(a) || b[0].at - a[0].at || a[0].chunkId - b[0].chunkId);
-  const all = sessions(ok);
   const out: FixOffer[] = [];
   for (const g of groups) {
     const agree = sessions(g);
-    const penalty = Math.min(MAX_PENALTY, CONTRADICTION * unresolvedSessions + DISAGREEMENT * (all - agree));
+    const kind = fixKind(fixKey(g[0].fix));
+    const otherWay = sessions(ok.filter((e) => fixKind(fixKey(e.fix)) !== kind));
+    const penalty = Math.min(MAX_PENALTY, CONTRADICTION * unresolvedSessions + DISAGREEMENT * otherWay);
     // One fix per session of the group (newest first): the hook skips the ones it may not
-    // show (its own session or lineage, another project's scope) and takes the next.
+    // show (its own session or lineage, another project's scope or place) and takes the next.
     const seen = new Set<string>();
     for (const e of g) {
+      if (seen.size >= MAX_SESSIONS_PER_GROUP) break;
       if (seen.has(sessionOf(e))) continue;
       seen.add(sessionOf(e));
       const base = fixOffer(key, e, match, 1, agree - 1);
       const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
-      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e) });
+      const where = fixPlace(e.fix);
+      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }
   }

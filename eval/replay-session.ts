@@ -19,12 +19,12 @@
 import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
-import { transcriptLineage } from '../hook/inputs.js';
+import { transcriptLineage, transcriptTail } from '../hook/inputs.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
-import { findFixFile, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
+import { findFixFile, hasPlace, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
 import { CLAUDE_EVENT_SET, postToolUseReaches } from '../hook/install.js';
 import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
@@ -347,6 +347,8 @@ export class SessionReplay {
       fixesKey: found?.key,
       // As the hook reads it: the session ids the replayed file's head names.
       lineage: found ? this.fileLineage(pre.sessionId) : [],
+      // As the hook reads it: the file's last bytes before this result (the host writes it after the hook).
+      recent: hasPlace(fix) ? transcriptTail(this.o.path, dirname(dirname(this.o.path)), st.startOffset) : '',
       toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,
       now: t.at,
       pastDeadline: false,

@@ -5,10 +5,11 @@
  * under the transcript root whose realpath stays under the root's realpath). Everything
  * returns a status instead of throwing.
  */
-import { closeSync, openSync, read, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { fixPath, sessionCachePath, sessionToolCachePath } from '../shared/paths.js';
 import type { StdinStatus, TranscriptFacts } from './gates.js';
+import { TAIL_BYTES } from '../shared/fix-place.js';
 
 /** Largest payload read (the prompt is part of it; bigger → silence). */
 export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
@@ -141,6 +142,27 @@ export function transcriptLineage(path: unknown, root: string, own: string): str
     return [...out];
   } catch {
     return [];
+  } finally {
+    if (fd !== null) try { closeSync(fd); } catch { /* closed */ }
+  }
+}
+
+/** The session's transcript just before the failure: its last TAIL_BYTES (shared/fix-place.ts,
+ *  where a fix's place must show), '' when the path is not a trusted transcript or cannot be
+ *  read. `end` is where "now" is in the file (replay: the failing call's result record, which
+ *  the host writes after the hook); default its size. Bounded: one fstat and one read. */
+export function transcriptTail(path: unknown, root: string, end?: number): string {
+  if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return '';
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const stop = end ?? fstatSync(fd).size;
+    const from = Math.max(0, stop - TAIL_BYTES);
+    const buf = Buffer.alloc(stop - from);
+    const n = readSync(fd, buf, 0, buf.length, from);
+    return buf.toString('utf8', 0, n);
+  } catch {
+    return '';
   } finally {
     if (fd !== null) try { closeSync(fd); } catch { /* closed */ }
   }

@@ -21,9 +21,9 @@ import { existsSync, writeSync } from 'node:fs';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
-import { toolGates, sign, toolUseIdOf, findFixFile } from './tool-gates.js';
+import { toolGates, sign, toolUseIdOf, findFixFile, hasPlace } from './tool-gates.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
-import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts, transcriptLineage } from './inputs.js';
+import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
 import { transcriptRootFor } from './host.js';
@@ -138,10 +138,12 @@ async function run(): Promise<never> {
     const toolCache = signal.kind === 'error' && fixes === undefined ? readToolCache(pre.sessionId, env) : undefined;
     // Only when there is a fix to weigh: the sessions this one was resumed or forked from.
     const lineage = found ? transcriptLineage(p.transcript_path, transcriptRootFor(p, settings), pre.sessionId) : [];
+    // Only when a fix ran somewhere else: where the session has been working (shared/fix-place.ts).
+    const recent = hasPlace(fixes) ? transcriptTail(p.transcript_path, transcriptRootFor(p, settings)) : '';
     const now = Date.now();
     const d = toolGates({
       sessionId: pre.sessionId, mode: pre.mode, settings, event: pre.event as 'PostToolUseFailure' | 'PostToolUse',
-      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, lineage, toolCache, now,
+      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, lineage, recent, toolCache, now,
       pastDeadline: remaining() <= 0,
     });
     return saveAndEnd(state, pre.sessionId, d, now);

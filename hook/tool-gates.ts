@@ -8,7 +8,7 @@
  *
  * Order (the prompt channel's, with tool steps for turns), each failing to silence:
  *   state → interrupted / no error → fixes file (invalid, all from this session, none in
- *   scope) or tool cache (none, invalid, other session, no offer, another error, stale) →
+ *   scope, none at a place the session works at) or tool cache (none, invalid, other session, no offer, another error, stale) →
  *   confidence ≥ mode.tool.minConfidence → tool budget → repeat (offer ids and handles shared
  *   with the prompt channel) → gap in tool steps and seconds → byte cap / token ceiling →
  *   deadline → soak (would-fire) → print.
@@ -23,11 +23,12 @@ import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
+import { MAX_PLACE_CHARS, placeInContext } from '../shared/fix-place.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
 /** Reason codes only the tool channel gives (the rest are shared with the prompt channel). */
-export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'no-fix', 'other-error', 'gap-steps', 'generic-error'] as const satisfies readonly Reason[];
+export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'elsewhere', 'no-fix', 'other-error', 'gap-steps', 'generic-error'] as const satisfies readonly Reason[];
 
 /** Most fixes read from one file (the daemon writes a few, best first). */
 export const MAX_FIXES_PER_FILE = 32;
@@ -56,6 +57,9 @@ export interface ToolInput {
   /** Sessions this one was resumed or forked from: the session ids its transcript's first
    *  records carry (hook/inputs.ts transcriptLineage; read only when a fixes file was found). */
   lineage?: readonly string[];
+  /** The session's transcript just before the failure (its last TAIL_BYTES: hook/inputs.ts
+   *  transcriptTail; read only when a fix has a place), where a fix's place must show. */
+  recent?: string;
   /** Parsed tool cache JSON (read only when there is no fixes file); undefined = none. */
   toolCache: unknown;
   now: number;
@@ -89,6 +93,12 @@ export function findFixFile(signal: ToolSignal, read: (key: string) => unknown):
   return undefined;
 }
 
+/** Whether a fixes file (parsed JSON, not yet checked) has a fix with a place: then the hook
+ *  reads the transcript's tail to see where the session works. */
+export function hasPlace(file: unknown): boolean {
+  return isObj(file) && Array.isArray(file.fixes) && file.fixes.some((f) => isObj(f) && typeof f.where === 'string');
+}
+
 /** A tool_use_id fit for the log (ids only), else null. */
 export function toolUseIdOf(v: unknown): string | null {
   return typeof v === 'string' && ID_RE.test(v) ? v : null;
@@ -98,9 +108,10 @@ export function toolUseIdOf(v: unknown): string | null {
 export const MAX_SOURCE_SESSIONS = 64;
 
 function isFixOffer(f: unknown): f is FixOffer {
+  const whereOk = !isObj(f) || f.where === undefined || (typeof f.where === 'string' && f.where.length > 0 && f.where.length <= MAX_PLACE_CHARS);
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
     (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_SOURCE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk;
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk;
 }
 
 /** A fix from this session or from its lineage (a resumed / forked copy shares its past):
@@ -145,7 +156,14 @@ function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Pick
     if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
     const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
     if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope
-    return { offer: inScope[0].offer, source: 'fixes' };
+    // A fix that ran in another directory transfers only to a session working there (shared/fix-place.ts).
+    const here = inScope.filter((f) => !f.where || placeInContext(f.where, input.cwd, input.recent ?? ''));
+    if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
+    // The error met again in this session: another session's fix, not the one already shown
+    // (which did not keep it away); all shown already → the repeat gate below silences it.
+    const state = input.state === 'invalid' ? null : input.state;
+    const fresh = here.find((f) => !state?.seenOfferIds.includes(f.offer.id) && !state?.seenHandles?.includes(f.offer.handle));
+    return { offer: (fresh ?? here[0]).offer, source: 'fixes' };
   }
   if (input.toolCache === undefined) return { done: silent('no-fix', base) }; // gate:tool-no-cache
   const cache = input.toolCache === 'invalid' ? null : parseToolCache(input.toolCache);

@@ -285,6 +285,15 @@ export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'cwd'>, ba
 const SUPPRESS_RE = /\s*(?:2>\s*\/dev\/null|>\s*\/dev\/null\s*2>&1|&>\s*\/dev\/null|\|\|\s*(?:true|:|echo\b[^|&;]*|exit 0)|;\s*true)\s*/g;
 
 const HIDES_RE = /\|\|\s*(?:true|:|echo\b|exit 0)|;\s*true\b|2>\s*\/dev\/null/;
+/** A fallback that turns any failure into success (`|| echo none`): a command that failed with
+ *  stderr sent to /dev/null and then "succeeded" once such a fallback was added was not fixed. */
+const FALLBACK_RE = /\|\|\s*(?:true|:|echo\b|exit 0)|;\s*true\b/;
+
+/** Whether the success only hides what failed: it adds what hides errors (a fallback, or
+ *  stderr sent away) that the failing command did not have. */
+function onlyHides(success: string, failed: string): boolean {
+  return (HIDES_RE.test(success) && !HIDES_RE.test(failed)) || (FALLBACK_RE.test(success) && !FALLBACK_RE.test(failed));
+}
 
 /** A command with what only hides its errors taken out. */
 function unsuppressed(cmd: string): string {
@@ -365,7 +374,7 @@ function fixOf(w: Walk): { fix: string; note: string } {
   const endCwd = w.end.callCwd ?? null;
   const moved = w.outcome === 'succeeded' && !!endCwd && !!base && endCwd !== base ? endCwd : null;
   // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
-  if (w.outcome === 'succeeded' && HIDES_RE.test(target(w.end.summary)) && !HIDES_RE.test(target(w.lastFailed.summary))) return { fix: '', note: '' };
+  if (w.outcome === 'succeeded' && onlyHides(target(w.end.summary), target(w.lastFailed.summary))) return { fix: '', note: '' };
   const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t.summary), base))));
   if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };
   const parts = dedupe(changes.map((t) => fixStepText(t, base)));

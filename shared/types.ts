@@ -133,6 +133,9 @@ export interface FixOffer {
   sourceSessions?: string[];
   /** Scope of the episode's region (`global` or `project:<glob>`), checked against the cwd. */
   scope: string;
+  /** Where the fix ran when it moved to another directory (its last segment: `api-gateway`;
+   *  shared/fix-place.ts): offered only to a session that works there. Absent: anywhere. */
+  where?: string;
 }
 
 /** <home>/fixes/<sig>.json — written atomically by the daemon from the store's resolved

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, DESTRUCTIVE_FIX_RE, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
 import { errorKeys } from '../../shared/error-keys.js';
 import type { EpisodeRecord } from '../../store/types.js';
 
@@ -88,5 +88,36 @@ describe('Past fix offers from episodes', () => {
     expect(fixKey('git -C api status')).toBe('dir api');
     expect(fixKey('cd developer-portal && pnpm run typecheck')).toBe('dir developer-portal');
     expect(fixKey('git push --set-upstream origin <branch>')).toBe('git push');
+    // The place, however the directory was written: absolute, relative, with a slash.
+    expect(fixKey('cd /home/ken/api-gateway && git add -A')).toBe('dir api-gateway');
+  });
+
+  it('a fix records its place; fixes in two different places do not count against each other (control: another kind of fix does)', () => {
+    const a = (i: number, fix: string) => ep({ chunkId: i, sessionId: `s${i}`, fix, at: i });
+    const f = buildFixFiles([a(1, 'cd api && git add -A'), a(2, 'in portal: git add -A')], 's', 0).get(SIG)!.fixes;
+    expect(f.map((x) => x.where).sort()).toEqual(['api', 'portal']);
+    expect(f.every((x) => x.offer.confidence === EXACT_RESOLVED)).toBe(true);
+    const control = buildFixFiles([a(1, 'cd api && git add -A'), a(2, 'git init')], 's', 0).get(SIG)!.fixes;
+    expect(control.map((x) => x.offer.confidence)).toEqual([EXACT_RESOLVED - DISAGREEMENT, EXACT_RESOLVED - DISAGREEMENT]);
+    expect(control.find((x) => x.offer.reason.includes('git init'))!.where).toBeUndefined();
+    // Only up, or nowhere named: no place.
+    expect(buildFixFiles([a(1, 'cd .. && git add -A')], 's', 0).get(SIG)!.fixes[0].where).toBeUndefined();
+  });
+
+  it('every place keeps a turn: one group cannot fill the file', () => {
+    const eps = [1, 2, 3, 4, 5, 6, 7].map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
+    const f = buildFixFiles([...eps, ep({ chunkId: 20, sessionId: 's20', fix: 'cd portal && git add -A', at: 0 })], 's', 0).get(SIG)!.fixes;
+    expect(f.map((x) => x.where)).toContain('portal');
+    expect(f.filter((x) => x.where === 'api').length).toBe(MAX_SESSIONS_PER_GROUP);
+  });
+
+  it('a destructive fix (force push, hard reset, aborted rebase, skipped hooks) is never offered (control: the same error fixed safely is)', () => {
+    for (const fix of ['git checkout <branch>; then git push --force origin <branch>:main', 'git reset --hard <hash>', 'git rebase --abort', 'git commit --no-verify -m <message>', 'git push origin +main', 'git checkout -- src/a.ts']) {
+      expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBe(0);
+      expect(DESTRUCTIVE_FIX_RE.test(fix)).toBe(true);
+    }
+    for (const fix of ['git pull --rebase && git push', 'git push --set-upstream origin <branch>', 'rm -rf node_modules && npm install', 'git checkout -b <branch>']) {
+      expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBeGreaterThan(0);
+    }
   });
 });

@@ -32,6 +32,8 @@ interface Rest {
   pastDeadline: boolean;
   /** Sessions this one's transcript head names (resumed / forked from). */
   lineage?: string[];
+  /** The transcript's last bytes before the failure (where a fix's place must show). */
+  recent?: string;
 }
 interface In { pre: PreludeInput; rest: Rest }
 
@@ -113,6 +115,7 @@ function run(i: In): Decision {
   return toolGates({
     fixesKey: found?.key,
     lineage: i.rest.lineage,
+    recent: i.rest.recent,
     sessionId: p.sessionId, mode: p.mode, settings: i.pre.settings!, event: p.event as 'PostToolUseFailure' | 'PostToolUse',
     cwd: typeof payload.cwd === 'string' ? payload.cwd : null, toolUseId: toolUseIdOf(payload.tool_use_id), signal,
     state: i.rest.state, fixes, toolCache: signal.kind === 'error' && fixes === undefined ? i.rest.toolCache : undefined,
@@ -163,6 +166,8 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['own-session', 'the fix comes from the session this one was resumed from (its transcript head names it)', 'fix', (i) => { i.rest.lineage = [OTHER_SID]; }],
   ['out-of-scope', 'the fix\'s region is scoped to another project', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'project:/home/u/other/**' })]); }],
   ['out-of-scope', 'an unknown scope', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'team:x' })]); }],
+  ['elsewhere', 'the fix ran in another project (`in api-gateway:`) that the session does not work in', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); i.rest.recent = '{"cwd":"/home/u/proj/database"} cd /home/u/proj/database && npm test'; }],
+  ['elsewhere', 'a place, and no transcript to show where the session works', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
   ['no-fix', 'first-seen error: no fixes file, no tool cache', 'cache', (i) => { i.rest.toolCache = undefined; }],
   ['cache-invalid', 'tool cache not JSON', 'cache', (i) => { i.rest.toolCache = 'invalid'; }],
   ['cache-invalid', 'tool cache without a step', 'cache', (i) => { i.rest.toolCache = { ...toolCache(), step: 'x' }; }],
@@ -213,6 +218,43 @@ describe('tool gates: each gate with its control', () => {
     payload(none).error = near;
     none.rest.fixFiles = {};
     expect(run(none).reason).toBe('no-fix');
+  });
+
+  it('a fix with a place prints where the session works: its cwd, a path through it in the transcript, or a `cd` into it (control: the elsewhere case above)', () => {
+    for (const [cwd, recent] of [
+      ['/home/u/proj/api-gateway', ''],
+      ['/home/u/proj', '{"type":"assistant","cwd":"/home/u/proj/api-gateway","message":{}}'],
+      ['/home/u/proj', '"input":{"command":"cd api-gateway && pnpm test"}'],
+      ['/home/u/proj', '"file_path":"C:\\\\Users\\\\u\\\\api-gateway\\\\src\\\\x.ts"'],
+    ] as const) {
+      const i = eligible();
+      payload(i).cwd = cwd;
+      i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]);
+      i.rest.recent = recent;
+      expect(run(i), `${cwd} ${recent}`).toMatchObject({ outcome: 'print', source: 'fixes' });
+    }
+  });
+
+  it('a fix elsewhere is passed over for the next one that holds here (a fix with no place holds anywhere)', () => {
+    const i = eligible();
+    i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({}, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
+    i.rest.recent = '"cwd":"/home/u/proj/database"';
+    expect(run(i)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
+  });
+
+  it('the error met again: another session\'s fix rather than the one already shown; all shown → repeat', () => {
+    const two = () => fixFile([fix({}, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
+    const i = eligible();
+    i.rest.fixFiles[SIG] = two();
+    i.rest.state = aState({ seenOfferIds: [`fix-${SIG}-1`] });
+    expect(run(i)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
+    const control = eligible();
+    control.rest.fixFiles[SIG] = two();
+    expect(run(control)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/a#ep-1' } });
+    const all = eligible();
+    all.rest.fixFiles[SIG] = two();
+    all.rest.state = aState({ seenOfferIds: [`fix-${SIG}-1`], seenHandles: ['sessions/b#ep-2'] });
+    expect(run(all).reason).toBe('repeat');
   });
 
   it('control: without a fixes file, the session\'s tool cache prints', () => {

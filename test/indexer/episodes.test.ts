@@ -123,6 +123,13 @@ describe('episodes', () => {
     // Control: the same success with the real path is a fix.
     const real = episodesOf([step('Bash: source .claude/lib/lock.sh && take_lock', err, true), step('Bash: source /home/user/.claude/lib/lock.sh && take_lock')]);
     expect(real[0]).toMatchObject({ resolved: true, fix: 'source /home/user/.claude/lib/lock.sh && take_lock' });
+    // Stderr already sent away in the failing call: a fallback added to "succeed" still hides it.
+    const git = 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git';
+    const fallback = episodesOf([step('Bash: git diff --name-only HEAD~1 2>/dev/null || git ls-files --others', git, true), step('Bash: git diff --stat HEAD~1 2>/dev/null || echo "no git history"')]);
+    expect(fallback[0]).toMatchObject({ resolved: false, fix: '' });
+    // Control: the same failing call, then run where the repository is: a fix.
+    const moved = episodesOf([step('Bash: git diff --name-only HEAD~1 2>/dev/null || git ls-files --others', git, true), step('Bash: cd api && git diff --name-only HEAD~1 2>/dev/null || git ls-files --others')]);
+    expect(moved[0]).toMatchObject({ resolved: true });
   });
 
   it('where it ran is the fix: the same command succeeding after the shell moved is "in <dir>: …"; paths are shown from the failing call\'s directory', () => {

@@ -1,0 +1,57 @@
+/**
+ * Where a fix ran, and whether the session at hand works there (pure; the hook, replay and
+ * `eval pastfix` use it). A fix that moved to another directory — `in api-gateway: git add
+ * -A`, `cd developer-portal && pnpm run typecheck`, `git -C /home/me/api status` — says "run
+ * it where the project is": it transfers to a session working on that project, and misleads
+ * one working on another (the same `fatal: not a git repository` is fixed in whichever
+ * repository the session's work belongs to, and not at all in a folder that has none).
+ *
+ * core/fixes.ts records each fix's place (`FixOffer.where`: the last segment of the
+ * directory it moved to); the hook reads the session's recent transcript (hook/inputs.ts
+ * transcriptTail: the last TAIL_BYTES before the failure) and its cwd, and offers a fix with a
+ * place only when that place shows there as a path segment or a `cd` target.
+ */
+
+/** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
+const FIX_DIR_RES = [/^in ((?:[A-Za-z]:)?[^:]+):/, /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)/, /\s-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/] as const;
+
+/** Longest place name kept (a directory's last segment). */
+export const MAX_PLACE_CHARS = 128;
+
+/** The directory a fix moves to, as written in the fix (relative or absolute), or null. */
+export function fixDirectory(fix: string): string | null {
+  const t = fix.replace(/<[a-z]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  for (const re of FIX_DIR_RES) {
+    const m = re.exec(t);
+    if (m) {
+      const dir = m[1].replace(/^["']|["']$/g, '').replace(/^\.\//, '').replace(/[/\\]+$/, '');
+      return dir || null;
+    }
+  }
+  return null;
+}
+
+/** A fix's place: the last segment of the directory it moved to (`api-gateway` for
+ *  `/home/ken/api-gateway`), or null when it did not move or moved only up or around
+ *  (`.`, `..`, `~`, `-`, a placeholder: no project named). */
+export function fixPlace(fix: string): string | null {
+  const dir = fixDirectory(fix);
+  if (!dir) return null;
+  const last = dir.split(/[/\\]+/).filter(Boolean).pop() ?? '';
+  if (!last || /^(\.{1,2}|~|-)$/.test(last) || /[<>$`*?]/.test(last) || last.length > MAX_PLACE_CHARS) return null;
+  return last;
+}
+
+/** Bytes of the session's transcript, before the failure, in which a place must show. */
+export const TAIL_BYTES = 64 * 1024;
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether the session works at `place`: its cwd has that segment, or its recent transcript
+ *  names a path through it (`/api-gateway/`, `\api-gateway"`) or `cd`s into it. */
+export function placeInContext(place: string, cwd: string | null, recent: string): boolean {
+  if (cwd && cwd.split(/[/\\]+/).includes(place)) return true;
+  if (!recent) return false;
+  const p = escapeRe(place);
+  return new RegExp(`[/\\\\]${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
+}

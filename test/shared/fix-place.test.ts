@@ -1,0 +1,54 @@
+/**
+ * shared/fix-place.ts: where a fix ran, and whether the session at hand works there. Examples
+ * in the shapes real fixes take (`in X:`, `cd X &&`, `git -C X`, absolute, relative, Windows),
+ * and properties: any input never throws; a place in the cwd, or a path through it in the
+ * transcript, always counts; a place named nowhere never does.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fixDirectory, fixPlace, placeInContext } from '../../shared/fix-place.js';
+
+describe('fix place', () => {
+  it('the directory a fix moved to, and its last segment', () => {
+    expect(fixDirectory('in api-gateway: git add -A')).toBe('api-gateway');
+    expect(fixDirectory('cd /home/ken/developer-portal && pnpm run typecheck')).toBe('/home/ken/developer-portal');
+    expect(fixDirectory('git -C services/api status')).toBe('services/api');
+    expect(fixDirectory('git push --set-upstream origin <branch>')).toBeNull();
+    expect(fixPlace('cd /home/ken/developer-portal/ && pnpm run typecheck')).toBe('developer-portal');
+    expect(fixPlace('in C:\\Users\\a\\proj: npm test')).toBe('proj');
+    expect(fixPlace('cd "my app" && npm test')).toBe('my app');
+    expect(fixPlace('cd .. && git status')).toBeNull();
+    expect(fixPlace('cd ~ && ls')).toBeNull();
+    expect(fixPlace('cd $PROJECT && ls')).toBeNull();
+    expect(fixPlace('cd $HOME/app && ls')).toBe('app');
+    expect(fixPlace('npm install')).toBeNull();
+  });
+
+  it('the session works there: its cwd, a path through the place, or a cd into it (controls: a longer name, prose)', () => {
+    expect(placeInContext('api', '/home/u/api/src', '')).toBe(true);
+    expect(placeInContext('api', '/home/u', '"cwd":"/home/u/api"')).toBe(true);
+    expect(placeInContext('api', '/home/u', '"command":"cd api && npm test"')).toBe(true);
+    expect(placeInContext('api', '/home/u', '"file_path":"C:\\\\u\\\\api\\\\x.ts"')).toBe(true);
+    expect(placeInContext('api', '/home/u', '"cwd":"/home/u/api-gateway"')).toBe(false);
+    expect(placeInContext('api', '/home/u', 'the api is down')).toBe(false);
+    expect(placeInContext('api', null, '')).toBe(false);
+  });
+
+  it('properties: never throws; a place in the cwd or in a path of the transcript always counts; named nowhere never', () => {
+    const seg = fc.stringMatching(/^[a-z][a-z0-9._-]{0,20}$/);
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.string()), fc.string({ maxLength: 2000 }), (place, cwd, recent) => {
+        expect(typeof placeInContext(place, cwd, recent)).toBe('boolean');
+        expect(() => fixPlace(place + recent)).not.toThrow();
+      }),
+    );
+    fc.assert(
+      fc.property(seg, seg, fc.string({ maxLength: 200 }), (place, parent, noise) => {
+        expect(placeInContext(place, `/${parent}/${place}`, '')).toBe(true);
+        expect(placeInContext(place, null, `${noise} "cwd":"/${parent}/${place}" ${noise}`)).toBe(true);
+        const clean = noise.split(place).join('');
+        expect(placeInContext(place, null, clean.replace(/[/\\]/g, ' ').replace(/\bcd\b/g, ''))).toBe(false);
+      }),
+    );
+  });
+});
