@@ -41,8 +41,10 @@ export const ToolChannelSchema = z
     minConfidence: z.number().min(0).max(1).default(0.7),
     /** At most this many printed tool-channel offers per session. */
     sessionBudget: z.number().int().min(0).default(5),
-    /** At least this many tool events (as the hook counts them) between two tool offers. */
-    minGapSteps: z.number().int().min(0).default(3),
+    /** At least this many tool events (as the hook counts them: in Claude Code only failures
+     *  reach it) between two tool offers. 1: the next failure may have its own offer (the
+     *  seconds gap, the budget and no-repeat still hold); docs/HOOK.md. */
+    minGapSteps: z.number().int().min(0).default(1),
     /** At least this many seconds between two tool offers in one session. */
     minGapSeconds: z.number().min(0).default(30),
   })

@@ -21,6 +21,7 @@ import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind } from '../shared/error-class.js';
 import { fixDirectory, fixPlace } from '../shared/fix-place.js';
+import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -157,13 +158,9 @@ export function fixKey(fix: string): string {
  *  holds where its project is, and the hook offers one only there (FixOffer.where). */
 const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
 
-/** A fix that throws work away or overrides a safeguard: force-pushing, resetting or
- *  aborting a rebase or merge, discarding changes, skipping hooks, dropping a table. Such a
- *  step was right, if at all, for the state of that repository on that day; told to an agent
- *  at another failure it can destroy work. Never offered (docs/PASTFIX.md). Clearing a build
- *  folder (`rm -rf node_modules && npm install`) is a common true fix of its own: not here. */
-export const DESTRUCTIVE_FIX_RE =
-  /\bgit\s+push\b[^;&|]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\S)|\bgit\s+reset\s+--hard\b|\bgit\s+(?:rebase|merge|cherry-pick|am)\s+--abort\b|\bgit\s+(?:checkout|restore)\s+(?:--\s|\.(?:\s|$)|--staged\b)|\bgit\s+clean\s+-\w*f|\bgit\s+branch\s+-D\b|\s--no-verify\b|\bdrop\s+(?:table|database)\b/i;
+/** A fix with a destructive step (shared/destructive.ts): never offered. The indexer already
+ *  leaves such fixes out; this holds for stores indexed before, and for notes. */
+export const DESTRUCTIVE_FIX_RE = DESTRUCTIVE_STEP_RE;
 
 /** An episode that may be a Past fix: resolved, with a fix that is not destructive, not a
  *  generic error, keyed. */

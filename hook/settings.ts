@@ -34,7 +34,7 @@ export function defaultHookSettings(env: NodeJS.ProcessEnv = process.env): HookS
         sessionBudget: 3,
         minGapTurns: 4,
         minGapSeconds: 300,
-        tool: { state: 'soak', minConfidence: 0.7, sessionBudget: 5, minGapSteps: 3, minGapSeconds: 30 },
+        tool: { state: 'soak', minConfidence: 0.7, sessionBudget: 5, minGapSteps: 1, minGapSeconds: 30 },
       },
     ],
   };

@@ -31,6 +31,7 @@
 import type { ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import type { EpisodeOutcome } from '../store/types.js';
+import { anyDestructive } from '../shared/destructive.js';
 
 /** Steps looked at after a failure. In the real transcripts the fix of a failure came within
  *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
@@ -376,6 +377,8 @@ function fixOf(w: Walk): { fix: string; note: string } {
   // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
   if (w.outcome === 'succeeded' && onlyHides(target(w.end.summary), target(w.lastFailed.summary))) return { fix: '', note: '' };
   const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t.summary), base))));
+  // A way there that threw work away or overrode a safeguard is not a fix to tell anyone.
+  if (anyDestructive([...changes, w.end].map((t) => t.summary))) return { fix: '', note: '' };
   if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };
   const parts = dedupe(changes.map((t) => fixStepText(t, base)));
   let fix = parts.slice(0, MAX_FIX_STEPS).join('; ');
