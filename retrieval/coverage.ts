@@ -8,23 +8,28 @@
  *
  * Terms: the prompt's content words (letters and digits, ≥ MIN_TERM_CHARS, not a stop-word nor
  * a question word), names included — a place or a tool named in the request is among its most
- * specific words — reduced by a light suffix rule (`motivates` / `motivated` → one term). Specificity of a term: its
- * inverse document frequency over the loaded candidates, idf = ln((n + 1) / (df + 0.5)) — a
- * word most candidates share is the topic they were found by; a word few or none of them
- * hold is what this request is specifically about (a question about "the trip to
- * Barcelona" when the store only knows a trip to Rome). At most MAX_TERMS terms count, the
- * most specific first, so a long pasted prompt is judged by its rarest words.
+ * specific words — folded by one inflectional suffix and a final `e` (`motivates` / `motivated`
+ * → one term). Specificity of a term: its inverse document frequency over the loaded
+ * candidates, idf = ln((n + 1) / (df + 0.5)) — a word most candidates share is the topic they
+ * were found by; a word few of them hold is what this request is specifically about. A word
+ * none of them holds ("Barcelona" when the store only knows a trip to Rome — or merely "going",
+ * a word the store's notes never use) counts only when long (MIN_UNSEEN_TERM_CHARS: Zipf's law
+ * of abbreviation), and with the idf of the request's rarest known word, never more. At most
+ * MAX_TERMS terms count, the most specific first, so a long pasted prompt is judged by its
+ * rarest words.
  *
  *   coverage = Σ idf(terms the candidate holds) / Σ idf(all counted terms)
  *
  * A candidate below MIN_COVERAGE holds less than half of what the request specifically asks:
  * it shares words, not the answer. Only the similarity types (analogous, tangent) are judged
  * by it; a Past fix has its shared error and a Contradicts its conflicting term as evidence.
+ * In a conversation log, a turn by the request's named subject is judged on the words its
+ * speaker says about themselves (speakerTermsOf): "your new hair color" is the addressee's.
  * Rank and lexical evidence only: no cosine, so it means the same on every embedding model.
  */
 import { STOP_WORDS } from '../store/stopwords.js';
 
-/** Shorter words are no evidence of a specific subject ("new", "add", "fix" are everywhere). */
+/** Shorter words ("to", "go", "js") are no evidence of a specific subject. */
 export const MIN_TERM_CHARS = 3;
 /** Terms of a request judged (the most specific first); the keyword query takes as many. */
 export const MAX_TERMS = 8;
