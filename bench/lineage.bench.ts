@@ -19,7 +19,28 @@ import { createEmbedder } from '../embed/embedder.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import { runIndex } from '../indexer/indexer.js';
 import { findTranscripts } from '../eval/replay-read.js';
-import { offersOf, replayTranscripts } from '../eval/replay.js';
+import { OFFER_TYPES, offersOf, replayTranscripts } from '../eval/replay.js';
+import { hookShows, type ReplayRow } from '../eval/replay-session.js';
+import type { OfferType } from '../shared/types.js';
+import type { Channel } from '../shared/vocabulary.js';
+
+type TypeCounts = Record<OfferType, { decided: number; shown: number }>;
+
+/** Offers of main sessions by channel and type: decided (final decisions, not provisional
+ *  looks) and shown (the hook's gates let them through: printed live, would-fire in soak). */
+export function offersByType(rows: readonly ReplayRow[]): Record<Channel, TypeCounts> {
+  const empty = (): TypeCounts => Object.fromEntries(OFFER_TYPES.map((t) => [t, { decided: 0, shown: 0 }])) as TypeCounts;
+  const out: Record<Channel, TypeCounts> = { prompt: empty(), tool: empty() };
+  for (const r of rows) {
+    if (!r.offer || r.sidechain || r.provisional) continue;
+    const c = out[r.channel][r.offer.type];
+    c.decided++;
+    if (hookShows(r.hook)) c.shown++;
+  }
+  return out;
+}
+
+const typeLine = (c: TypeCounts) => OFFER_TYPES.map((t) => `${t} ${c[t].decided} (${c[t].shown})`).join(', ');
 
 /** Target: prompt offers past the hook's gates per typed prompt. */
 export const MAX_PRINTED_PER_TYPED_PROMPT = 0.03;
@@ -63,15 +84,19 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
           const k = `${o.type}/${o.evidence?.rule ?? '?'}`;
           rules.set(k, (rules.get(k) ?? 0) + 1);
         }
+        const byType = offersByType(r.rows);
         const lin = s.self_lineage_offers;
         const held = s.already_in_session_offers;
         figures.push(
           { metric: `${p}: typed prompts / main exchanges`, value: `${s.typed_prompts} / ${s.main_exchanges}` },
+          { metric: `${p}: prompt offers past the gates (count)`, value: s.printed },
           { metric: `${p}: prompt offers past the gates per typed prompt`, value: s.printed_per_typed_prompt, target: `≤ ${MAX_PRINTED_PER_TYPED_PROMPT}`, pass: s.printed_per_typed_prompt <= MAX_PRINTED_PER_TYPED_PROMPT },
           { metric: `${p}: self-lineage offers, prompt (shown)`, value: `${lin.prompt} (${lin.prompt_shown})`, target: '0', pass: lin.prompt === 0 },
           { metric: `${p}: self-lineage offers, tool (shown)`, value: `${lin.tool} (${lin.tool_shown})`, target: '0', pass: lin.tool === 0 },
           { metric: `${p}: already-in-session offers, prompt / tool (shown)`, value: `${held.prompt} (${held.prompt_shown}) / ${held.tool} (${held.tool_shown})` },
           { metric: `${p}: prompt offers decided (type/rule)`, value: [...rules].map(([k, v]) => `${k} ${v}`).join(', ') || 'none' },
+          { metric: `${p}: offers by type, prompt: decided (shown)`, value: typeLine(byType.prompt) },
+          { metric: `${p}: offers by type, tool: decided (shown)`, value: typeLine(byType.tool) },
           { metric: `${p}: tool offers shown / tool errors`, value: `${s.tool_would_fire} / ${s.tool_errors}` },
           { metric: `${p}: copied records replayed as seed (exchanges / tool steps)`, value: `${s.copied_exchanges ?? 0} / ${s.copied_tool_steps ?? 0}` },
         );

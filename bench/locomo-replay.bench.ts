@@ -3,7 +3,9 @@
  * through the daemon's pipeline and the hook's gates as live sessions, the store holding
  * earlier sessions only (eval/locomo-replay.ts). Figures: fire rate (target ≤ 15% of
  * exchanges), the share of offers gold-linked to the current window (next to its chance
- * level), and offers on category-5 (adversarial) questions (target 0). Quick: 2 conversations.
+ * level), and offers on category-5 (adversarial) questions (target 0) against answerable ones
+ * (issue 25: adversarial rate ≤ half the answerable one, evidence share ≥ 35%), both as decided
+ * by the daemon and as shown past the hook's gates. Quick: 2 conversations.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,10 +56,17 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       { metric: "offers on adversarial questions at or above the hook's confidence gate", value: r.adversarial.confident },
       { metric: 'adversarial questions that reached the offer builder', value: r.adversarial.built },
       { metric: 'control: answerable questions fed / offers / confident / reached the builder', value: `${r.answerable.questions} / ${r.answerable.offers} / ${r.answerable.confident} / ${r.answerable.built}` },
-      { metric: 'offer rate: adversarial vs answerable questions', value: `${pct(r.adversarial.offers, r.adversarial.questions)} vs ${pct(r.answerable.offers, r.answerable.questions)}` },
+      { metric: 'offer rate (decided): adversarial vs answerable questions', value: `${pct(r.adversarial.offers, r.adversarial.questions)} vs ${pct(r.answerable.offers, r.answerable.questions)}` },
       // Issue 25: adversarial questions get at most half the offers answerable ones get.
-      { metric: 'adversarial offer rate / answerable offer rate', value: Math.round(advOverAns * 1000) / 1000, target: `≤ ${MAX_ADVERSARIAL_RATIO}`, pass: advOverAns <= MAX_ADVERSARIAL_RATIO },
-      { metric: "answerable offers that are one of the question's evidence turns", value: `${r.answerable.evidence_hits} (${(r.answerable.evidence_hit_share * 100).toFixed(1)}%; chance ${(r.answerable.evidence_hit_chance * 100).toFixed(1)}%)`, target: `≥ ${MIN_EVIDENCE_SHARE * 100}%`, pass: r.answerable.evidence_hit_share >= MIN_EVIDENCE_SHARE },
+      { metric: 'adversarial offer rate / answerable offer rate (decided)', value: Math.round(advOverAns * 1000) / 1000, target: `≤ ${MAX_ADVERSARIAL_RATIO}`, pass: advOverAns <= MAX_ADVERSARIAL_RATIO },
+      { metric: "answerable offers (decided) that are one of the question's evidence turns", value: `${r.answerable.evidence_hits} (${(r.answerable.evidence_hit_share * 100).toFixed(1)}%; chance ${(r.answerable.evidence_hit_chance * 100).toFixed(1)}%)`, target: `≥ ${MIN_EVIDENCE_SHARE * 100}%`, pass: r.answerable.evidence_hit_share >= MIN_EVIDENCE_SHARE },
+      // What the person is shown: the offer on a question passes the hook's gates at their next
+      // prompt, as a live mode with the default gates would print it.
+      {
+        metric: "offers shown (past the hook's gates at the next prompt): adversarial vs answerable",
+        value: `${r.adversarial.shown} of ${r.adversarial.questions} (${pct(r.adversarial.shown, r.adversarial.questions)}) vs ${r.answerable.shown} of ${r.answerable.questions} (${pct(r.answerable.shown, r.answerable.questions)})`,
+      },
+      { metric: "answerable offers shown that are one of the question's evidence turns", value: `${r.answerable.shown_evidence_hits} of ${r.answerable.shown}` },
       { metric: 'offers by type', value: Object.entries(r.by_type).map(([k, v]) => `${k} ${v}`).join(', ') },
       { metric: 'replay time', value: Math.round(seconds * 10) / 10, unit: 's' },
     ];
@@ -67,6 +76,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       `Gold link: the offered turn and a turn of the current window (last ${DEFAULT_LINK_WINDOW} turns) share a QA item's evidence list. Chance = the same share for a uniformly random store chunk at each offer. About 1 in 10 LoCoMo turns has such a link to an earlier session at all.`,
       `Triggers: ${Object.entries(r.by_trigger).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; silence: ${Object.entries(r.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
       `Adversarial silence reasons: ${Object.entries(r.adversarial.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
+      "Decided = the daemon's offer on a question (what it writes to the session cache; shown wherever a mode's confidence gate is at or below its confidence). Shown = that offer through the hook's own gates (confidence, budget, gap, …) at the person's next prompt, with the default gates (soak: would-fire). The issue's ratio target is read on decided offers: shown ones are a handful at the default confidence gate (before issue 25's coverage rule: 1 adversarial vs 9 answerable shown, 3 of the 9 evidence turns), too few for a rate ratio — their counts and evidence hits are reported as they are (docs/OFFERS.md, Coverage).",
+      'Before the coverage rule (main at b881a77, same harness): decided offers 22 of 272 adversarial (8.1%) vs 81 of 883 answerable (9.2%), ratio 0.882; evidence share 42.0%.',
     ];
     return { ...base, figures, notes };
   } finally {

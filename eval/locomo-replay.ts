@@ -199,12 +199,15 @@ export interface LocomoReplayReport {
   /** Offers whose chunk is gold-linked to the current window, over offers (0 when none). */
   linked_share: number;
   /** `built`: questions whose trigger fired and reached the offer builder (its evidence gates
-   *  decided); `confident`: offers at or above the mode's minConfidence (the hook's gate). */
-  adversarial: { questions: number; offers: number; built: number; confident: number; by_silence: Record<string, number> };
+   *  decided); `confident`: offers at or above the mode's minConfidence (the hook's gate);
+   *  `shown`: offers the hook's gates pass at the person's next prompt (printed live, or
+   *  would-fire in soak) — what the person would be shown. */
+  adversarial: { questions: number; offers: number; built: number; confident: number; shown: number; by_silence: Record<string, number> };
   /** The control for the adversarial figures: answerable questions (categories 1–4, with
    *  evidence) fed the same way. `evidence_hits`: offers whose chunk is one of the question's
-   *  gold evidence turns; `evidence_hit_chance`: the same share for a uniformly drawn chunk. */
-  answerable: { questions: number; offers: number; built: number; confident: number; evidence_hits: number; evidence_hit_share: number; evidence_hit_chance: number };
+   *  gold evidence turns (`shown_evidence_hits`: among the shown ones); `evidence_hit_chance`:
+   *  the same share for a uniformly drawn chunk. */
+  answerable: { questions: number; offers: number; built: number; confident: number; shown: number; evidence_hits: number; shown_evidence_hits: number; evidence_hit_share: number; evidence_hit_chance: number };
   linked: number;
   /** The same share for a chunk drawn uniformly from the store at each offer (chance level). */
   linked_share_random: number;
@@ -218,6 +221,28 @@ export interface LocomoReplayReport {
   per_conversation: ConversationReplay[];
   /** Every offer: where it was made and which turn it offered (ids only). */
   offers: LocomoOffer[];
+  /** Every offer made on a fed question (adversarial or answerable): ids and figures only. */
+  question_offers: QuestionOffer[];
+}
+
+/** An offer made on a fed question, and what the hook did with it at the next prompt. */
+export interface QuestionOffer {
+  conversation: string;
+  kind: 'adversarial' | 'answerable';
+  /** Index of the question in the conversation's question list (as parsed). */
+  question: number;
+  category: number;
+  /** Dia id of the offered chunk. */
+  dia: string | null;
+  type: OfferType;
+  confidence: number;
+  sufficiency: number | null;
+  /** Share of the question's specific words the offered turn holds (retrieval/coverage.ts). */
+  coverage: number | null;
+  /** The offered turn is one of the question's evidence turns (answerable only). */
+  evidence_hit: boolean;
+  /** The hook's verdict at the person's next prompt (`printed` / `would-fire`: shown). */
+  hook: string | null;
 }
 
 export interface LocomoOffer {
@@ -312,7 +337,22 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
   let advOffers = 0;
   let advBuilt = 0;
   let advConfident = 0;
-  const ans = { questions: 0, offers: 0, built: 0, confident: 0, evidence_hits: 0 };
+  let advShown = 0;
+  const ans = { questions: 0, offers: 0, built: 0, confident: 0, shown: 0, evidence_hits: 0, shown_evidence_hits: 0 };
+  const questionOffers: QuestionOffer[] = [];
+  const questionOffer = (conv: LocomoConversation, kind: QuestionOffer['kind'], q: LocomoQuestion, row: ReplayRow, dia: string | null): QuestionOffer => ({
+    conversation: conv.id,
+    kind,
+    question: conv.questions.indexOf(q),
+    category: q.category,
+    dia,
+    type: row.offer!.type,
+    confidence: row.offer!.confidence,
+    sufficiency: row.sufficiency,
+    coverage: row.offer!.evidence?.coverage ?? null,
+    evidence_hit: kind === 'answerable' && !!dia && q.evidence.includes(dia),
+    hook: row.hook,
+  });
   let ansChance = 0;
   const answerableToo = opts.answerable ?? true;
   const answerableQuestions = scoredQuestions;
@@ -413,20 +453,25 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
             for (const se of last) await s.feed(timed(se, true));
             const t = base.timestamp + EXCHANGE_SPACING_MS;
             const bytes = Buffer.byteLength(q.question, 'utf8') + 1;
-            const row = await s.feed({
-              exchange: {
-                ...base,
-                uuid: `${conv.id}-${label}`,
-                index: last.length,
-                startOffset: base.endOffset,
-                endOffset: base.endOffset + bytes,
-                timestamp: t,
-                user: q.question,
-                assistant: '',
-                assistantVisible: false,
-                injected: false,
-              },
-              settledAt: t + REPLY_MS,
+            const question: Exchange = {
+              ...base,
+              uuid: `${conv.id}-${label}`,
+              index: last.length,
+              startOffset: base.endOffset,
+              endOffset: base.endOffset + bytes,
+              timestamp: t,
+              user: q.question,
+              assistant: '',
+              assistantVisible: false,
+              injected: false,
+            };
+            const row = await s.feed({ exchange: question, settledAt: t + REPLY_MS, hookFires: true });
+            // What the person would be shown: the daemon's offer on the question reaches them
+            // at their next prompt, through the hook's gates (confidence, budget, gap, …).
+            const next = t + EXCHANGE_SPACING_MS;
+            s.replay.prompt({
+              exchange: { ...question, uuid: `${question.uuid}-next`, index: question.index + 1, startOffset: question.endOffset, endOffset: question.endOffset, timestamp: next, user: '' },
+              settledAt: next,
               hookFires: true,
             });
             s.replay.finish();
@@ -441,7 +486,9 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
             if (row.offer) {
               advOffers++;
               if (confident(row)) advConfident++;
+              if (hookShows(row.hook)) advShown++;
               figures.adversarial_offers++;
+              questionOffers.push(questionOffer(conv, 'adversarial', q, row, store.diaOf.get(row.offer.chunkId) ?? null));
             } else bump(advSilence, row.silence ?? 'unknown');
           }
           if (answerableToo) {
@@ -453,8 +500,12 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
               if (!row.offer) continue;
               ans.offers++;
               if (confident(row)) ans.confident++;
+              if (hookShows(row.hook)) ans.shown++;
               const dia = store.diaOf.get(row.offer.chunkId);
-              if (dia && q.evidence.includes(dia)) ans.evidence_hits++;
+              const hit = !!dia && q.evidence.includes(dia);
+              if (hit) ans.evidence_hits++;
+              if (hit && hookShows(row.hook)) ans.shown_evidence_hits++;
+              questionOffers.push(questionOffer(conv, 'answerable', q, row, dia ?? null));
               const inStore = q.evidence.filter((e) => stored.has(e)).length;
               ansChance += store.diaOf.size ? inStore / store.diaOf.size : 0;
             }
@@ -476,7 +527,7 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
     would_fire: wouldFire,
     fire_rate: exchanges ? round4(wouldFire / exchanges) : 0,
     linked_share: wouldFire ? round4(linked / wouldFire) : 0,
-    adversarial: { questions: advQuestions, offers: advOffers, built: advBuilt, confident: advConfident, by_silence: sortedCounts(advSilence) },
+    adversarial: { questions: advQuestions, offers: advOffers, built: advBuilt, confident: advConfident, shown: advShown, by_silence: sortedCounts(advSilence) },
     answerable: {
       ...ans,
       evidence_hit_share: ans.offers ? round4(ans.evidence_hits / ans.offers) : 0,
@@ -493,5 +544,6 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
     model: embedder.modelId,
     per_conversation: perConversation,
     offers,
+    question_offers: questionOffers,
   };
 }

@@ -65,6 +65,8 @@ export interface OfferEvidence {
   detail: string | null;
   held_share: number | null;
   restates_share: number | null;
+  /** Share of the request's specific words the chunk holds (retrieval/coverage.ts), when judged. */
+  coverage?: number | null;
 }
 
 /** One exchange's decision, without text (ids, codes and figures only). */
@@ -233,6 +235,7 @@ export class SessionReplay {
               detail: d.typeEvidence?.detail ?? null,
               held_share: d.typeEvidence?.heldShare == null ? null : round4(d.typeEvidence.heldShare),
               restates_share: d.typeEvidence?.restatesShare == null ? null : round4(d.typeEvidence.restatesShare),
+              coverage: d.typeEvidence?.coverage == null ? null : round4(d.typeEvidence.coverage),
             },
           }
         : null,

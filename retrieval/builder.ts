@@ -30,7 +30,8 @@ import { offerConfidence } from './confidence.js';
 import { isoDate, reasonFor, REASON_MAX_CHARS } from './reason.js';
 import { baselineCosines, createScaleSampler } from './scale.js';
 import { REASONER_STATUS_CODE, type Reasoner, type ReasonerStatus } from './reasoner.js';
-import { exchangeSeenText, namesSubject, novelty, shingles, type NoveltyVerdict } from './novelty.js';
+import { chunkAuthor, exchangeSeenText, namesSubject, novelty, shingles, type NoveltyVerdict } from './novelty.js';
+import { coverage, coversRequest, requestTerms, speakerTermsOf, termsOf, weighRequest, type RequestWeights } from './coverage.js';
 
 /** A chunk from the session being observed is the conversation itself: never an offer
  *  (a user who indexes ~/.claude/projects indexes the live session too). */
@@ -74,6 +75,8 @@ interface Typed {
   evidence: Evidence;
   confidence: number;
   novelty: NoveltyVerdict;
+  /** Share of the request's specific words the chunk holds (coverage.ts), null when unjudged. */
+  coverage: number | null;
 }
 
 /** The current window: the recent exchanges and the newest one (last), without repeats. */
@@ -270,6 +273,15 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     let weakDropped = 0;
     // The request's named subjects: capitalised names in the prompt itself.
     const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
+    // Coverage: the request's specific words, weighed over the loaded candidates (once, lazily).
+    const chunkTerms = (c: ChunkRecord) => termsOf(`${c.title}\n${c.heading}\n${c.text}`);
+    let weights: RequestWeights | null = null;
+    const requestWeights = (): RequestWeights =>
+      (weights ??= weighRequest(
+        requestTerms(exchange.user),
+        ranked.map((f) => chunkTerms(chunks.get(f.chunkId)!)),
+      ));
+    let uncoveredDropped = 0;
     const typed: Array<Typed | null> = regions.set.map((cand) => {
       const chunk = chunks.get(cand.chunkId)!;
       const f = byId.get(cand.chunkId)!;
@@ -277,6 +289,19 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
       if (!type) return null;
       if (type.type !== 'past-fix' && !namesSubject(chunk, subjects)) {
         unnamedDropped++;
+        return null;
+      }
+      // A similarity offer (analogous, tangent) must hold the request's specific words, not
+      // only its topic; a Past fix and a Contradicts carry their own lexical evidence, and the
+      // wander wildcard is a long shot by design (capped confidence).
+      const judged = !cand.wildcard && (type.type === 'analogous' || type.type === 'tangent');
+      // A turn of a conversation log by the request's named subject speaks for its author:
+      // what it says about "your …" is the addressee's, not the subject's.
+      const author = judged ? chunkAuthor(chunk.text) : null;
+      const ownTerms = author !== null && subjects.some((n) => n.toLowerCase() === author.toLowerCase());
+      const share = judged ? coverage(requestWeights(), ownTerms ? speakerTermsOf(`${chunk.title}\n${chunk.heading}\n${chunk.text}`) : chunkTerms(chunk)) : null;
+      if (!coversRequest(share)) {
+        uncoveredDropped++;
         return null;
       }
       const nov = novelty(chunk.text, seen, exchange.user);
@@ -293,12 +318,13 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
         weakDropped++;
         return null;
       }
-      return { cand, chunk, type, evidence, confidence: offerConfidence(type.type, evidence, cand.wildcard), novelty: nov };
+      return { cand, chunk, type, evidence, confidence: offerConfidence(type.type, evidence, cand.wildcard), novelty: nov, coverage: share };
     });
     figures.alreadyHeldDropped = heldDropped;
     figures.restatesDropped = restatesDropped;
     figures.unnamedDropped = unnamedDropped;
     figures.weakDropped = weakDropped;
+    figures.uncoveredDropped = uncoveredDropped;
     figures.typed = typed.filter(Boolean).length;
     figures.failure = showsFailure(strings) ? 1 : 0;
     let best: Typed | null = null;
@@ -377,6 +403,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
       detail: chosen.why.detail ?? null,
       heldShare: nov.held,
       restatesShare: nov.restates,
+      coverage: 'coverage' in chosen.t ? chosen.t.coverage : null,
     };
     return { offer, silence: null, sufficiency: suff.score, candidates, figures, typeEvidence };
   }

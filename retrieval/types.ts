@@ -52,6 +52,9 @@ export interface OfferTypeEvidence {
    *  (null: too short to judge). Both are below the novelty thresholds for an offer. */
   heldShare: number | null;
   restatesShare: number | null;
+  /** Share of the request's specific words the chunk holds (retrieval/coverage.ts; at least
+   *  MIN_COVERAGE for an analogous or tangent offer), null when not judged. */
+  coverage?: number | null;
 }
 
 export interface OfferDecision {

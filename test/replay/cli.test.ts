@@ -54,7 +54,8 @@ describe('active-brain replay (CLI)', () => {
       {
         file: expect.any(String), session: expect.any(String), channel: 'prompt', turn: 4, step: null, tool_use_id: null, trigger: 'error', type: 'past-fix', confidence: expect.any(Number), handle: 'past-sessions/proj-a/2026-10-12.jsonl#0', hook: 'would-fire',
         // issue 25: the rule behind the type, and the audit's verdicts.
-        evidence: { rule: 'shared-window-error', detail: 'error-code', held_share: expect.any(Number), restates_share: expect.any(Number) },
+        // A Past fix carries its shared error: request coverage is not judged (null).
+        evidence: { rule: 'shared-window-error', detail: 'error-code', held_share: expect.any(Number), restates_share: expect.any(Number), coverage: null },
         self_lineage: false,
         already_in_session: false,
       },

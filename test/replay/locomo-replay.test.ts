@@ -202,6 +202,19 @@ describe('LoCoMo live replay', () => {
     expect(r.answerable.evidence_hits).toBeGreaterThan(0);
     expect(r.answerable.evidence_hit_share).toBeCloseTo(r.answerable.evidence_hits / r.answerable.offers, 4);
     expect(r.answerable.evidence_hit_share).toBeGreaterThan(r.answerable.evidence_hit_chance);
+    // Each offer on a question is listed with what the hook did at the next prompt: shown ones
+    // passed its gates (the confidence gate among them), the rest carry the hook's silence.
+    const qo = r.question_offers;
+    expect(qo.filter((o) => o.kind === 'adversarial').length).toBe(r.adversarial.offers);
+    expect(qo.filter((o) => o.kind === 'answerable').length).toBe(r.answerable.offers);
+    const shown = (k: string) => qo.filter((o) => o.kind === k && (o.hook === 'would-fire' || o.hook === 'printed'));
+    expect(shown('adversarial').length).toBe(r.adversarial.shown);
+    expect(shown('answerable').length).toBe(r.answerable.shown);
+    expect(r.adversarial.shown).toBeLessThanOrEqual(r.adversarial.confident);
+    expect(r.answerable.shown).toBeLessThanOrEqual(r.answerable.confident);
+    for (const o of qo) expect(o.hook).not.toBeNull();
+    expect(qo.filter((o) => o.evidence_hit).length).toBe(r.answerable.evidence_hits);
+    expect(shown('answerable').filter((o) => o.evidence_hit).length).toBe(r.answerable.shown_evidence_hits);
     // No offer ever reaches into the session being replayed (the store grows after it).
     expect(r.offers.some((o) => o.session === 1)).toBe(false);
     const again = await replayLocomo(convs, { config: eager(), embedder, seed: 1, parent: tmp, window: 3 });

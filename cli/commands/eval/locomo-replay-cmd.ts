@@ -30,10 +30,15 @@ Figures:
   linked_share       offers whose chunk shares a QA item's evidence with a turn of the
                      current window (the last --window turns, default ${DEFAULT_LINK_WINDOW})
   linked_share_random  the same share for a random store chunk at each offer (chance level)
-  adversarial        questions fed, offers made (target 0), confident (offers the hook's
-                     confidence gate would pass), built (reached the offer builder)
+  adversarial        questions fed, offers made (decided by the daemon; target 0), confident
+                     (at or above the hook's confidence gate), shown (through the hook's
+                     gates at the person's next prompt: what they would see), built
+                     (reached the offer builder)
   answerable         the same for answerable questions, plus evidence_hits: offers whose
-                     chunk is one of the question's gold evidence turns (and the chance share)
+                     chunk is one of the question's gold evidence turns (and the chance share;
+                     shown_evidence_hits among the shown ones)
+  question_offers    each offer on a question: ids, type, confidence, coverage, evidence hit,
+                     the hook's verdict
 
 Options:
   --locomo FILE        the LoCoMo JSON file (e.g. ../shared/eval/locomo/locomo-dev.json)
@@ -63,8 +68,8 @@ export function reportText(r: LocomoReplayReport): string {
     `by type: ${Object.entries(r.by_type).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `triggers: ${Object.entries(r.by_trigger).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
     `silence: ${Object.entries(r.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
-    `adversarial questions: ${r.adversarial.questions}, offers ${r.adversarial.offers} (target 0; ${r.adversarial.confident} at or above the hook's confidence gate), reached the builder ${r.adversarial.built}`,
-    `answerable questions (control): ${r.answerable.questions}, offers ${r.answerable.offers} (${r.answerable.confident} confident), reached the builder ${r.answerable.built}; ` +
+    `adversarial questions: ${r.adversarial.questions}, offers ${r.adversarial.offers} (target 0; ${r.adversarial.confident} at or above the hook's confidence gate, ${r.adversarial.shown} shown), reached the builder ${r.adversarial.built}`,
+    `answerable questions (control): ${r.answerable.questions}, offers ${r.answerable.offers} (${r.answerable.confident} confident, ${r.answerable.shown} shown, ${r.answerable.shown_evidence_hits} of them an evidence turn), reached the builder ${r.answerable.built}; ` +
       `offered one of the question's evidence turns: ${r.answerable.evidence_hits} (${pct(r.answerable.evidence_hit_share)} of offers; a random store chunk: ${pct(r.answerable.evidence_hit_chance)})`,
   ].join('\n');
 }
