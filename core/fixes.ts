@@ -20,7 +20,7 @@ import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind } from '../shared/error-class.js';
-import { fixDirectory, fixPlace } from '../shared/fix-place.js';
+import { fixDirectory, fixEdits, fixPlace } from '../shared/fix-place.js';
 import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
 
 export const EXACT_RESOLVED = 0.85;
@@ -198,7 +198,8 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
       const base = fixOffer(key, e, match, 1, agree - 1);
       const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
       const where = fixPlace(e.fix);
-      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}) });
+      const edits = fixEdits(e.fix);
+      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }
   }

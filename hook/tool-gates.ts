@@ -23,7 +23,7 @@ import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
-import { MAX_PLACE_CHARS, placeInContext } from '../shared/fix-place.js';
+import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, editsNamed, placeInContext } from '../shared/fix-place.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -36,7 +36,7 @@ export const MAX_FIXES_PER_FILE = 32;
 /** What the payload carries: an error with its lookup keys (its signature, then its key
  *  lines: shared/error-keys.ts) and whether it is generic (shared/error-class.ts), an
  *  interrupt, or nothing to sign. */
-export type ToolSignal = { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null } | { kind: 'interrupted' } | { kind: 'none' };
+export type ToolSignal = { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null; text: string } | { kind: 'interrupted' } | { kind: 'none' };
 
 export interface ToolInput {
   sessionId: string;
@@ -79,8 +79,11 @@ export function sign(payload: Record<string, unknown>, event: string, redactor: 
   if (e.kind !== 'error') return e;
   const lines = keyLines(redactor.redact(e.text));
   const keys = errorKeys(lines);
-  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines) } : { kind: 'none' };
+  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS) } : { kind: 'none' };
 }
+
+/** Characters of the error kept for naming checks (a fix's edited files must be named there). */
+export const ERROR_TEXT_CHARS = 16_384;
 
 /** The fixes file for an error: its signature's, else the first of its key lines' that
  *  exists (`read` returns undefined for no file). At most 1 + MAX_LINE_KEYS reads. */
@@ -109,9 +112,11 @@ export const MAX_SOURCE_SESSIONS = 64;
 
 function isFixOffer(f: unknown): f is FixOffer {
   const whereOk = !isObj(f) || f.where === undefined || (typeof f.where === 'string' && f.where.length > 0 && f.where.length <= MAX_PLACE_CHARS);
+  const editsOk = !isObj(f) || f.edits === undefined ||
+    (Array.isArray(f.edits) && f.edits.length > 0 && f.edits.length <= MAX_EDIT_NAMES && f.edits.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
     (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_SOURCE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk;
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk;
 }
 
 /** A fix from this session or from its lineage (a resumed / forked copy shares its past):
@@ -156,8 +161,10 @@ function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Pick
     if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
     const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
     if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope
-    // A fix that ran in another directory transfers only to a session working there (shared/fix-place.ts).
-    const here = inScope.filter((f) => !f.where || placeInContext(f.where, input.cwd, input.recent ?? ''));
+    // A fix that ran in another directory transfers only to a session working there, and one
+    // that only edited files only to an error that names one of them (shared/fix-place.ts).
+    const text = input.signal.kind === 'error' ? input.signal.text : '';
+    const here = inScope.filter((f) => (!f.where || placeInContext(f.where, input.cwd, input.recent ?? '')) && (!f.edits || editsNamed(f.edits, text)));
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
     // (which did not keep it away); all shown already → the repeat gate below silences it.

@@ -10,6 +10,9 @@
  * directory it moved to); the hook reads the session's recent transcript (hook/inputs.ts
  * transcriptTail: the last TAIL_BYTES before the failure) and its cwd, and offers a fix with a
  * place only when that place shows there as a path segment or a `cd` target.
+ *
+ * The same holds for files: a fix that only edited files (`Edit src/lib/wallet.ts`) is about
+ * an error in those files (FixOffer.edits), and is offered only at an error that names one.
  */
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
@@ -54,4 +57,36 @@ export function placeInContext(place: string, cwd: string | null, recent: string
   if (!recent) return false;
   const p = escapeRe(place);
   return new RegExp(`[/\\\\]${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
+}
+
+/** An edit step as a fix shows it (indexer/episodes.ts fixStepText): `Edit src/a.ts`. */
+const EDIT_STEP_RE = /^(?:Edit|Write|MultiEdit|NotebookEdit|apply_patch)\s+(\S.*)$/;
+/** The rerun that followed the edits (`then npm run build succeeded`): no action of its own. */
+const RERUN_RE = /^then .* succeeded$/;
+/** Most file names kept for one fix. */
+export const MAX_EDIT_NAMES = 8;
+
+/** The files a fix only edits (their last segments), or null when it does anything else: such
+ *  a fix changed those files, so it is about an error that names one of them (the same
+ *  reverted code failing to compile again; an API that changed under that file) and says
+ *  nothing about an error in another file. `… (N more)` steps are edits too (unknown names). */
+export function fixEdits(fix: string): string[] | null {
+  const parts = fix.split(/;\s+/).map((p) => p.trim()).filter(Boolean);
+  const names: string[] = [];
+  for (const [i, p] of parts.entries()) {
+    if (i === parts.length - 1 && RERUN_RE.test(p)) continue;
+    if (/^… \(\d+ more\)$/.test(p)) continue;
+    const m = EDIT_STEP_RE.exec(p);
+    if (!m) return null;
+    const name = m[1].trim().replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
+    if (!name || name.length > MAX_PLACE_CHARS) return null;
+    if (!names.includes(name)) names.push(name);
+  }
+  return names.length ? names.slice(0, MAX_EDIT_NAMES) : null;
+}
+
+/** Whether the error at hand names one of the files a fix edited (case-insensitive). */
+export function editsNamed(edits: readonly string[], errorText: string): boolean {
+  const t = errorText.toLowerCase();
+  return edits.some((n) => t.includes(n.toLowerCase()));
 }

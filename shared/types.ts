@@ -136,6 +136,9 @@ export interface FixOffer {
   /** Where the fix ran when it moved to another directory (its last segment: `api-gateway`;
    *  shared/fix-place.ts): offered only to a session that works there. Absent: anywhere. */
   where?: string;
+  /** The files the fix only edited (their last segments; shared/fix-place.ts fixEdits): offered
+   *  only at an error that names one of them. Absent: the fix does more than edit. */
+  edits?: string[];
 }
 
 /** <home>/fixes/<sig>.json — written atomically by the daemon from the store's resolved

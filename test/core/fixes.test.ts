@@ -104,6 +104,13 @@ describe('Past fix offers from episodes', () => {
     expect(buildFixFiles([a(1, 'cd .. && git add -A')], 's', 0).get(SIG)!.fixes[0].where).toBeUndefined();
   });
 
+  it('a fix that only edited files records them; a fix that does more does not', () => {
+    const f = (fix: string) => buildFixFiles([ep({ fix })], 's', 0).get(SIG)!.fixes[0];
+    expect(f('Edit src/lib/wallet-manager.ts').edits).toEqual(['wallet-manager.ts']);
+    expect(f('Edit package.json; then npm install').edits).toBeUndefined();
+    expect(f('git push --set-upstream origin <branch>').edits).toBeUndefined();
+  });
+
   it('every place keeps a turn: one group cannot fill the file', () => {
     const eps = [1, 2, 3, 4, 5, 6, 7].map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
     const f = buildFixFiles([...eps, ep({ chunkId: 20, sessionId: 's20', fix: 'cd portal && git add -A', at: 0 })], 's', 0).get(SIG)!.fixes;

@@ -167,6 +167,7 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['out-of-scope', 'the fix\'s region is scoped to another project', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'project:/home/u/other/**' })]); }],
   ['out-of-scope', 'an unknown scope', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'team:x' })]); }],
   ['elsewhere', 'the fix ran in another project (`in api-gateway:`) that the session does not work in', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); i.rest.recent = '{"cwd":"/home/u/proj/database"} cd /home/u/proj/database && npm test'; }],
+  ['elsewhere', 'the fix only edited a file this error does not name', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ edits: ['otel_trace_helpers.ex'] })]); }],
   ['elsewhere', 'a place, and no transcript to show where the session works', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
   ['no-fix', 'first-seen error: no fixes file, no tool cache', 'cache', (i) => { i.rest.toolCache = undefined; }],
   ['cache-invalid', 'tool cache not JSON', 'cache', (i) => { i.rest.toolCache = 'invalid'; }],
@@ -233,6 +234,13 @@ describe('tool gates: each gate with its control', () => {
       i.rest.recent = recent;
       expect(run(i), `${cwd} ${recent}`).toMatchObject({ outcome: 'print', source: 'fixes' });
     }
+  });
+
+  it('a fix that only edited a file prints at an error that names that file (control: the elsewhere case above)', () => {
+    const i = eligible();
+    payload(i).error = `${ERROR}\n  at lib/deploy/push.ex:12:3`;
+    i.rest.fixFiles[errorSignature(payload(i).error as string)!.sig] = fixFile([fix({ edits: ['push.ex'] })], { sig: errorSignature(payload(i).error as string)!.sig });
+    expect(run(i)).toMatchObject({ outcome: 'print', source: 'fixes' });
   });
 
   it('a fix elsewhere is passed over for the next one that holds here (a fix with no place holds anywhere)', () => {

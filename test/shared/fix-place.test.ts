@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fixDirectory, fixPlace, placeInContext } from '../../shared/fix-place.js';
+import { editsNamed, fixDirectory, fixEdits, fixPlace, placeInContext } from '../../shared/fix-place.js';
 
 describe('fix place', () => {
   it('the directory a fix moved to, and its last segment', () => {
@@ -34,12 +34,25 @@ describe('fix place', () => {
     expect(placeInContext('api', null, '')).toBe(false);
   });
 
+  it('the files a fix only edited; none when it does anything else', () => {
+    expect(fixEdits('Edit cival-dashboard/src/lib/trading/wallet-manager.ts')).toEqual(['wallet-manager.ts']);
+    expect(fixEdits('Edit src/a.ts; Write src/b.ts; … (2 more); then npm run build succeeded')).toEqual(['a.ts', 'b.ts']);
+    expect(fixEdits('Edit package.json; then npm install --legacy-peer-deps')).toBeNull();
+    expect(fixEdits('mix format; then git commit succeeded')).toBeNull();
+    expect(fixEdits('git push --set-upstream origin <branch>')).toBeNull();
+    expect(editsNamed(['wallet-manager.ts'], "./src/lib/trading/Wallet-Manager.ts:423:23\nType error: Property 'utils'")).toBe(true);
+    expect(editsNamed(['otel_trace_helpers.ex'], 'lib/spotter/services/waiting_summary.ex:110:10')).toBe(false);
+  });
+
   it('properties: never throws; a place in the cwd or in a path of the transcript always counts; named nowhere never', () => {
     const seg = fc.stringMatching(/^[a-z][a-z0-9._-]{0,20}$/);
     fc.assert(
       fc.property(fc.string(), fc.option(fc.string()), fc.string({ maxLength: 2000 }), (place, cwd, recent) => {
         expect(typeof placeInContext(place, cwd, recent)).toBe('boolean');
         expect(() => fixPlace(place + recent)).not.toThrow();
+        expect(() => fixEdits(place + recent)).not.toThrow();
+        const e = fixEdits(recent);
+        if (e) expect(e.length).toBeGreaterThan(0);
       }),
     );
     fc.assert(
