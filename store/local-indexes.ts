@@ -11,7 +11,7 @@
  * selectQueryTerms says → BM25 top k.
  */
 import type { Hit } from './types.js';
-import { VectorMatrix, blobToFloat32, type ScanMethod } from './vector-matrix.js';
+import { VectorMatrix, type ScanMethod } from './vector-matrix.js';
 import { KeywordIndex, type KeywordFilter, type ParsedTsvector } from './keyword-index.js';
 import { queryTokens } from './fts-query.js';
 import { PRUNE_DEFAULTS, selectQueryTerms, type PruneOptions } from './term-stats.js';
@@ -169,7 +169,7 @@ export class LocalIndexes {
     }
     for (let i = 0; i < ids.length; i++) {
       const blob = fetched.get(ids[i]);
-      if (blob && blob.byteLength === dim * 4) m.addRow(ids[i], regions[i], blobToFloat32(blob));
+      if (blob && blob.byteLength === dim * 4) m.addBlob(ids[i], regions[i], blob);
     }
     return m;
   }
@@ -178,10 +178,10 @@ export class LocalIndexes {
    *  after the rows it keeps (the usual case: the writer's new chunks get higher ids) and it
    *  has room, else a new one (with MATRIX_HEADROOM spare rows) copying the kept rows in runs. */
   private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
-    const fresh = (i: number): Float32Array | null => {
+    const fresh = (i: number): Uint8Array | null => {
       const blob = fetched.get(ids[i]);
       // Gone meanwhile or of a foreign dimension: never mixed in.
-      return blob && blob.byteLength === dim * 4 ? blobToFloat32(blob) : null;
+      return blob && blob.byteLength === dim * 4 ? blob : null;
     };
     let appendOnly = old !== null;
     let added = 0;
@@ -202,7 +202,7 @@ export class LocalIndexes {
       for (let i = 0; i < ids.length; i++) {
         if (oldRow[i] >= 0) continue;
         const v = fresh(i);
-        if (v) m.addRow(ids[i], regions[i], v);
+        if (v) m.addBlob(ids[i], regions[i], v);
       }
       return m;
     }
@@ -219,7 +219,7 @@ export class LocalIndexes {
         continue;
       }
       const v = fresh(i);
-      if (v) m.addRow(ids[i], regions[i], v);
+      if (v) m.addBlob(ids[i], regions[i], v);
       i++;
     }
     return m;
