@@ -111,8 +111,13 @@ export class LocalIndexes {
       }
       const missing: number[] = [];
       const pos = new Map<number, number>();
+      let needVec = 0;
+      let needText = 0;
       for (let i = 0; i < ids.length; i++) {
-        if (needsText[i] || (dim !== null && oldRow[i] < 0)) {
+        const vec = dim !== null && oldRow[i] < 0;
+        if (vec) needVec++;
+        if (needsText[i]) needText++;
+        if (needsText[i] || vec) {
           missing.push(ids[i]);
           pos.set(ids[i], i);
         }
@@ -124,15 +129,21 @@ export class LocalIndexes {
         if (oldRow[at] < 0 && r.vec) fetched.set(r.id, r.vec);
         if (keywords && needsText[at] && r.terms) keywords.addParsed(r.id, regions[at], r.terms);
       };
-      if (source.all && missing.length === ids.length && ids.length > FETCH_PAGE) {
-        // A first fill: one scan.
-        for (const r of source.all({ vec: dim !== null, terms: !!keywords })) take(r);
-        missing.length = 0;
+      // A first fill of the vectors, or of the terms (a keyword index dropped), reads every row
+      // in one scan — only what every row needs: a keyword index adopted from warm() before the
+      // first search needs every vector but no terms (reading them again costs seconds at 100k).
+      let vecDone = false;
+      let textDone = false;
+      if (source.all && ids.length > FETCH_PAGE && (needVec === ids.length || needText === ids.length)) {
+        vecDone = needVec === ids.length;
+        textDone = needText === ids.length;
+        for (const r of source.all({ vec: vecDone, terms: textDone && !!keywords })) take(r);
       }
-      for (let i = 0; i < missing.length; i += FETCH_PAGE) {
-        const page = missing.slice(i, i + FETCH_PAGE);
-        const wantVec = dim !== null && page.some((id) => oldRow[pos.get(id)!] < 0);
-        const wantTerms = !!keywords && page.some((id) => needsText[pos.get(id)!]);
+      const rest = vecDone || textDone ? missing.filter((id) => (!vecDone && dim !== null && oldRow[pos.get(id)!] < 0) || (!textDone && needsText[pos.get(id)!])) : missing;
+      for (let i = 0; i < rest.length; i += FETCH_PAGE) {
+        const page = rest.slice(i, i + FETCH_PAGE);
+        const wantVec = !vecDone && dim !== null && page.some((id) => oldRow[pos.get(id)!] < 0);
+        const wantTerms = !textDone && !!keywords && page.some((id) => needsText[pos.get(id)!]);
         for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();

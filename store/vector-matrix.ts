@@ -50,12 +50,14 @@ export class VectorMatrix {
   private candidates: Int32Array | null = null;
 
   /** An empty matrix for up to `capacity` rows of dimension `dim`. */
-  constructor(readonly dim: number, readonly capacity: number, opts: { method?: ScanMethod } = {}) {
+  constructor(readonly dim: number, readonly capacity: number, opts: { method?: ScanMethod; quantize?: boolean } = {}) {
     this.stride = Math.ceil(dim / 4) * 4;
     this.ids = new Float64Array(capacity);
     this.regionIds = new Int32Array(capacity);
     const stride8 = int8Stride(dim);
-    const withInt8 = opts.method !== 'js' && capacity >= QUANTIZED_MIN_ROWS;
+    // `quantize` (default: capacity ≥ QUANTIZED_MIN_ROWS) forces the Int8 copy on or off: tests
+    // compare both scans at any size.
+    const withInt8 = opts.method !== 'js' && (opts.quantize ?? capacity >= QUANTIZED_MIN_ROWS);
     // Kernel memory: Float32 queries | Int16 query | one score | scores out | Float32 rows | Int8 rows.
     this.q16Offset = QUERY_GROUP * this.stride * 4;
     this.scoreOffset = this.q16Offset + stride8 * 2;
@@ -145,7 +147,7 @@ export class VectorMatrix {
     this.regionIds.set(src.regionIds.subarray(from, from + count), this.n);
     this.data.set(src.data.subarray(from * src.stride, (from + count) * src.stride), this.n * this.stride);
     const qz = this.quantized;
-    if (qz && src.quantized) {
+    if (qz && src.quantized && src.quantized.stride8 === qz.stride8) {
       qz.i8.set(src.quantized.i8.subarray(from * qz.stride8, (from + count) * qz.stride8), this.n * qz.stride8);
       qz.scale.set(src.quantized.scale.subarray(from, from + count), this.n);
       qz.err.set(src.quantized.err.subarray(from, from + count), this.n);
@@ -184,7 +186,7 @@ export class VectorMatrix {
     group.forEach((q, j) => q && qArea.set(q, j * stride));
     const rowBytes = stride * 4;
     if (group.length === 1) {
-      if (this.quantized && n >= QUANTIZED_MIN_ROWS) this.scanQuantized(kernel, this.quantized, group[0]!, heaps[0], allowed, exclude);
+      if (this.quantized) this.scanQuantized(kernel, this.quantized, group[0]!, heaps[0], allowed, exclude);
       else {
         kernel.dot1(this.qOffset, this.dataOffset, n, rowBytes, this.outOffset);
         selectTop(new Float32Array(buf, this.outOffset, n), n, heaps[0], regionIds, ids, allowed, exclude);
