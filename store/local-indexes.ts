@@ -109,24 +109,22 @@ export class LocalIndexes {
         while (r < old.n && old.ids[r] < ids[i]) r++;
         if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
       }
-      const missing: number[] = [];
-      const pos = new Map<number, number>();
+      // Per visible row: fetch it (its vector, its terms or both)? Rows are found by binary search
+      // in `ids` and fetched vectors kept by position: no map of every id on a first fill.
+      const need = new Uint8Array(ids.length);
       let needVec = 0;
       let needText = 0;
       for (let i = 0; i < ids.length; i++) {
         const vec = dim !== null && oldRow[i] < 0;
         if (vec) needVec++;
         if (needsText[i]) needText++;
-        if (needsText[i] || vec) {
-          missing.push(ids[i]);
-          pos.set(ids[i], i);
-        }
+        if (needsText[i] || vec) need[i] = 1;
       }
-      const fetched = new Map<number, Uint8Array>();
+      const fetched: Array<Uint8Array | undefined> = new Array(ids.length);
       const take = (r: FetchedRow) => {
-        const at = pos.get(r.id);
-        if (at === undefined) return;
-        if (oldRow[at] < 0 && r.vec) fetched.set(r.id, r.vec);
+        const at = positionOf(ids, r.id);
+        if (at < 0 || !need[at]) return;
+        if (oldRow[at] < 0 && r.vec) fetched[at] = r.vec;
         if (keywords && needsText[at] && r.terms) keywords.addParsed(r.id, regions[at], r.terms);
       };
       // A first fill of the vectors, or of the terms (a keyword index dropped), reads every row
@@ -139,12 +137,15 @@ export class LocalIndexes {
         textDone = needText === ids.length;
         for (const r of source.all({ vec: vecDone, terms: textDone && !!keywords })) take(r);
       }
-      const rest = vecDone || textDone ? missing.filter((id) => (!vecDone && dim !== null && oldRow[pos.get(id)!] < 0) || (!textDone && needsText[pos.get(id)!])) : missing;
+      const wantsVec = (i: number) => !vecDone && dim !== null && oldRow[i] < 0;
+      const wantsText = (i: number) => !textDone && needsText[i] === 1;
+      const rest: number[] = [];
+      for (let i = 0; i < ids.length; i++) if (need[i] && (wantsVec(i) || wantsText(i))) rest.push(i);
       for (let i = 0; i < rest.length; i += FETCH_PAGE) {
         const page = rest.slice(i, i + FETCH_PAGE);
-        const wantVec = !vecDone && dim !== null && page.some((id) => oldRow[pos.get(id)!] < 0);
-        const wantTerms = !textDone && !!keywords && page.some((id) => needsText[pos.get(id)!]);
-        for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) take(r);
+        const wantVec = page.some(wantsVec);
+        const wantTerms = !!keywords && page.some(wantsText);
+        for (const r of source.fetch(page.map((at) => ids[at]), { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();
       const m = dim === null ? null : appended && old ? this.appendMatrix(dim, old, ids, regions, fetched) : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
@@ -172,14 +173,14 @@ export class LocalIndexes {
   }
 
   /** The old matrix with the appended rows added (in place when it has room). */
-  private appendMatrix(dim: number, old: VectorMatrix, ids: Int32Array, regions: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
+  private appendMatrix(dim: number, old: VectorMatrix, ids: Int32Array, regions: Int32Array, fetched: Array<Uint8Array | undefined>): VectorMatrix {
     let m = old;
     if (old.n + ids.length > old.capacity) {
       m = new VectorMatrix(dim, Math.ceil((old.n + ids.length) * MATRIX_HEADROOM), { method: this.opts.scanMethod });
       m.copyRows(old, 0, old.n);
     }
     for (let i = 0; i < ids.length; i++) {
-      const blob = fetched.get(ids[i]);
+      const blob = fetched[i];
       if (blob && blob.byteLength === dim * 4) m.addBlob(ids[i], regions[i], blob);
     }
     return m;
@@ -188,9 +189,9 @@ export class LocalIndexes {
   /** The matrix for the visible rows: the old one updated in place when every new row sorts
    *  after the rows it keeps (the usual case: the writer's new chunks get higher ids) and it
    *  has room, else a new one (with MATRIX_HEADROOM spare rows) copying the kept rows in runs. */
-  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
+  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Array<Uint8Array | undefined>): VectorMatrix {
     const fresh = (i: number): Uint8Array | null => {
-      const blob = fetched.get(ids[i]);
+      const blob = fetched[i];
       // Gone meanwhile or of a foreign dimension: never mixed in.
       return blob && blob.byteLength === dim * 4 ? blob : null;
     };
@@ -235,6 +236,20 @@ export class LocalIndexes {
     }
     return m;
   }
+}
+
+/** The position of `id` in the ascending `ids`, or −1. */
+function positionOf(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = ids[mid];
+    if (v < id) lo = mid + 1;
+    else if (v > id) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }
 
 /** The keyword arm over a KeywordIndex: `lexemesOf` is the backend's tokenizer (FTS5's terms
