@@ -19,6 +19,7 @@ import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { openStoreWriter } from '../store/sqlite-store.js';
 import { prng } from './synthetic.js';
+import { DAEMON_NODE_FLAGS } from '../shared/daemon-node-flags.js';
 
 const BIN = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url));
 const STORE_CHUNKS = 10_000;
@@ -94,7 +95,8 @@ interface Run {
 }
 
 function startDaemon(env: NodeJS.ProcessEnv, sets: string[]): Run {
-  const child = spawn(process.execPath, [BIN, 'start', ...sets.flatMap((s) => ['--set', s])], { env, stdio: 'ignore' });
+  // Node flags as every launcher of the product passes them (service units, start --detach).
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, BIN, 'start', ...sets.flatMap((s) => ['--set', s])], { env, stdio: 'ignore' });
   return { child, pid: child.pid!, exited: new Promise((r) => child.once('exit', (c) => r(c ?? -1))) };
 }
 
@@ -206,12 +208,18 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       { metric: 'reaction exchanges (offers among them)', value: `${n} (${fired})` },
     );
     const logText = readFileSync(join(home, 'logs', 'daemon.jsonl'), 'utf8');
-    const decs = logText.split('\n').filter((l) => l.includes('"type":"decision"')).map((l) => JSON.parse(l) as { sessionId: string; turn: number; latency_ms: Record<string, number>; gates: Array<{ gate: string }> });
+    // Exchange decisions only: the tool channel's records (channel 'tool', one per tool call)
+    // carry no exchange turn and no gate list.
+    const decs = logText
+      .split('\n')
+      .filter((l) => l.includes('"type":"decision"'))
+      .map((l) => JSON.parse(l) as { channel?: string; sessionId: string; turn: number; latency_ms: Record<string, number>; gates?: Array<{ gate: string }> })
+      .filter((x) => x.channel !== 'tool');
     const mine = decs.filter((x) => x.sessionId === tr.id);
     if (mine.length) {
       const inside = mine.map((x) => x.latency_ms.total ?? 0);
       figures.push({ metric: 'pipeline time inside the daemon p50 / p95', value: `${quantile(inside, 0.5).toFixed(1)} / ${quantile(inside, 0.95).toFixed(1)}`, unit: 'ms' });
-      const built = mine.filter((x) => x.gates.some((g) => g.gate === 'offer'));
+      const built = mine.filter((x) => (x.gates ?? []).some((g) => g.gate === 'offer'));
       if (built.length) {
         const b = built.map((x) => lat[x.turn]).filter((v) => v !== undefined);
         figures.push({ metric: `reaction when a candidate build ran (${built.length} exchanges) max`, value: Math.round(Math.max(...b)), unit: 'ms', target: `≤ ${TARGET_P95} ms`, pass: Math.max(...b) <= TARGET_P95 });

@@ -1,8 +1,11 @@
 /**
  * Pure generators for the daemon's user service: a systemd user unit (Linux) and a launchd
  * agent plist (macOS), for the real node binary, the real CLI path and the state dir.
- * Restart on failure only: a daemon that exits 0 (kill file, idle exit) stays stopped.
+ * Restart on failure only: a daemon that exits 0 (kill file, idle exit) stays stopped. Node
+ * runs with the daemon's flags (shared/daemon-node-flags.ts).
  */
+import { DAEMON_NODE_FLAGS } from '../shared/daemon-node-flags.js';
+
 export interface ServiceSpec {
   node: string;
   cli: string;
@@ -41,7 +44,7 @@ export function systemdUnit(spec: ServiceSpec): string {
     '',
     '[Service]',
     'Type=simple',
-    `ExecStart=${systemdQuote(spec.node)} ${systemdQuote(spec.cli)} start`,
+    `ExecStart=${[spec.node, ...DAEMON_NODE_FLAGS, spec.cli].map(systemdQuote).join(' ')} start`,
     ...Object.entries(env).map(([k, v]) => `Environment=${systemdQuote(`${k}=${v}`)}`),
     'Restart=on-failure',
     `RestartSec=${RESTART_DELAY_S}`,
@@ -69,8 +72,7 @@ export function launchdPlist(spec: ServiceSpec): string {
     `  <key>Label</key><string>${LAUNCHD_LABEL}</string>`,
     '  <key>ProgramArguments</key>',
     '  <array>',
-    `    <string>${xml(spec.node)}</string>`,
-    `    <string>${xml(spec.cli)}</string>`,
+    ...[spec.node, ...DAEMON_NODE_FLAGS, spec.cli].map((a) => `    <string>${xml(a)}</string>`),
     '    <string>start</string>',
     '  </array>',
     '  <key>EnvironmentVariables</key>',

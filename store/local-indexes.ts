@@ -11,7 +11,7 @@
  * selectQueryTerms says → BM25 top k.
  */
 import type { Hit } from './types.js';
-import { VectorMatrix, blobToFloat32, type ScanMethod } from './vector-matrix.js';
+import { VectorMatrix, type ScanMethod } from './vector-matrix.js';
 import { KeywordIndex, type KeywordFilter, type ParsedTsvector } from './keyword-index.js';
 import { queryTokens } from './fts-query.js';
 import { PRUNE_DEFAULTS, selectQueryTerms, type PruneOptions } from './term-stats.js';
@@ -109,31 +109,43 @@ export class LocalIndexes {
         while (r < old.n && old.ids[r] < ids[i]) r++;
         if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
       }
-      const missing: number[] = [];
-      const pos = new Map<number, number>();
+      // Per visible row: fetch it (its vector, its terms or both)? Rows are found by binary search
+      // in `ids` and fetched vectors kept by position: no map of every id on a first fill.
+      const need = new Uint8Array(ids.length);
+      let needVec = 0;
+      let needText = 0;
       for (let i = 0; i < ids.length; i++) {
-        if (needsText[i] || (dim !== null && oldRow[i] < 0)) {
-          missing.push(ids[i]);
-          pos.set(ids[i], i);
-        }
+        const vec = dim !== null && oldRow[i] < 0;
+        if (vec) needVec++;
+        if (needsText[i]) needText++;
+        if (needsText[i] || vec) need[i] = 1;
       }
-      const fetched = new Map<number, Uint8Array>();
+      const fetched: Array<Uint8Array | undefined> = new Array(ids.length);
       const take = (r: FetchedRow) => {
-        const at = pos.get(r.id);
-        if (at === undefined) return;
-        if (oldRow[at] < 0 && r.vec) fetched.set(r.id, r.vec);
+        const at = positionOf(ids, r.id);
+        if (at < 0 || !need[at]) return;
+        if (oldRow[at] < 0 && r.vec) fetched[at] = r.vec;
         if (keywords && needsText[at] && r.terms) keywords.addParsed(r.id, regions[at], r.terms);
       };
-      if (source.all && missing.length === ids.length && ids.length > FETCH_PAGE) {
-        // A first fill: one scan.
-        for (const r of source.all({ vec: dim !== null, terms: !!keywords })) take(r);
-        missing.length = 0;
+      // A first fill of the vectors, or of the terms (a keyword index dropped), reads every row
+      // in one scan — only what every row needs: a keyword index adopted from warm() before the
+      // first search needs every vector but no terms (reading them again costs seconds at 100k).
+      let vecDone = false;
+      let textDone = false;
+      if (source.all && ids.length > FETCH_PAGE && (needVec === ids.length || needText === ids.length)) {
+        vecDone = needVec === ids.length;
+        textDone = needText === ids.length;
+        for (const r of source.all({ vec: vecDone, terms: textDone && !!keywords })) take(r);
       }
-      for (let i = 0; i < missing.length; i += FETCH_PAGE) {
-        const page = missing.slice(i, i + FETCH_PAGE);
-        const wantVec = dim !== null && page.some((id) => oldRow[pos.get(id)!] < 0);
-        const wantTerms = !!keywords && page.some((id) => needsText[pos.get(id)!]);
-        for (const r of source.fetch(page, { vec: wantVec, terms: wantTerms })) take(r);
+      const wantsVec = (i: number) => !vecDone && dim !== null && oldRow[i] < 0;
+      const wantsText = (i: number) => !textDone && needsText[i] === 1;
+      const rest: number[] = [];
+      for (let i = 0; i < ids.length; i++) if (need[i] && (wantsVec(i) || wantsText(i))) rest.push(i);
+      for (let i = 0; i < rest.length; i += FETCH_PAGE) {
+        const page = rest.slice(i, i + FETCH_PAGE);
+        const wantVec = page.some(wantsVec);
+        const wantTerms = !!keywords && page.some(wantsText);
+        for (const r of source.fetch(page.map((at) => ids[at]), { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();
       const m = dim === null ? null : appended && old ? this.appendMatrix(dim, old, ids, regions, fetched) : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
@@ -161,15 +173,15 @@ export class LocalIndexes {
   }
 
   /** The old matrix with the appended rows added (in place when it has room). */
-  private appendMatrix(dim: number, old: VectorMatrix, ids: Int32Array, regions: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
+  private appendMatrix(dim: number, old: VectorMatrix, ids: Int32Array, regions: Int32Array, fetched: Array<Uint8Array | undefined>): VectorMatrix {
     let m = old;
     if (old.n + ids.length > old.capacity) {
       m = new VectorMatrix(dim, Math.ceil((old.n + ids.length) * MATRIX_HEADROOM), { method: this.opts.scanMethod });
       m.copyRows(old, 0, old.n);
     }
     for (let i = 0; i < ids.length; i++) {
-      const blob = fetched.get(ids[i]);
-      if (blob && blob.byteLength === dim * 4) m.addRow(ids[i], regions[i], blobToFloat32(blob));
+      const blob = fetched[i];
+      if (blob && blob.byteLength === dim * 4) m.addBlob(ids[i], regions[i], blob);
     }
     return m;
   }
@@ -177,11 +189,11 @@ export class LocalIndexes {
   /** The matrix for the visible rows: the old one updated in place when every new row sorts
    *  after the rows it keeps (the usual case: the writer's new chunks get higher ids) and it
    *  has room, else a new one (with MATRIX_HEADROOM spare rows) copying the kept rows in runs. */
-  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Map<number, Uint8Array>): VectorMatrix {
-    const fresh = (i: number): Float32Array | null => {
-      const blob = fetched.get(ids[i]);
+  private refreshMatrix(dim: number, old: VectorMatrix | null, ids: Int32Array, regions: Int32Array, oldRow: Int32Array, fetched: Array<Uint8Array | undefined>): VectorMatrix {
+    const fresh = (i: number): Uint8Array | null => {
+      const blob = fetched[i];
       // Gone meanwhile or of a foreign dimension: never mixed in.
-      return blob && blob.byteLength === dim * 4 ? blobToFloat32(blob) : null;
+      return blob && blob.byteLength === dim * 4 ? blob : null;
     };
     let appendOnly = old !== null;
     let added = 0;
@@ -202,7 +214,7 @@ export class LocalIndexes {
       for (let i = 0; i < ids.length; i++) {
         if (oldRow[i] >= 0) continue;
         const v = fresh(i);
-        if (v) m.addRow(ids[i], regions[i], v);
+        if (v) m.addBlob(ids[i], regions[i], v);
       }
       return m;
     }
@@ -219,11 +231,25 @@ export class LocalIndexes {
         continue;
       }
       const v = fresh(i);
-      if (v) m.addRow(ids[i], regions[i], v);
+      if (v) m.addBlob(ids[i], regions[i], v);
       i++;
     }
     return m;
   }
+}
+
+/** The position of `id` in the ascending `ids`, or −1. */
+function positionOf(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = ids[mid];
+    if (v < id) lo = mid + 1;
+    else if (v > id) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }
 
 /** The keyword arm over a KeywordIndex: `lexemesOf` is the backend's tokenizer (FTS5's terms

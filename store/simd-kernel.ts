@@ -7,6 +7,10 @@
  *
  *   dot1(q, data, n, rowBytes, out)               out[r]       = q · row_r
  *   dot4(q0, q1, q2, q3, data, n, rowBytes, out)  out[4r + j]  = q_j · row_r
+ *   dotI8(q, data, n, rowBytes, out)              out[r] (i32) = q · row_r, q Int16 and rows Int8
+ *                                                 (rowBytes a positive multiple of 8): exact
+ *                                                 integer sums, for store/vector-matrix.ts's
+ *                                                 quantized first pass
  * Pointers are byte offsets into the exported memory; rowBytes is a positive multiple of 16.
  */
 
@@ -49,6 +53,7 @@ const I32_MUL = [0x6c];
 const I32_LT_U = [0x49];
 const I32_GE_U = [0x4f];
 const F32_ADD = [0x92];
+const i32Store = (offset: number) => [0x36, 2, ...uleb(offset)];
 const BLOCK = [0x02, 0x40];
 const LOOP = [0x03, 0x40];
 const END = [0x0b];
@@ -60,6 +65,10 @@ const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
 const F32X4_ADD = simd(228);
 const F32X4_MUL = simd(230);
 const lane = (l: number) => simd(0x1f, l);
+const V128_LOAD8X8_S = simd(0x01, 3, 0);
+const I32X4_DOT_I16X8_S = simd(186);
+const I32X4_ADD = simd(174);
+const i32Lane = (l: number) => simd(0x1b, l);
 /** Horizontal sum of the v128 in local `acc` onto the stack as one f32. */
 const hsum = (acc: number) => [...get(acc), ...lane(0), ...get(acc), ...lane(1), ...F32_ADD, ...get(acc), ...lane(2), ...F32_ADD, ...get(acc), ...lane(3), ...F32_ADD];
 
@@ -115,16 +124,42 @@ function dot4Body(): number[] {
   return [...vec([[...uleb(2), I32], [...uleb(5), V128]]), ...code];
 }
 
+function dotI8Body(): number[] {
+  // params: 0 q (Int16), 1 data (Int8 rows), 2 n, 3 rowBytes, 4 out (Int32)
+  // locals: 5 end, 6 j (row byte), 7 qp (query byte) (i32) · 8 acc (v128)
+  const code = [
+    ...get(1), ...get(2), ...get(3), ...I32_MUL, ...I32_ADD, ...set(5),
+    ...BLOCK,
+    ...get(1), ...get(5), ...I32_GE_U, ...brIf(0),
+    ...LOOP,
+    ...V128_ZERO, ...set(8), ...i32c(0), ...set(6), ...get(0), ...set(7),
+    ...LOOP,
+    ...get(8), ...get(7), ...V128_LOAD, ...get(1), ...get(6), ...I32_ADD, ...V128_LOAD8X8_S, ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(8),
+    ...get(7), ...i32c(16), ...I32_ADD, ...set(7),
+    ...get(6), ...i32c(8), ...I32_ADD, ...tee(6), ...get(3), ...I32_LT_U, ...brIf(0),
+    ...END,
+    ...get(4),
+    ...get(8), ...i32Lane(0), ...get(8), ...i32Lane(1), ...I32_ADD, ...get(8), ...i32Lane(2), ...I32_ADD, ...get(8), ...i32Lane(3), ...I32_ADD,
+    ...i32Store(0),
+    ...get(4), ...i32c(4), ...I32_ADD, ...set(4),
+    ...get(1), ...get(3), ...I32_ADD, ...tee(1), ...get(5), ...I32_LT_U, ...brIf(0),
+    ...END,
+    ...END,
+    ...END,
+  ];
+  return [...vec([[...uleb(3), I32], [...uleb(1), V128]]), ...code];
+}
+
 function moduleBytes(): Uint8Array {
   const fn = (params: number) => [0x60, ...vec(new Array(params).fill([I32])), ...vec([])];
   const code = (body: number[]) => [...uleb(body.length), ...body];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec([fn(5), fn(8)])),
-    ...section(3, vec([[0], [1]])),
+    ...section(3, vec([[0], [1], [0]])),
     ...section(5, vec([[0x00, ...uleb(1)]])),
-    ...section(7, vec([[...str('memory'), 0x02, 0], [...str('dot1'), 0x00, 0], [...str('dot4'), 0x00, 1]])),
-    ...section(10, vec([code(dot1Body()), code(dot4Body())])),
+    ...section(7, vec([[...str('memory'), 0x02, 0], [...str('dot1'), 0x00, 0], [...str('dot4'), 0x00, 1], [...str('dotI8'), 0x00, 2]])),
+    ...section(10, vec([code(dot1Body()), code(dot4Body()), code(dotI8Body())])),
   ]);
 }
 
@@ -143,6 +178,7 @@ export interface SimdKernel {
   memory: WasmMemory;
   dot1(q: number, data: number, n: number, rowBytes: number, out: number): void;
   dot4(q0: number, q1: number, q2: number, q3: number, data: number, n: number, rowBytes: number, out: number): void;
+  dotI8(q: number, data: number, n: number, rowBytes: number, out: number): void;
 }
 
 let compiled: object | null | undefined;

@@ -29,18 +29,25 @@ export class SqliteChunkTerms {
 
   /** The terms of many chunks (title, heading, text each), in order. */
   termsOf(rows: ReadonlyArray<readonly [title: string, heading: string, text: string]>): ParsedTsvector[] {
-    // Stem every word not seen before in batches first (one FTS5 round per batch).
+    // Each word is looked up once (hashing a fresh word string is most of the cost): its terms
+    // when cached, else the word itself, stemmed with the others not seen before in batches
+    // (one FTS5 round per batch) and looked up again.
     const unseen = new Set<string>();
-    const words: string[][][] = new Array(rows.length);
+    const found: Array<Array<Array<readonly string[] | string>>> = new Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const cols = rows[r];
-      const out: string[][] = [[], [], []];
+      const out: Array<Array<readonly string[] | string>> = [[], [], []];
       for (let c = 0; c < COLUMNS; c++) {
         const ws = cols[c] ? cols[c].toLowerCase().match(WORD) ?? [] : [];
-        for (const w of ws) if (this.stemmer.cached(w) === undefined) unseen.add(w);
-        out[c] = ws;
+        const col: Array<readonly string[] | string> = new Array(ws.length);
+        for (let i = 0; i < ws.length; i++) {
+          const t = this.stemmer.cached(ws[i]);
+          if (t === undefined) unseen.add(ws[i]);
+          col[i] = t ?? ws[i];
+        }
+        out[c] = col;
       }
-      words[r] = out;
+      found[r] = out;
     }
     const list = [...unseen];
     for (let i = 0; i < list.length; i += STEM_BATCH) this.stemmer.termsOf(list.slice(i, i + STEM_BATCH));
@@ -51,8 +58,8 @@ export class SqliteChunkTerms {
       let length = 0;
       for (let c = 0; c < COLUMNS; c++) {
         const weight = WEIGHTS[c];
-        for (const w of words[r][c]) {
-          const terms = this.stemmer.cached(w) ?? this.stemmer.termsOf([w])[0];
+        for (const f of found[r][c]) {
+          const terms = typeof f === 'string' ? this.stemmer.cached(f) ?? this.stemmer.termsOf([f])[0] : f;
           for (let t = 0; t < terms.length; t++) tf.set(terms[t], (tf.get(terms[t]) ?? 0) + weight);
           length += terms.length;
         }

@@ -8,6 +8,8 @@
  */
 import type { Hit } from './types.js';
 import { createSimdKernel, type SimdKernel } from './simd-kernel.js';
+import { TopK, KthLargest } from './top-k.js';
+import { ABS_SLACK, int8Stride, quantizeQuery, quantizeRow, type QuantizedRows } from './vector-quantized.js';
 
 export interface MatrixFilter {
   /** allowed[regionId] !== 0 → rows of that region may be returned; null = all regions. */
@@ -20,6 +22,10 @@ export interface MatrixFilter {
 export const QUERY_GROUP = 4;
 
 export type ScanMethod = 'wasm-simd' | 'js';
+
+/** A matrix of at least this capacity keeps the Int8 copy (26 % more memory at 100-d) and scans
+ *  single queries through it; below it the Float32 rows fit the CPU caches and one pass is as fast. */
+export const QUANTIZED_MIN_ROWS = 32_768;
 
 export class VectorMatrix {
   /** Rows filled so far. */
@@ -35,21 +41,44 @@ export class VectorMatrix {
   private readonly qOffset = 0;
   private readonly outOffset: number;
   private readonly dataOffset: number;
+  /** The Int8 copy (null: no SIMD kernel, or a matrix below QUANTIZED_MIN_ROWS). */
+  private readonly quantized: QuantizedRows | null = null;
+  private readonly q16Offset: number;
+  private readonly data8Offset: number;
+  private readonly scoreOffset: number;
+  /** Rows a quantized scan scores in Float32 (scratch, allocated at the first such scan). */
+  private candidates: Int32Array | null = null;
 
   /** An empty matrix for up to `capacity` rows of dimension `dim`. */
-  constructor(readonly dim: number, readonly capacity: number, opts: { method?: ScanMethod } = {}) {
+  constructor(readonly dim: number, readonly capacity: number, opts: { method?: ScanMethod; quantize?: boolean } = {}) {
     this.stride = Math.ceil(dim / 4) * 4;
     this.ids = new Float64Array(capacity);
     this.regionIds = new Int32Array(capacity);
-    const qBytes = QUERY_GROUP * this.stride * 4;
-    this.outOffset = qBytes;
-    this.dataOffset = qBytes + Math.max(1, capacity) * QUERY_GROUP * 4;
-    const total = this.dataOffset + capacity * this.stride * 4;
+    const stride8 = int8Stride(dim);
+    // `quantize` (default: capacity ≥ QUANTIZED_MIN_ROWS) forces the Int8 copy on or off: tests
+    // compare both scans at any size.
+    const withInt8 = opts.method !== 'js' && (opts.quantize ?? capacity >= QUANTIZED_MIN_ROWS);
+    // Kernel memory: Float32 queries | Int16 query | one score | scores out | Float32 rows | Int8 rows.
+    this.q16Offset = QUERY_GROUP * this.stride * 4;
+    this.scoreOffset = this.q16Offset + stride8 * 2;
+    this.outOffset = this.scoreOffset + 16;
+    this.dataOffset = this.outOffset + Math.max(1, capacity) * QUERY_GROUP * 4;
+    this.data8Offset = this.dataOffset + capacity * this.stride * 4;
+    const total = this.data8Offset + (withInt8 ? capacity * stride8 : 0);
     this.kernel = opts.method === 'js' ? null : createSimdKernel(total);
     this.method = this.kernel ? 'wasm-simd' : 'js';
     this.data = this.kernel
       ? new Float32Array(this.kernel.memory.buffer, this.dataOffset, capacity * this.stride)
       : new Float32Array(capacity * this.stride);
+    if (this.kernel && withInt8) {
+      this.quantized = {
+        i8: new Int8Array(this.kernel.memory.buffer, this.data8Offset, capacity * stride8),
+        scale: new Float32Array(capacity),
+        err: new Float64Array(capacity),
+        norm: new Float64Array(capacity),
+        stride8,
+      };
+    }
   }
 
   /** Append one row (a stored normalized vector of length dim). */
@@ -60,6 +89,25 @@ export class VectorMatrix {
     this.ids[r] = id;
     this.regionIds[r] = regionId;
     this.data.set(v, r * this.stride);
+    if (this.quantized) quantizeRow(this.data, r * this.stride, this.dim, this.quantized, r);
+  }
+
+  /** Append one row from a stored BLOB (Float32 bytes, machine order; byteLength = dim·4)
+   *  straight into the matrix: no intermediate Float32Array. */
+  addBlob(id: number, regionId: number, blob: Uint8Array): void {
+    if (this.n >= this.capacity) throw new Error('vector matrix is full');
+    if (blob.byteLength !== this.dim * 4) throw new Error(`vector blob of ${blob.byteLength} bytes in a ${this.dim}-d matrix`);
+    const r = this.n++;
+    this.ids[r] = id;
+    this.regionIds[r] = regionId;
+    this.bytes().set(blob, r * this.stride * 4);
+    if (this.quantized) quantizeRow(this.data, r * this.stride, this.dim, this.quantized, r);
+  }
+
+  private bytesView: Uint8Array | null = null;
+  /** The Float32 rows as bytes (a view; the kernel's memory never grows after creation). */
+  private bytes(): Uint8Array {
+    return (this.bytesView ??= new Uint8Array(this.data.buffer, this.data.byteOffset, this.data.byteLength));
   }
 
   /** Keep only the rows whose keep[row] is 1, in order, moved down in place (no new memory). */
@@ -76,6 +124,13 @@ export class VectorMatrix {
         this.ids.copyWithin(w, r, end);
         this.regionIds.copyWithin(w, r, end);
         this.data.copyWithin(w * this.stride, r * this.stride, end * this.stride);
+        const qz = this.quantized;
+        if (qz) {
+          qz.i8.copyWithin(w * qz.stride8, r * qz.stride8, end * qz.stride8);
+          qz.scale.copyWithin(w, r, end);
+          qz.err.copyWithin(w, r, end);
+          qz.norm.copyWithin(w, r, end);
+        }
       }
       w += end - r;
       r = end;
@@ -91,6 +146,15 @@ export class VectorMatrix {
     this.ids.set(src.ids.subarray(from, from + count), this.n);
     this.regionIds.set(src.regionIds.subarray(from, from + count), this.n);
     this.data.set(src.data.subarray(from * src.stride, (from + count) * src.stride), this.n * this.stride);
+    const qz = this.quantized;
+    if (qz && src.quantized && src.quantized.stride8 === qz.stride8) {
+      qz.i8.set(src.quantized.i8.subarray(from * qz.stride8, (from + count) * qz.stride8), this.n * qz.stride8);
+      qz.scale.set(src.quantized.scale.subarray(from, from + count), this.n);
+      qz.err.set(src.quantized.err.subarray(from, from + count), this.n);
+      qz.norm.set(src.quantized.norm.subarray(from, from + count), this.n);
+    } else if (qz) {
+      for (let r = this.n; r < this.n + count; r++) quantizeRow(this.data, r * this.stride, this.dim, qz, r);
+    }
     this.n += count;
   }
 
@@ -121,24 +185,71 @@ export class VectorMatrix {
     qArea.fill(0);
     group.forEach((q, j) => q && qArea.set(q, j * stride));
     const rowBytes = stride * 4;
-    const single = group.length === 1;
-    if (single) kernel.dot1(this.qOffset, this.dataOffset, n, rowBytes, this.outOffset);
-    else kernel.dot4(this.qOffset, this.qOffset + rowBytes, this.qOffset + 2 * rowBytes, this.qOffset + 3 * rowBytes, this.dataOffset, n, rowBytes, this.outOffset);
-    const out = new Float32Array(buf, this.outOffset, n * (single ? 1 : QUERY_GROUP));
-    const step = single ? 1 : QUERY_GROUP;
+    if (group.length === 1) {
+      if (this.quantized) this.scanQuantized(kernel, this.quantized, group[0]!, heaps[0], allowed, exclude);
+      else {
+        kernel.dot1(this.qOffset, this.dataOffset, n, rowBytes, this.outOffset);
+        selectTop(new Float32Array(buf, this.outOffset, n), n, heaps[0], regionIds, ids, allowed, exclude);
+      }
+      return;
+    }
+    kernel.dot4(this.qOffset, this.qOffset + rowBytes, this.qOffset + 2 * rowBytes, this.qOffset + 3 * rowBytes, this.dataOffset, n, rowBytes, this.outOffset);
+    const out = new Float32Array(buf, this.outOffset, n * QUERY_GROUP);
     const live = group.map((q) => q !== null);
     for (let r = 0; r < n; r++) {
       if (allowed) {
         const g = regionIds[r];
         if (g >= allowed.length || allowed[g] === 0) continue;
       }
-      const base = r * step;
-      let enters = false;
-      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j])) enters = true;
-      if (!enters) continue;
+      const base = r * QUERY_GROUP;
       const id = ids[r];
+      let enters = false;
+      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j], id)) enters = true;
+      if (!enters) continue;
       if (exclude && exclude.has(id)) continue;
-      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j])) heaps[j].push(out[base + j], id);
+      for (let j = 0; j < live.length; j++) if (live[j] && heaps[j].wouldEnter(out[base + j], id)) heaps[j].push(out[base + j], id);
+    }
+  }
+
+  /** One query through the Int8 rows first (module header; store/vector-quantized.ts): pass 1
+   *  keeps the rows whose upper bound reaches the k-th largest lower bound so far, pass 2 scores
+   *  those in Float32 (dot1, as the full scan does) and keeps the top k. */
+  private scanQuantized(kernel: SimdKernel, qz: QuantizedRows, q: Float32Array, heap: TopK, allowed: Uint8Array | null, exclude: ReadonlySet<number> | null): void {
+    const { n, ids, regionIds } = this;
+    const buf = kernel.memory.buffer;
+    const { t, cErr, cNorm } = quantizeQuery(q, this.dim, new Int16Array(buf, this.q16Offset, qz.stride8), this.stride);
+    kernel.dotI8(this.q16Offset, this.data8Offset, n, qz.stride8, this.outOffset);
+    const sums = new Int32Array(buf, this.outOffset, n);
+    const { scale, err, norm } = qz;
+    const kth = new KthLargest(heap.k);
+    let floor = Number.NEGATIVE_INFINITY;
+    const cand = this.candidates && this.candidates.length >= n ? this.candidates : (this.candidates = new Int32Array(this.capacity));
+    let nc = 0;
+    for (let r = 0; r < n; r++) {
+      const a = scale[r] * t * sums[r];
+      const m = err[r] * cErr + norm[r] * cNorm + ABS_SLACK;
+      if (a + m < floor) continue;
+      if (allowed) {
+        const g = regionIds[r];
+        if (g >= allowed.length || allowed[g] === 0) continue;
+      }
+      if (exclude && exclude.has(ids[r])) continue;
+      cand[nc++] = r;
+      const lo = a - m;
+      if (lo > floor) {
+        kth.push(lo);
+        floor = kth.value;
+      }
+    }
+    const rowBytes = this.stride * 4;
+    const score = new Float32Array(buf, this.scoreOffset, 1);
+    for (let j = 0; j < nc; j++) {
+      const r = cand[j];
+      const a = scale[r] * t * sums[r];
+      if (a + err[r] * cErr + norm[r] * cNorm + ABS_SLACK < floor) continue;
+      kernel.dot1(this.qOffset, this.dataOffset + r * rowBytes, 1, rowBytes, this.scoreOffset);
+      const s = score[0];
+      if (heap.wouldEnter(s, ids[r])) heap.push(s, ids[r]);
     }
   }
 
@@ -161,8 +272,8 @@ export class VectorMatrix {
       }
       for (; i < dim; i++) s0 += q[i] * data[base + i];
       const s = s0 + s1 + s2 + s3;
-      if (!heap.wouldEnter(s)) continue;
       const id = ids[r];
+      if (!heap.wouldEnter(s, id)) continue;
       if (exclude && exclude.has(id)) continue;
       heap.push(s, id);
     }
@@ -189,12 +300,12 @@ export class VectorMatrix {
         s3 += q3[i] * x;
       }
       scores[0] = s0; scores[1] = s1; scores[2] = s2; scores[3] = s3;
-      let enters = false;
-      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j])) enters = true;
-      if (!enters) continue;
       const id = ids[r];
+      let enters = false;
+      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j], id)) enters = true;
+      if (!enters) continue;
       if (exclude && exclude.has(id)) continue;
-      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j])) heaps[j].push(scores[j], id);
+      for (let j = 0; j < QUERY_GROUP; j++) if (live[j] && heaps[j].wouldEnter(scores[j], id)) heaps[j].push(scores[j], id);
     }
   }
 }
@@ -211,55 +322,22 @@ function normalized(q: Float32Array, dim: number): Float32Array | null {
   return out;
 }
 
-/** Fixed-size min-heap of (score, id): keeps the k largest scores seen. */
-class TopK {
-  private readonly s: Float64Array;
-  private readonly id: Float64Array;
-  private size = 0;
-  constructor(private readonly k: number) {
-    this.s = new Float64Array(k);
-    this.id = new Float64Array(k);
-  }
-  wouldEnter(score: number): boolean {
-    return this.size < this.k || score > this.s[0];
-  }
-  push(score: number, id: number): void {
-    const s = this.s;
-    const ids = this.id;
-    if (this.size < this.k) {
-      let i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (s[p] <= score) break;
-        s[i] = s[p];
-        ids[i] = ids[p];
-        i = p;
-      }
-      s[i] = score;
-      ids[i] = id;
-      return;
+/** Push the rows of one query's scores (`scores[r]` of row r) that may enter `heap`: the
+ *  current k-th score is kept in a local, so most rows cost one comparison. */
+function selectTop(scores: Float32Array, n: number, heap: TopK, regionIds: Int32Array, ids: Float64Array, allowed: Uint8Array | null, exclude: ReadonlySet<number> | null): void {
+  let floor = heap.floor();
+  for (let r = 0; r < n; r++) {
+    const s = scores[r];
+    if (s < floor) continue;
+    if (allowed) {
+      const g = regionIds[r];
+      if (g >= allowed.length || allowed[g] === 0) continue;
     }
-    // Replace the minimum and sift down.
-    let i = 0;
-    const n = this.size;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && s[r] < s[l] ? r : l;
-      if (s[c] >= score) break;
-      s[i] = s[c];
-      ids[i] = ids[c];
-      i = c;
-    }
-    s[i] = score;
-    ids[i] = id;
-  }
-  sorted(): Hit[] {
-    const out: Array<{ s: number; id: number }> = [];
-    for (let i = 0; i < this.size; i++) out.push({ s: this.s[i], id: this.id[i] });
-    out.sort((a, b) => b.s - a.s || a.id - b.id);
-    return out.map((h, i) => ({ chunkId: h.id, score: h.s, rank: i + 1 }));
+    const id = ids[r];
+    if (!heap.wouldEnter(s, id)) continue;
+    if (exclude && exclude.has(id)) continue;
+    heap.push(s, id);
+    floor = heap.floor();
   }
 }
 

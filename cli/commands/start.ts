@@ -15,6 +15,7 @@ import { readCanary } from '../../daemon/canary.js';
 import { lockState } from '../../daemon/lock.js';
 import { loadConfig } from '../../config/load.js';
 import { SERVICE_MARKER } from '../../ops/service-files.js';
+import { DAEMON_NODE_FLAGS } from '../../shared/daemon-node-flags.js';
 
 /** How long `start --detach` waits for the child's first canary (model load included). */
 export const DETACH_WAIT_MS = 60_000;
@@ -60,7 +61,7 @@ export async function startDetached(sets: string[], env: NodeJS.ProcessEnv = pro
   try { outStart = statSync(outPath).size; } catch { /* new file */ }
   const fd = openSync(outPath, 'a', 0o600);
   const bin = fileURLToPath(new URL('../../../bin/active-brain.js', import.meta.url));
-  const args = [bin, 'start', ...sets.flatMap((s) => ['--set', s])];
+  const args = [...DAEMON_NODE_FLAGS, bin, 'start', ...sets.flatMap((s) => ['--set', s])];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env });
   closeSync(fd);
   let exited: number | null = null;

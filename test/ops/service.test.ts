@@ -21,7 +21,7 @@ const spec = { node: '/usr/bin/node', cli: '/opt/a b/bin/active-brain.js', home:
 describe('service files', () => {
   it('systemd unit: quoted ExecStart, restart on failure only, state dir pinned', () => {
     const u = systemdUnit(spec);
-    expect(u).toContain('ExecStart="/usr/bin/node" "/opt/a b/bin/active-brain.js" start');
+    expect(u).toContain('ExecStart="/usr/bin/node" "--max-semi-space-size=2" "/opt/a b/bin/active-brain.js" start');
     expect(u).toContain('Restart=on-failure');
     expect(u).toContain('Environment="ACTIVE_BRAIN_HOME=/home/u/.active-brain"');
     expect(u).toContain('Environment="ACTIVE_BRAIN_TRANSCRIPTS=/t/p%%x"');

@@ -110,6 +110,44 @@ describe('vector scan kernel', () => {
   });
 });
 
+describe('quantized first pass (Int8 rows, proven bounds)', () => {
+  it('returns exactly the full Float32 scan: same ids, same scores, ties to the lower id; with duplicates, zero rows, filters, updates', () => {
+    for (const dim of [5, 24, 100]) {
+      const rnd = prng(dim * 7);
+      const n = 3_000;
+      const rows = Array.from({ length: n }, (_, i) => (i % 97 === 0 ? new Float32Array(dim) : randomUnit(rnd, dim)));
+      // Exact duplicates: equal scores, so the tie rule decides.
+      for (let i = 1; i < n; i += 50) rows[i] = rows[i - 1].slice();
+      const build = (quantize: boolean) => {
+        const m = new VectorMatrix(dim, n + 10, { quantize });
+        rows.forEach((v, i) => m.addRow(10 + i, i % 3, v));
+        return m;
+      };
+      const full = build(false);
+      const quant = build(true);
+      const filters = [
+        { allowedRegions: null, exclude: null },
+        { allowedRegions: new Uint8Array([1, 0, 1]), exclude: new Set([10, 11, 60]) },
+      ];
+      for (let qi = 0; qi < 40; qi++) {
+        // Queries near stored rows (many close scores at the top) and random ones.
+        const q = qi % 2 ? randomUnit(rnd, dim) : rows[Math.floor(rnd() * n)].map((x) => x + (rnd() - 0.5) * 0.05);
+        for (const f of filters) for (const k of [1, 10, 50]) expect(quant.search([q], k, f)).toEqual(full.search([q], k, f));
+      }
+      // retain() and copyRows() keep the Int8 rows in step.
+      const keep = Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1));
+      full.retain(keep);
+      quant.retain(keep);
+      const grown = new VectorMatrix(dim, n + 10, { quantize: true });
+      grown.copyRows(full, 0, full.n);
+      const q = randomUnit(rnd, dim);
+      const f = { allowedRegions: null, exclude: null };
+      expect(quant.search([q], 20, f)).toEqual(full.search([q], 20, f));
+      expect(grown.search([q], 20, f)).toEqual(full.search([q], 20, f));
+    }
+  });
+});
+
 describe('vector matrix updates in place (the team store reader refreshes this way)', () => {
   it.each(['wasm-simd', 'js'] as const)('%s: retain() and copyRows() answer exactly as a matrix built from the kept rows', (method) => {
     fc.assert(
