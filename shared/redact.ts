@@ -57,7 +57,9 @@ export function marker(kind: string): string {
 }
 
 export class Redactor {
-  readonly fingerprint: string;
+  /** The fingerprint, or how to compute it: hashed on first read (the indexer and `store push`
+   *  read it; the hook, which only redacts, never does and so never loads node:crypto). */
+  private fp: string | (() => string);
   private readonly allow: RegExp[];
   private readonly userTrigger: boolean;
 
@@ -65,13 +67,19 @@ export class Redactor {
   private readonly hintRe: RegExp | null;
   private readonly hintRules: RedactRule[][];
 
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string) {
+  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string)) {
     this.allow = [...allow];
-    this.fingerprint = fingerprint;
+    this.fp = fingerprint;
     this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
     const hints = [...new Set(rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
     this.hintRules = hints.map((h) => rules.filter((r) => r.hint === h));
     this.hintRe = hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null;
+  }
+
+  /** Names the rules and allow list in force (stores record the one they were scrubbed by). */
+  get fingerprint(): string {
+    if (typeof this.fp !== 'string') this.fp = this.fp();
+    return this.fp;
   }
 
   /** The hinted rules whose hint occurs in `text`. */
@@ -225,10 +233,9 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
     return { kind: p.kind, re };
   });
   const allow = cfg.allow.map((a, i) => compile(`^(?:${a})$`, `redact.allow[${i}]`, ''));
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify({ v: RULES_VERSION, rules: rules.map((r) => [r.kind, r.re.source, r.re.flags]), patterns: cfg.patterns, allow: cfg.allow }))
-    .digest('hex')
-    .slice(0, 16);
+  // What it names is fixed now; only the hashing waits for the first read.
+  const named = JSON.stringify({ v: RULES_VERSION, rules: rules.map((r) => [r.kind, r.re.source, r.re.flags]), patterns: cfg.patterns, allow: cfg.allow });
+  const fingerprint = () => createHash('sha256').update(named).digest('hex').slice(0, 16);
   return new Redactor([...rules, ...user], allow, fingerprint);
 }
 
