@@ -39,6 +39,11 @@ const T0 = process.hrtime.bigint();
 /** Node start-up before this module (ms): process.uptime() counts from the process start. */
 const BOOT_MS = process.uptime() * 1000;
 const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6;
+/** Threads in libuv's pool, which starts at the hook's first fs.read (stdin, its only use of
+ *  the pool, one read at a time): one is enough, and each of the default four costs start-up
+ *  time, the more on a busy machine. libuv reads the variable when the pool starts. */
+const POOL_THREADS = '1';
+process.env.UV_THREADPOOL_SIZE = POOL_THREADS;
 const env = process.env;
 let release: (() => void) | null = null;
 let ended = false;

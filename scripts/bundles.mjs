@@ -6,15 +6,50 @@
 import { build } from 'esbuild';
 import { join } from 'node:path';
 
+/**
+ * Built-ins the hook bundle requires on first use instead of at its start, with the functions
+ * it imports from each (a name missing here fails the build: the stand-in is an ES module).
+ * Each costs milliseconds of every hook start when loaded up front (docs/HOOK.md, speed choices):
+ *   node:crypto  only Redactor.fingerprint hashes (the indexer reads it; the hook never does);
+ *   node:v8      loads the stream modules with it; the hook sets its regex flag without it
+ *                (hook/regexp-tier.ts) and needs it only where that way is missing.
+ */
+const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:v8': ['setFlagsFromString'] };
+
 export const BUNDLES = /** @type {const} */ ({
-  hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs') },
+  hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },
   sessionStart: { entry: join('ops', 'plugin-session-start.ts'), dist: 'session-start.bundle.cjs', committed: join('hooks', 'session-start.bundle.cjs') },
 });
+
+const LAZY_NS = 'lazy-builtin';
+
+/** esbuild plugin: each built-in of `lazy` ({ name: [function, …] }) becomes a stand-in module
+ *  whose functions require the real one on their first call. */
+function lazyBuiltins(lazy) {
+  const filter = new RegExp(`^(?:${Object.keys(lazy).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'lazy-builtins',
+    setup(b) {
+      // The stand-in's own require of the built-in stays a plain (external) require.
+      b.onResolve({ filter }, (a) => (a.namespace === LAZY_NS ? { path: a.path, external: true } : { path: a.path, namespace: LAZY_NS }));
+      b.onLoad({ filter: /.*/, namespace: LAZY_NS }, (a) => ({
+        loader: 'js',
+        contents: [
+          'let m;',
+          `const load = () => (m ??= require(${JSON.stringify(a.path)}));`,
+          ...lazy[a.path].map((f) => `export function ${f}(...args) { return load().${f}(...args); }`),
+        ].join('\n'),
+      }));
+    },
+  };
+}
 
 /** Bundle one entry of BUNDLES (under `root`) into `outfile`. CommonJS on purpose: Node starts a
  *  CJS file much faster than an ESM one that imports built-ins (bench/hook.bench.ts). */
 export async function bundle(root, name, outfile) {
+  const lazy = BUNDLES[name].lazy;
   await build({
+    plugins: lazy ? [lazyBuiltins(lazy)] : [],
     entryPoints: [join(root, BUNDLES[name].entry)],
     outfile,
     bundle: true,

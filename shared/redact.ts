@@ -57,33 +57,43 @@ export function marker(kind: string): string {
 }
 
 export class Redactor {
-  readonly fingerprint: string;
+  /** The fingerprint, or how to compute it: hashed on first read (the indexer and `store push`
+   *  read it; the hook, which only redacts, never does and so never loads node:crypto). */
+  private fp: string | (() => string);
   private readonly allow: RegExp[];
   private readonly userTrigger: boolean;
 
-  /** One scan for every rule's hint: group i+1 ↔ hints[i]. */
-  private readonly hintRe: RegExp | null;
-  private readonly hintRules: RedactRule[][];
+  /** One scan for every rule's hint: group i+1 ↔ hints[i]; built at the first scan (a text
+   *  without a trigger, as most are, never needs it). */
+  private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
 
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string) {
+  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string)) {
     this.allow = [...allow];
-    this.fingerprint = fingerprint;
+    this.fp = fingerprint;
     this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
-    const hints = [...new Set(rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
-    this.hintRules = hints.map((h) => rules.filter((r) => r.hint === h));
-    this.hintRe = hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null;
+  }
+
+  /** Names the rules and allow list in force (stores record the one they were scrubbed by). */
+  get fingerprint(): string {
+    if (typeof this.fp !== 'string') this.fp = this.fp();
+    return this.fp;
   }
 
   /** The hinted rules whose hint occurs in `text`. */
   private hinted(text: string): Set<RedactRule> {
     const out = new Set<RedactRule>();
-    if (!this.hintRe) return out;
+    if (!this.hints) {
+      const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
+      this.hints = { re: hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null, rules: hints.map((h) => this.rules.filter((r) => r.hint === h)) };
+    }
+    const { re, rules } = this.hints;
+    if (!re) return out;
     let seen = 0;
-    for (const m of text.matchAll(this.hintRe)) {
+    for (const m of text.matchAll(re)) {
       const g = m.findIndex((x, i) => i > 0 && x !== undefined) - 1;
-      if (g < 0 || out.has(this.hintRules[g][0])) continue;
-      for (const r of this.hintRules[g]) out.add(r);
-      if (++seen === this.hintRules.length) break;
+      if (g < 0 || out.has(rules[g][0])) continue;
+      for (const r of rules[g]) out.add(r);
+      if (++seen === rules.length) break;
     }
     return out;
   }
@@ -225,10 +235,16 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
     return { kind: p.kind, re };
   });
   const allow = cfg.allow.map((a, i) => compile(`^(?:${a})$`, `redact.allow[${i}]`, ''));
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify({ v: RULES_VERSION, rules: rules.map((r) => [r.kind, r.re.source, r.re.flags]), patterns: cfg.patterns, allow: cfg.allow }))
-    .digest('hex')
-    .slice(0, 16);
+  // The config as it is now (a copy: the caller's object may change later); it is named and
+  // hashed at the first read.
+  const named = [...rules];
+  const patterns = cfg.patterns.map((p) => ({ ...p }));
+  const allowed = [...cfg.allow];
+  const fingerprint = () =>
+    createHash('sha256')
+      .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
+      .digest('hex')
+      .slice(0, 16);
   return new Redactor([...rules, ...user], allow, fingerprint);
 }
 

@@ -4,7 +4,6 @@
  * state dir + transcript root, write real settings/cache/transcript files, and run the real
  * bundled hook as a child process with a payload on stdin.
  */
-import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,21 +27,12 @@ export function cleanupTemp(): void {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
-/** Bundle hook/main.ts with the options of scripts/build.mjs; returns the file path. */
+/** Bundle hook/main.ts as scripts/build.mjs does (scripts/bundles.mjs); returns the file path. */
 export function hookBundle(): Promise<string> {
   bundled ??= (async () => {
     const out = join(tempDir('ab-hook-bundle-'), 'hook.bundle.cjs');
-    await build({
-      entryPoints: [join(ROOT, 'hook', 'main.ts')],
-      outfile: out,
-      bundle: true,
-      format: 'cjs',
-      platform: 'node',
-      target: 'node20',
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    });
+    const { bundle } = (await import(join(ROOT, 'scripts', 'bundles.mjs'))) as { bundle: (root: string, name: string, outfile: string) => Promise<void> };
+    await bundle(ROOT, 'hook', out);
     return out;
   })();
   return bundled;

@@ -10,7 +10,7 @@ import { readFileSync, existsSync, statSync, mkdirSync, writeFileSync, truncateS
 import { join } from 'node:path';
 import {
   makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, runHook, lastRecord, logRecords,
-  readStateFile, printedLine, offer, hookBundle, cleanupTemp, ROOT,
+  readStateFile, printedLine, offer, hookBundle, cleanupTemp, ROOT, toolSettingsFor, toolPayloadFor,
 } from './helpers.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 import { utf8Bytes } from '../../shared/escape.js';
@@ -155,6 +155,36 @@ describe('hook bundle', () => {
 
   it('is small and imports only node built-ins (fresh bundle of hook/main.ts)', async () => {
     checkBundle(await hookBundle());
+  });
+
+  it('loads no node:crypto, node:v8 or stream modules on its way to an answer, at a prompt or a tool error (each costs ms of every start); control: a file that requires them', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const ctx = makeCtx();
+    writeSettings(ctx, toolSettingsFor(ctx, {}, {}, { state: 'live' }));
+    writeCache(ctx, cacheFor(ctx));
+    const probe = join(ctx.home, 'probe.cjs');
+    // Lists the built-in modules loaded after Node's own start-up, at exit.
+    writeFileSync(probe, "const before = new Set(process.moduleLoadList); process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));");
+    let runs = 0;
+    const loaded = (args: string[], input: string) => {
+      const out = join(ctx.home, `probe-${++runs}.txt`);
+      const r = spawnSync(process.execPath, ['--require', probe, ...args], { env: { ...ctx.env, PROBE_OUT: out }, input, encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      return { stdout: r.stdout, modules: readFileSync(out, 'utf8').split('\n') };
+    };
+    const heavy = (ms: string[]) => ms.filter((m) => /^NativeModule (?:crypto|v8|stream|internal\/crypto\/|internal\/streams\/)/.test(m));
+    const bundle = await hookBundle();
+    const prompt = loaded([bundle], JSON.stringify(payloadFor(ctx)));
+    expect(printedLine(prompt.stdout)).not.toBeNull();
+    expect(heavy(prompt.modules)).toEqual([]);
+    // A tool error holding a credential: signed after redaction (the redactor is built).
+    const tool = loaded([bundle], JSON.stringify(toolPayloadFor(ctx, 'Exit code 1\nfatal: could not read from remote: token ghp_0123456789abcdefghijABCDEFGHIJ012345 rejected')));
+    expect(tool.stdout).toBe('');
+    expect(heavy(tool.modules)).toEqual([]);
+    expect(lastRecord(ctx)).toMatchObject({ channel: 'tool', reason: 'no-fix' });
+    const control = join(ctx.home, 'control.cjs');
+    writeFileSync(control, "require('node:crypto'); require('node:v8');");
+    expect(heavy(loaded([control], '').modules)).toEqual(expect.arrayContaining(['NativeModule crypto', 'NativeModule v8']));
   });
 
   it('dist/hook.bundle.cjs from npm run build passes the same checks (when built)', () => {
