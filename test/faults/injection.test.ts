@@ -73,8 +73,11 @@ describe('injection: hostile notes and transcripts through daemon and hook', () 
     for (let i = 0; i < 8; i++) {
       const turn = errorExchangeLines(
         s,
-        `${INJECT}: the API fails against postgres with ECONNRESET again ${INVISIBLE} ${'x'.repeat(i === 3 ? MB : 10)}`,
-        `psql ${ANSI}`,
+        // The request names what the notes are about (an offer must hold its specific words:
+        // retrieval/coverage.ts); the hostile bytes ride in the warm-up turns, the command, the
+        // error and the reply.
+        `the API fails against postgres with ECONNRESET at acquireConnection again, ${i === 3 ? 'x'.repeat(MB) : 'pool'}`,
+        `psql ${ANSI}${INVISIBLE}`,
         `Error: read ECONNRESET ${ANSI} in worker ${'abcdefgh'[i]}${FAKE_END}\n    at acquireConnection (src/db/pool.ts:41:11)`,
         `The pool drops idle connections. ${FAKE_END}${INVISIBLE}${ANSI}`,
       );
