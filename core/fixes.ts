@@ -158,14 +158,11 @@ export function fixKey(fix: string): string {
  *  holds where its project is, and the hook offers one only there (FixOffer.where). */
 const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
 
-/** A fix with a destructive step (shared/destructive.ts): never offered. The indexer already
- *  leaves such fixes out; this holds for stores indexed before, and for notes. */
-export const DESTRUCTIVE_FIX_RE = DESTRUCTIVE_STEP_RE;
-
-/** An episode that may be a Past fix: resolved, with a fix that is not destructive, not a
- *  generic error, keyed. */
+/** An episode that may be a Past fix: resolved, with a fix that is not destructive
+ *  (shared/destructive.ts: the indexer already leaves such fixes out; this holds for stores
+ *  indexed before, and for notes), not a generic error, keyed. */
 function usable(e: EpisodeRecord): boolean {
-  return e.resolved && !!e.fix && !DESTRUCTIVE_FIX_RE.test(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
+  return e.resolved && !!e.fix && !DESTRUCTIVE_STEP_RE.test(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
 }
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
@@ -178,15 +175,16 @@ const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
  */
 export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, eps: readonly EpisodeRecord[], unresolvedSessions: number): FixOffer[] {
   const ok = eps.filter((e) => e.resolved && e.fix);
+  const keyOf = new Map(ok.map((e) => [e, fixKey(e.fix)]));
   const byFix = new Map<string, EpisodeRecord[]>();
-  for (const e of rankEpisodes(ok)) byFix.set(fixKey(e.fix), [...(byFix.get(fixKey(e.fix)) ?? []), e]);
+  for (const e of rankEpisodes(ok)) byFix.set(keyOf.get(e)!, [...(byFix.get(keyOf.get(e)!) ?? []), e]);
   const sessions = (list: EpisodeRecord[]) => new Set(list.map(sessionOf)).size;
   const groups = [...byFix.values()].sort((a, b) => sessions(b) - sessions(a) || b[0].at - a[0].at || a[0].chunkId - b[0].chunkId);
   const out: FixOffer[] = [];
   for (const g of groups) {
     const agree = sessions(g);
-    const kind = fixKind(fixKey(g[0].fix));
-    const otherWay = sessions(ok.filter((e) => fixKind(fixKey(e.fix)) !== kind));
+    const kind = fixKind(keyOf.get(g[0])!);
+    const otherWay = sessions(ok.filter((e) => fixKind(keyOf.get(e)!) !== kind));
     const penalty = Math.min(MAX_PENALTY, CONTRADICTION * unresolvedSessions + DISAGREEMENT * otherWay);
     // One fix per session of the group (newest first): the hook skips the ones it may not
     // show (its own session or lineage, another project's scope or place) and takes the next.

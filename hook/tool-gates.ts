@@ -150,7 +150,7 @@ function silent(reason: Reason, base: Partial<Decision>): Decision {
 type Picked = { offer: Offer; source: NonNullable<Decision['source']> } | { done: Decision };
 
 /** The offer for this error: the best fix of the signature's file, else the tool cache's. */
-function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Picked {
+function pickOffer(input: ToolInput, state: HookState | null, sig: string, base: Partial<Decision>): Picked {
   const { settings, now } = input;
   if (input.fixes !== undefined) {
     const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, input.fixesKey ?? sig);
@@ -168,7 +168,6 @@ function pickOffer(input: ToolInput, sig: string, base: Partial<Decision>): Pick
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
     // (which did not keep it away); all shown already → the repeat gate below silences it.
-    const state = input.state === 'invalid' ? null : input.state;
     const fresh = here.find((f) => !state?.seenOfferIds.includes(f.offer.id) && !state?.seenHandles?.includes(f.offer.handle));
     return { offer: (fresh ?? here[0]).offer, source: 'fixes' };
   }
@@ -206,7 +205,7 @@ export function toolGates(input: ToolInput): Decision {
   base.sig = sig;
   // An error whose fix is the person's, the code's at hand, or stated in the message itself.
   if (input.signal.generic) return silent('generic-error', base); // gate:generic-error
-  const picked = pickOffer(input, sig, base);
+  const picked = pickOffer(input, state, sig, base);
   if ('done' in picked) return picked.done;
   const { offer } = picked;
   base.source = picked.source;

@@ -20,6 +20,7 @@
  * bits; a chunk with fewer than MIN_SHINGLES shingles is too short to judge and passes.
  * How the thresholds were chosen: docs/OFFERS.md.
  */
+import { escapeRegExp } from '../shared/regexp.js';
 
 /** Words per shingle: 4 consecutive words rarely repeat by chance between two texts on the
  *  same topic, yet survive the small edits a copied plan or report goes through. */
@@ -112,9 +113,6 @@ export function novelty(chunkText: string, held: { has(h: number): boolean }, pr
   return { novel: true, held: h, restates: r };
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Line labels the indexer writes into chunks (indexer/transcript-chunks.ts): not authors. */
 export const CHUNK_LABELS: ReadonlySet<string> = new Set(['prompt', 'assistant', 'tools', 'errors', 'error', 'tried', 'fix', 'why', 'error episode']);
@@ -131,7 +129,7 @@ export function chunkAuthor(text: string): string | null {
 /** Is the chunk about at least one of the request's named subjects? (true when it names none). */
 export function namesSubject(chunk: { title: string; heading: string; text: string }, names: readonly string[]): boolean {
   if (names.length === 0) return true;
-  const word = (n: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}_])${escapeRe(n)}(?:$|[^\\p{L}\\p{N}_])`, 'iu');
+  const word = (n: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}_])${escapeRegExp(n)}(?:$|[^\\p{L}\\p{N}_])`, 'iu');
   const author = chunkAuthor(chunk.text);
   if (author !== null) return names.some((n) => word(n).test(author));
   const hay = `${chunk.title}\n${chunk.heading}\n${chunk.text}`;

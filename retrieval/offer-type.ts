@@ -30,6 +30,7 @@ import type { OfferType } from '../shared/types.js';
 import type { TriggerKind } from './types.js';
 import { ERROR_KINDS, type Extracted } from './extract.js';
 import { STOP_WORDS } from '../store/stopwords.js';
+import { escapeRegExp } from '../shared/regexp.js';
 
 export interface TypeContext {
   strings: readonly Extracted[];
@@ -97,9 +98,6 @@ export function sharedErrorString(strings: readonly Extracted[], chunkText: stri
   return null;
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** The term a chunk advises against that the turn does, or null. */
 function advisedAgainst(text: string): Array<{ term: string; ticked: boolean }> {
@@ -125,7 +123,7 @@ export function contradictedTerm(chunkText: string, turnText: string): string | 
   const turnAvoids = new Set(advisedAgainst(turnText.slice(0, CONTRADICT_SCAN_CHARS)).map((t) => t.term));
   for (const { term, ticked } of advisedAgainst(chunkText.slice(0, CONTRADICT_SCAN_CHARS))) {
     if (turnAvoids.has(term)) continue;
-    const found = ticked ? turn.includes(term) : new RegExp(`(?:^|[^\\w])${escapeRe(term)}(?:$|[^\\w])`).test(turn);
+    const found = ticked ? turn.includes(term) : new RegExp(`(?:^|[^\\w])${escapeRegExp(term)}(?:$|[^\\w])`).test(turn);
     if (found) return term;
   }
   return null;

@@ -14,6 +14,7 @@
  * The same holds for files: a fix that only edited files (`Edit src/lib/wallet.ts`) is about
  * an error in those files (FixOffer.edits), and is offered only at an error that names one.
  */
+import { escapeRegExp } from './regexp.js';
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
 const FIX_DIR_RES = [/^in ((?:[A-Za-z]:)?[^:]+):/, /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)/, /\s-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/] as const;
@@ -48,14 +49,12 @@ export function fixPlace(fix: string): string | null {
 /** Bytes of the session's transcript, before the failure, in which a place must show. */
 export const TAIL_BYTES = 64 * 1024;
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Whether the session works at `place`: its cwd has that segment, or its recent transcript
  *  names a path through it (`/api-gateway/`, `\api-gateway"`) or `cd`s into it. */
 export function placeInContext(place: string, cwd: string | null, recent: string): boolean {
   if (cwd && cwd.split(/[/\\]+/).includes(place)) return true;
   if (!recent) return false;
-  const p = escapeRe(place);
+  const p = escapeRegExp(place);
   return new RegExp(`[/\\\\]${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, DESTRUCTIVE_FIX_RE, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
 import { errorKeys } from '../../shared/error-keys.js';
+import { DESTRUCTIVE_STEP_RE } from '../../shared/destructive.js';
 import type { EpisodeRecord } from '../../store/types.js';
 
 const SIG = '00563818672bd1';
@@ -121,7 +122,7 @@ describe('Past fix offers from episodes', () => {
   it('a destructive fix (force push, hard reset, aborted rebase, skipped hooks) is never offered (control: the same error fixed safely is)', () => {
     for (const fix of ['git checkout <branch>; then git push --force origin <branch>:main', 'git reset --hard <hash>', 'git rebase --abort', 'git commit --no-verify -m <message>', 'git push origin +main', 'git checkout -- src/a.ts']) {
       expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBe(0);
-      expect(DESTRUCTIVE_FIX_RE.test(fix)).toBe(true);
+      expect(DESTRUCTIVE_STEP_RE.test(fix)).toBe(true);
     }
     for (const fix of ['git pull --rebase && git push', 'git push --set-upstream origin <branch>', 'rm -rf node_modules && npm install', 'git checkout -b <branch>']) {
       expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBeGreaterThan(0);
