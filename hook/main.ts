@@ -101,8 +101,10 @@ const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit
 
 Cache-only: reads <home>/hook-settings.json, the kill file, this session's hook state and, at a
 prompt, its offer cache; at a tool error, the fixes file of the error's signature (else of one
-of its key lines) or the session's tool cache. Prints at most one line of JSON (additionalContext) or nothing; always
-exits 0.
+of its key lines) or the session's tool cache, and — only when a fix was found — the first
+64 KiB of its transcript (lineage) and, when a fix ran in another directory, the last 64 KiB
+(where the session works). Prints at most one line of JSON (additionalContext) or nothing;
+always exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
 Docs: docs/HOOK.md.
 `;
