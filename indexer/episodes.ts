@@ -32,6 +32,7 @@ import type { ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import type { EpisodeOutcome } from '../store/types.js';
 import { anyDestructive } from '../shared/destructive.js';
+import { posix } from 'node:path';
 
 /** Steps looked at after a failure. In the real transcripts the fix of a failure came within
  *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
@@ -110,9 +111,12 @@ export function isCascade(resultText: string): boolean {
 }
 
 /** What follows `Name: ` in a step summary. */
-function target(summary: string): string {
-  const i = summary.indexOf(': ');
-  return i >= 0 ? summary.slice(i + 2).trim() : '';
+/** What a call acted on: a shell call's whole command when the summary cut it (heredoc
+ *  bodies out: a commit message's lines are no commands), else the summary's input part. */
+function target(step: Pick<ToolStep, 'summary' | 'command'>): string {
+  if (step.command) return step.command.replace(HEREDOC_RE, '"<message>"').trim();
+  const i = step.summary.indexOf(': ');
+  return i >= 0 ? step.summary.slice(i + 2).trim() : '';
 }
 
 function toolGroup(name: string): string {
@@ -192,34 +196,34 @@ const INTENTS: ReadonlyArray<{ commands: ReadonlySet<string>; tools: ReadonlySet
   { commands: new Set(['grep', 'rg', 'ag', 'ack', 'findstr', 'select-string']), tools: new Set(['Grep']) },
 ];
 
-function intentOf(step: Pick<ToolStep, 'name' | 'summary'>): number {
-  const program = step.name === 'Bash' ? (actionKeys(target(step.summary))[0] ?? '').split(' ')[0].toLowerCase() : '';
+function intentOf(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): number {
+  const program = step.name === 'Bash' ? (actionKeys(target(step))[0] ?? '').split(' ')[0].toLowerCase() : '';
   return INTENTS.findIndex((i) => i.tools.has(step.name) || (program !== '' && i.commands.has(program)));
 }
 
 /** Same or similar action (see the module header). */
-export function similarAction(a: Pick<ToolStep, 'name' | 'summary'>, b: Pick<ToolStep, 'name' | 'summary'>): boolean {
+export function similarAction(a: Pick<ToolStep, 'name' | 'summary' | 'command'>, b: Pick<ToolStep, 'name' | 'summary' | 'command'>): boolean {
   const intent = intentOf(a);
-  if (intent >= 0 && intent === intentOf(b) && (a.name !== b.name || a.name !== 'Bash' || commandKey(target(a.summary)).split(' ')[0] !== commandKey(target(b.summary)).split(' ')[0])) return true;
+  if (intent >= 0 && intent === intentOf(b) && (a.name !== b.name || a.name !== 'Bash' || commandKey(target(a)).split(' ')[0] !== commandKey(target(b)).split(' ')[0])) return true;
   if (toolGroup(a.name) !== toolGroup(b.name)) return false;
   if (a.name === 'Bash') {
-    const ka = actionKeys(target(a.summary));
-    const kb = actionKeys(target(b.summary));
+    const ka = actionKeys(target(a));
+    const kb = actionKeys(target(b));
     return ka.some((x) => kb.some((y) => sameKey(x, y)));
   }
   if (FILE_TOOLS.has(a.name)) {
-    const ta = target(a.summary);
-    return ta !== '' && ta === target(b.summary);
+    const ta = target(a);
+    return ta !== '' && ta === target(b);
   }
   if (a.summary === b.summary) return true;
   return wordOverlap(summaryWords(a.summary), summaryWords(b.summary)) >= SIMILAR_SUMMARY_OVERLAP;
 }
 
 /** A step that only looks (reads, searches, `git status`, output piped into grep). */
-export function isInspection(step: Pick<ToolStep, 'name' | 'summary'>): boolean {
+export function isInspection(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): boolean {
   if (INSPECT_TOOLS.has(step.name)) return true;
   if (step.name !== 'Bash') return false;
-  const segs = segments(target(step.summary));
+  const segs = segments(target(step));
   if (!segs.length) return true;
   return segs.every((s) => {
     const w = segmentWords(s);
@@ -273,8 +277,8 @@ export function fixCommandText(cmd: string, cwd: string | null): string {
 
 /** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`;
  *  paths relative to `base` (the failing call's cwd; default the step's own). */
-export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'cwd'>, base: string | null = step.cwd): string {
-  const t = target(step.summary);
+export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd'>, base: string | null = step.cwd): string {
+  const t = target(step);
   let out: string;
   if (step.name === 'Bash') out = fixCommandText(t, base);
   else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, base) : t}`.trim();
@@ -363,29 +367,57 @@ function dedupe(parts: string[]): string[] {
   return [...new Set(parts.filter(Boolean))];
 }
 
+/** A command's leading change of directory: `cd X && …` (its first segment) or `git -C X …`. */
+const LEAD_CD_RE = /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)\s*(?:&&|;|$)/;
+const GIT_C_RE = /^git\s+-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/;
+
+/** The directory a command's leading `cd X` or `git -C X` names, as written; null for none. */
+function leadingDirectory(cmd: string): string | null {
+  const m = LEAD_CD_RE.exec(cmd) ?? GIT_C_RE.exec(cmd);
+  return m ? m[1].replace(/^["']|["']$/g, '') : null;
+}
+
+/** The directory a call ran in: its leading `cd X` / `git -C X` resolved against the cwd it
+ *  started in (absolute POSIX paths only; `~`, variables and other shapes as written), else
+ *  that cwd; null when unknown. */
+function ranIn(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd' | 'callCwd'>): string | null {
+  const start = step.callCwd ?? step.cwd;
+  const dir = step.name === 'Bash' ? leadingDirectory(target(step)) : null;
+  if (!dir) return start;
+  if (dir.startsWith('/')) return posix.normalize(dir).replace(/(?<=.)\/+$/, '');
+  if (start?.startsWith('/') && !/^[~$]/.test(dir) && !dir.includes('\\')) return posix.join(start, dir).replace(/(?<=.)\/+$/, '');
+  return dir;
+}
+
 /** The fix line and the note that explains it; `fix` '' when nothing was changed (an
  *  unchanged rerun, or one that only hides the error: not a fix, docs/PASTFIX.md). */
 function fixOf(w: Walk): { fix: string; note: string } {
   if (w.outcome === 'unresolved' || !w.end) return { fix: '', note: '' };
   const base = w.lastFailed.callCwd ?? w.lastFailed.cwd;
   const endText = fixStepText(w.end, base);
-  const endDiffers = w.outcome === 'succeeded' && unsuppressed(fixCommandText(target(w.end.summary), base)) !== unsuppressed(fixCommandText(target(w.lastFailed.summary), base));
-  // The shell's working directory moved between the failure and the success (a `cd` call of
-  // its own, or the session's cwd): where it ran is the fix.
-  const endCwd = w.end.callCwd ?? null;
-  const moved = w.outcome === 'succeeded' && !!endCwd && !!base && endCwd !== base ? endCwd : null;
+  const endDiffers = w.outcome === 'succeeded' && unsuppressed(fixCommandText(target(w.end), base)) !== unsuppressed(fixCommandText(target(w.lastFailed), base));
+  // The directory the command ran in moved between the failure and the success (a `cd` call
+  // of its own, the session's cwd, or a leading `cd X &&` / `git -C X` the failure had and the
+  // success dropped or changed): where it ran is the fix. Said once: not when the success's
+  // own text already names where (`cd api-gateway && …`).
+  const failedIn = ranIn(w.lastFailed);
+  const endIn = ranIn(w.end);
+  const moved = !!endIn && !!failedIn && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
   // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
-  if (w.outcome === 'succeeded' && onlyHides(target(w.end.summary), target(w.lastFailed.summary))) return { fix: '', note: '' };
-  const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t.summary), base))));
+  if (w.outcome === 'succeeded' && onlyHides(target(w.end), target(w.lastFailed))) return { fix: '', note: '' };
+  const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t), base))));
   // A way there that threw work away or overrode a safeguard is not a fix to tell anyone.
-  if (anyDestructive([...changes, w.end].map((t) => t.summary))) return { fix: '', note: '' };
+  if (anyDestructive([...changes, w.end].map((t) => (t.command ? `${t.name}: ${t.command}` : t.summary)))) return { fix: '', note: '' };
   if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };
+  // The same action failed otherwise once it ran in another directory: the move changed the
+  // error (`cd /home/me && git add` → `git add` where the repository is), not the work between.
+  if (w.outcome === 'error-changed' && moved) return { fix: clipText(`in ${showPath(moved, failedIn)}: ${endText}`, MAX_FIX_CHARS), note: '' };
   const parts = dedupe(changes.map((t) => fixStepText(t, base)));
   let fix = parts.slice(0, MAX_FIX_STEPS).join('; ');
   if (parts.length > MAX_FIX_STEPS) fix += `; … (${parts.length - MAX_FIX_STEPS} more)`;
-  const where = moved ? `in ${showPath(moved, base)}: ` : '';
+  const where = moved ? `in ${showPath(moved, failedIn)}: ` : '';
   if (endDiffers) fix = fix ? `${fix}; then ${where}${endText}` : `${where}${endText}`;
-  else if (w.outcome === 'succeeded') fix = fix ? `${fix}; then ${where}${commandKey(target(w.end.summary)) || endText} succeeded` : `${where}${endText}`;
+  else if (w.outcome === 'succeeded') fix = fix ? `${fix}; then ${where}${commandKey(target(w.end)) || endText} succeeded` : `${where}${endText}`;
   const explained = [...changes, ...(endDiffers || moved ? [w.end] : [])].find((s) => s.note && s.note !== w.lastFailed.note);
   return { fix: clipText(fix, MAX_FIX_CHARS), note: explained?.note ?? '' };
 }

@@ -46,16 +46,23 @@ export function fixPlace(fix: string): string | null {
   return last;
 }
 
+/** A path separator as a transcript's raw JSON text holds it (`/`, `\\`, an escaped `\\\\`). */
+const ANY_SEP = '[/\\\\]+';
 /** Bytes of the session's transcript, before the failure, in which a place must show. */
 export const TAIL_BYTES = 64 * 1024;
 
 /** Whether the session works at `place`: its cwd has that segment, or its recent transcript
  *  names a path through it (`/api-gateway/`, `\api-gateway"`) or `cd`s into it. */
 export function placeInContext(place: string, cwd: string | null, recent: string): boolean {
-  if (cwd && cwd.split(/[/\\]+/).includes(place)) return true;
+  const segs = cwd ? cwd.split(/[/\\]+/).filter(Boolean) : [];
+  if (segs.includes(place)) return true;
   if (!recent) return false;
   const p = escapeRegExp(place);
-  return new RegExp(`[/\\\\]${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
+  // The place beside the cwd (`/home/me/api` seen from `/home/me/db`): the session works on a
+  // project of its own next to it, and reads the other one only for reference.
+  if (segs.length >= 2 && new RegExp(`${segs.slice(0, -1).map(escapeRegExp).join(ANY_SEP)}${ANY_SEP}${p}(?=[/\\\\"'\\s]|$)`).test(recent)) return false;
+  // A path through it (after a named folder: `**/api/**` is a glob, not a place) or a `cd` into it.
+  return new RegExp(`(?<=[\\w.~-])[/\\\\]+${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
 }
 
 /** An edit step as a fix shows it (indexer/episodes.ts fixStepText): `Edit src/a.ts`. */

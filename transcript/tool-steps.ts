@@ -22,6 +22,8 @@ export interface ToolStep {
   name: string;
   /** `Name: short input` (records.ts bounds it). */
   summary: string;
+  /** A shell call's whole command when the summary cut it (records.ts ToolCall.command). */
+  command?: string;
   isError: boolean;
   /** A `<tool_use_error>` rejection (records.ts): Claude Code fires no hook for it. */
   toolUseError: boolean;
@@ -49,6 +51,7 @@ interface PendingCall {
   step: number;
   name: string;
   summary: string;
+  command?: string;
   at: number | null;
   note: string;
   cwd: string | null;
@@ -105,7 +108,7 @@ export class ToolStepTracker {
         const step = ++this.steps;
         if (!c.id) continue;
         if (this.pending.size >= MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
-        this.pending.set(c.id, { step, name: c.name, summary: c.summary, at: rec.timestamp, note: this.note, cwd: rec.cwd });
+        this.pending.set(c.id, { step, name: c.name, summary: c.summary, ...(c.command ? { command: c.command } : {}), at: rec.timestamp, note: this.note, cwd: rec.cwd });
       }
       return [];
     }
@@ -124,6 +127,7 @@ export class ToolStepTracker {
         toolUseId: r.toolUseId,
         name: call?.name ?? 'unknown',
         summary: call?.summary ?? 'unknown',
+        ...(call?.command ? { command: call.command } : {}),
         isError: r.isError,
         toolUseError: Boolean(r.toolUseError),
         resultText: r.text,

@@ -40,6 +40,34 @@ describe('episodes', () => {
     expect(eps[0].errorLines[0]).toContain('has no upstream branch');
   });
 
+  it('a success whose acting part lies past the summary cut still ends the episode (the whole command is read); control: without it, unresolved', () => {
+    const copy = `mkdir -p /home/user/work/app/docs/stories && cp "/home/user/work/docs/stories/story-us-001-define-the-hard-caps.txt" /home/user/work/app/docs/stories/`;
+    const whole = `${copy} && git add docs/stories && git commit -m "docs: story"`;
+    const cut = (cmd: string) => `Bash: ${cmd}`.slice(0, 160);
+    const failing = () => step('Bash: cd /home/user/work && git add docs/stories/story.txt && git commit -m "docs"', 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git', true, '', '/home/user/work/app');
+    const withCommand = { ...step(cut(whole), '[main e685724] docs: story', false, '', '/home/user/work/app'), command: whole };
+    const resolved = episodesOf([failing(), withCommand]);
+    expect(resolved[0]).toMatchObject({ outcome: 'succeeded', resolved: true });
+    expect(resolved[0].fix).toMatch(/^in app: mkdir -p/);
+    const control = episodesOf([failing(), step(cut(whole), '[main e685724] docs: story', false, '', '/home/user/work/app')]);
+    expect(control[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
+  });
+
+  it('a failure that cd-ed away from where the work is: the success where it is says where (also when it then failed otherwise); control: no move, no place', () => {
+    const NOT_REPO = 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git';
+    const app = '/home/user/work/app';
+    const ok = episodesOf([step('Bash: cd /home/user/work && git add -A && git status', NOT_REPO, true, '', app), step('Bash: git add -A && git status', 'On branch main', false, '', app)]);
+    expect(ok[0]).toMatchObject({ outcome: 'succeeded', fix: 'in app: git add -A && git status' });
+    const changed = episodesOf([
+      step('Bash: cd /home/user/work && git add -A && git commit -m "x"', NOT_REPO, true, '', app),
+      step('Bash: jq ".passes = true" prd.json > /tmp/p.json && mv /tmp/p.json prd.json', '', false, '', app),
+      step('Bash: git add -A && git commit -m "x"', 'Exit code 1\nnothing to commit, working tree clean', true, '', app),
+    ]);
+    expect(changed[0]).toMatchObject({ outcome: 'error-changed', fix: 'in app: git add -A && git commit -m "x"' });
+    const stayed = episodesOf([step('Bash: git add -A && git status', NOT_REPO, true, '', app), step('Bash: git init', 'Initialized', false, '', app), step('Bash: git add -A && git status', 'On branch main', false, '', app)]);
+    expect(stayed[0].fix).not.toMatch(/^in /);
+  });
+
   it('a pre-commit format failure: the format command is the fix, then the commit succeeded; the note explains it', () => {
     const eps = episodesOf([
       step('Bash: git add -A && git commit -m "feat: cart totals with tax and rounding per line item"', FORMAT_FAIL, true, 'Committing.'),

@@ -34,6 +34,15 @@ describe('fix place', () => {
     expect(placeInContext('api', null, '')).toBe(false);
   });
 
+  it('a session in a folder beside the place works on its own project; a glob is no place (controls: the parent, a real path)', () => {
+    const read = '"file_path":"/home/u/api/src/routes.ts"';
+    expect(placeInContext('api', '/home/u/db', read)).toBe(false);
+    expect(placeInContext('api', '/home/u', read)).toBe(true);
+    expect(placeInContext('api', '/srv/db', read)).toBe(true);
+    expect(placeInContext('api', '/home/u', '"glob":"**/api/**/*.ts"')).toBe(false);
+    expect(placeInContext('api', '/home/u', '"glob":"src/api/**/*.ts"')).toBe(true);
+  });
+
   it('the files a fix only edited; none when it does anything else', () => {
     expect(fixEdits('Edit cival-dashboard/src/lib/trading/wallet-manager.ts')).toEqual(['wallet-manager.ts']);
     expect(fixEdits('Edit src/a.ts; Write src/b.ts; … (2 more); then npm run build succeeded')).toEqual(['a.ts', 'b.ts']);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { looksLikeFailure, parseLine, parseValue, stripSystemReminders, type ParsedRecord } from '../../transcript/records.js';
+import { MAX_TOOL_COMMAND_CHARS, MAX_TOOL_SUMMARY_CHARS, looksLikeFailure, parseLine, parseValue, stripSystemReminders, type ParsedRecord } from '../../transcript/records.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
 const lines = (name: string) => readFileSync(join(FIX, name), 'utf8').split('\n').filter((l) => l.length > 0);
@@ -47,6 +47,18 @@ describe('parseLine on real-shaped records', () => {
     expect(recs[2].toolCalls).toEqual([{ id: 'toolu_01', name: 'Bash', summary: 'Bash: mix phx.server' }]);
     expect(recs[3].toolCalls[0].summary).toBe('Read: /home/user/projects/demo/config/dev.exs');
     expect(recs[2].messageId).toBe('msg_01');
+  });
+
+  it('a shell command the summary cuts is kept whole (bounded) beside it; control: a short one, and a long non-shell input, have none', () => {
+    const line = (name: string, input: object) => JSON.stringify({ type: 'assistant', uuid: 'u1', sessionId: 's', timestamp: '2026-01-01T00:00:00Z', message: { id: 'm', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name, input }] } });
+    const call = (name: string, input: object) => (parseLine(line(name, input)) as Extract<ParsedRecord, { kind: 'assistant' }>).toolCalls[0];
+    const long = `mkdir -p ${'/very/long/path'.repeat(12)} && cp a b && git add -A && git commit -m "docs"`;
+    const c = call('Bash', { command: long });
+    expect(c.summary.length).toBeLessThanOrEqual(MAX_TOOL_SUMMARY_CHARS);
+    expect(c.command).toBe(long);
+    expect(call('Bash', { command: 'x'.repeat(MAX_TOOL_COMMAND_CHARS * 2) }).command).toHaveLength(MAX_TOOL_COMMAND_CHARS);
+    expect(call('Bash', { command: 'git status' })).toEqual({ id: 't1', name: 'Bash', summary: 'Bash: git status' });
+    expect(call('Grep', { pattern: 'p'.repeat(400) }).command).toBeUndefined();
   });
 
   it('flags tool errors (is_error or clearly failing output) and keeps their text', () => {
