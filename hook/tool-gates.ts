@@ -23,7 +23,7 @@ import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
-import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, editsNamed, placeInContext } from '../shared/fix-place.js';
+import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -164,7 +164,8 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     // A fix that ran in another directory transfers only to a session working there, and one
     // that only edited files only to an error that names one of them (shared/fix-place.ts).
     const text = input.signal.kind === 'error' ? input.signal.text : '';
-    const here = inScope.filter((f) => (!f.where || placeInContext(f.where, input.cwd, input.recent ?? '')) && (!f.edits || editsNamed(f.edits, text)));
+    const place = currentPlace(inScope.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
+    const here = inScope.filter((f) => (!f.where || f.where === place) && (!f.edits || editsNamed(f.edits, text)));
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
     // (which did not keep it away); all shown already → the repeat gate below silences it.

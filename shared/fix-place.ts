@@ -51,18 +51,46 @@ const ANY_SEP = '[/\\\\]+';
 /** Bytes of the session's transcript, before the failure, in which a place must show. */
 export const TAIL_BYTES = 64 * 1024;
 
+/** Whether the place lies beside the session's cwd (`/home/me/api` named in the recent
+ *  transcript of a session in `/home/me/db`): the session works on a project of its own next
+ *  to it, and reads the other one only for reference. */
+export function placeBeside(place: string, cwd: string | null, recent: string): boolean {
+  const segs = cwd ? cwd.split(/[/\\]+/).filter(Boolean) : [];
+  if (segs.length < 2 || segs.includes(place) || !recent) return false;
+  return new RegExp(`${segs.slice(0, -1).map(escapeRegExp).join(ANY_SEP)}${ANY_SEP}${escapeRegExp(place)}(?=[/\\\\"'\\s]|$)`).test(recent);
+}
+
+/** Where the session last showed it works at `place`: Infinity when its cwd has that segment,
+ *  else the offset in its recent transcript of the last path through the place (after a named
+ *  folder: a glob's `**` is not one) or `cd` into it; -1 for none, or when the
+ *  place lies beside the cwd (placeBeside). */
+export function placeMention(place: string, cwd: string | null, recent: string): number {
+  if (cwd && cwd.split(/[/\\]+/).includes(place)) return Infinity;
+  if (!recent || placeBeside(place, cwd, recent)) return -1;
+  const p = escapeRegExp(place);
+  const re = new RegExp(`(?<=[\\w.~-])[/\\\\]+${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`, 'g');
+  let last = -1;
+  for (const m of recent.matchAll(re)) last = m.index;
+  return last;
+}
+
 /** Whether the session works at `place`: its cwd has that segment, or its recent transcript
  *  names a path through it (`/api-gateway/`, `\api-gateway"`) or `cd`s into it. */
 export function placeInContext(place: string, cwd: string | null, recent: string): boolean {
-  const segs = cwd ? cwd.split(/[/\\]+/).filter(Boolean) : [];
-  if (segs.includes(place)) return true;
-  if (!recent) return false;
-  const p = escapeRegExp(place);
-  // The place beside the cwd (`/home/me/api` seen from `/home/me/db`): the session works on a
-  // project of its own next to it, and reads the other one only for reference.
-  if (segs.length >= 2 && new RegExp(`${segs.slice(0, -1).map(escapeRegExp).join(ANY_SEP)}${ANY_SEP}${p}(?=[/\\\\"'\\s]|$)`).test(recent)) return false;
-  // A path through it (after a named folder: `**/api/**` is a glob, not a place) or a `cd` into it.
-  return new RegExp(`(?<=[\\w.~-])[/\\\\]+${p}(?=[/\\\\"'\\s]|$)|\\bcd\\s+["']?${p}(?=[/\\\\"'\\s;&|]|$)`).test(recent);
+  return placeMention(place, cwd, recent) >= 0;
+}
+
+/** Of the places some fixes ran in, the one the session works at now: the one it showed last
+ *  (placeMention; its cwd first). A session that read another project earlier and went on in
+ *  this one works here. Null when it shows none. */
+export function currentPlace(places: Iterable<string>, cwd: string | null, recent: string): string | null {
+  let best: string | null = null;
+  let at = -1;
+  for (const p of new Set(places)) {
+    const m = placeMention(p, cwd, recent);
+    if (m > at) [best, at] = [p, m];
+  }
+  return best;
 }
 
 /** An edit step as a fix shows it (indexer/episodes.ts fixStepText): `Edit src/a.ts`. */

@@ -250,6 +250,18 @@ describe('tool gates: each gate with its control', () => {
     expect(run(i)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
   });
 
+  it('fixes in two places: the one the session showed last is offered (control: the other order)', () => {
+    const both = () => fixFile([fix({ where: 'portal' }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ where: 'api', sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
+    const portalThenApi = ['"file_path":"/home/u/portal/src/a.ts"', '"command":"cd /home/u/api && npm test"'];
+    for (const [recent, handle] of [[portalThenApi.join(' '), 'sessions/b#ep-2'], [[...portalThenApi].reverse().join(' '), 'sessions/a#ep-1']] as const) {
+      const i = eligible();
+      payload(i).cwd = '/home/u';
+      i.rest.fixFiles[SIG] = both();
+      i.rest.recent = recent;
+      expect(run(i), recent).toMatchObject({ outcome: 'print', offer: { handle } });
+    }
+  });
+
   it('the error met again: another session\'s fix rather than the one already shown; all shown → repeat', () => {
     const two = () => fixFile([fix({}, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
     const i = eligible();

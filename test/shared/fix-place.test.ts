@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { editsNamed, fixDirectory, fixEdits, fixPlace, placeInContext } from '../../shared/fix-place.js';
+import { currentPlace, editsNamed, fixDirectory, fixEdits, fixPlace, placeInContext } from '../../shared/fix-place.js';
 
 describe('fix place', () => {
   it('the directory a fix moved to, and its last segment', () => {
@@ -41,6 +41,15 @@ describe('fix place', () => {
     expect(placeInContext('api', '/srv/db', read)).toBe(true);
     expect(placeInContext('api', '/home/u', '"glob":"**/api/**/*.ts"')).toBe(false);
     expect(placeInContext('api', '/home/u', '"glob":"src/api/**/*.ts"')).toBe(true);
+  });
+
+  it('of several places, the session works at the one it showed last; its cwd first; none when it shows none', () => {
+    const recent = '"file_path":"/home/u/portal/src/a.ts" … "command":"cd /home/u/api && npm test"';
+    expect(currentPlace(['portal', 'api'], '/home/u', recent)).toBe('api');
+    expect(currentPlace(['api', 'portal'], '/home/u', recent.split(' … ').reverse().join(' … '))).toBe('portal');
+    expect(currentPlace(['api', 'portal'], '/home/u/portal', recent)).toBe('portal');
+    expect(currentPlace(['api', 'portal'], '/home/u', 'nothing here')).toBeNull();
+    expect(currentPlace([], '/home/u/api', recent)).toBeNull();
   });
 
   it('the files a fix only edited; none when it does anything else', () => {
