@@ -45,7 +45,9 @@ export const ToolChannelSchema = z
      *  reach it) between two tool offers. 1: the next failure may have its own offer (the
      *  seconds gap, the budget and no-repeat still hold); docs/HOOK.md. */
     minGapSteps: z.number().int().min(0).default(1),
-    /** At least this many seconds between two tool offers in one session. */
+    /** At least this many seconds between two tool offers at the same error (signature) in
+     *  one session; another error may have its own at once (the budget, the steps gap and
+     *  no-repeat still hold): docs/HOOK.md. */
     minGapSeconds: z.number().min(0).default(30),
   })
   .strict();

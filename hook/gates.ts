@@ -260,6 +260,7 @@ export function nextState(prev: HookState | null, sessionId: string, d: Decision
       t.shown += 1;
       t.lastShownStep = t.steps;
       t.lastShownAt = now;
+      t.lastShownSig = d.sig ?? null;
     }
     s.tool = t;
   } else {
@@ -293,5 +294,6 @@ export function parseState(v: unknown, sessionId: string): HookState | null {
 
 function isToolState(t: unknown): t is HookToolState {
   if (!isObj(t) || !isFiniteNum(t.steps) || !isFiniteNum(t.shown)) return false;
+  if (!(t.lastShownSig === undefined || t.lastShownSig === null || typeof t.lastShownSig === 'string')) return false;
   return (t.lastShownStep === null || isFiniteNum(t.lastShownStep)) && (t.lastShownAt === null || isFiniteNum(t.lastShownAt));
 }

@@ -216,7 +216,10 @@ export function toolGates(input: ToolInput): Decision {
   // Shared with the prompt channel: a chunk shown at a failure is not shown again at a prompt.
   if (state?.seenOfferIds.includes(offer.id) || state?.seenHandles?.includes(offer.handle)) return silent('repeat', base); // gate:tool-repeat
   if (t?.lastShownStep != null && step - t.lastShownStep < tool.minGapSteps) return silent('gap-steps', base); // gate:gap-steps
-  if (t?.lastShownAt != null && (now - t.lastShownAt) / 1000 < tool.minGapSeconds) return silent('gap-seconds', base); // gate:tool-gap-seconds
+  // The seconds gap is per error: the agent is still acting on the offer shown at this error;
+  // another error is another problem, and its fix is news now (budget and steps gap still hold).
+  const sameError = t?.lastShownSig === undefined || t.lastShownSig === sig;
+  if (t?.lastShownAt != null && sameError && (now - t.lastShownAt) / 1000 < tool.minGapSeconds) return silent('gap-seconds', base); // gate:tool-gap-seconds
   const line = formatOfferLine(offer, { maxBytes: settings.maxBytes, maxTokens: settings.tokenCeiling });
   if (!line) return silent('byte-cap', base); // gate:tool-byte-cap
   if (line.tokens > settings.tokenCeiling) return silent('token-ceiling', base); // gate:tool-token-ceiling

@@ -197,6 +197,9 @@ export interface HookToolState {
   shown: number;
   lastShownStep: number | null;
   lastShownAt: number | null;
+  /** Signature of the error the last tool offer was shown at (the seconds gap holds for it
+   *  only); absent in state files written before it was kept: the gap holds for any error. */
+  lastShownSig?: string | null;
 }
 
 /** <home>/canary.json — rewritten every daemon cycle. */

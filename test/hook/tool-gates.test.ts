@@ -184,7 +184,8 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['repeat', 'this offer id was shown at a failure before', 'fix', (i) => { i.rest.state = aState({ seenOfferIds: [fixOffer().id] }); }],
   ['repeat', 'this chunk was shown at a prompt before', 'fix', (i) => { i.rest.state = aState({ seenHandles: [fixOffer().handle] }); }],
   ['gap-steps', 'two tool events since the last tool offer', 'fix', (i) => { i.rest.state = aState({}, { steps: 40, lastShownStep: 39, lastShownAt: NOW - 3_600_000 }); }],
-  ['gap-seconds', 'ten seconds since the last tool offer', 'fix', (i) => { i.rest.state = aState({}, { lastShownAt: NOW - 10_000 }); }],
+  ['gap-seconds', 'ten seconds since the last tool offer (a state that does not say at which error)', 'fix', (i) => { i.rest.state = aState({}, { lastShownAt: NOW - 10_000 }); }],
+  ['gap-seconds', 'ten seconds since the last tool offer, at this same error', 'fix', (i) => { i.rest.state = aState({}, { lastShownAt: NOW - 10_000, lastShownSig: SIG }); }],
   ['byte-cap', 'frame over the byte cap', 'fix', (i) => { i.pre.settings!.maxBytes = 100; }],
   ['token-ceiling', 'frame over the token ceiling', 'fix', (i) => { i.pre.settings!.tokenCeiling = 20; }],
   ['deadline', 'own deadline passed', 'fix', (i) => { i.rest.pastDeadline = true; }],
@@ -248,6 +249,12 @@ describe('tool gates: each gate with its control', () => {
     i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({}, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
     i.rest.recent = '"cwd":"/home/u/proj/database"';
     expect(run(i)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
+  });
+
+  it('ten seconds after an offer at another error, this error gets its own (control: the same error waits, above)', () => {
+    const i = eligible();
+    i.rest.state = aState({}, { lastShownAt: NOW - 10_000, lastShownSig: errorSignature(OTHER_ERROR)!.sig });
+    expect(run(i)).toMatchObject({ outcome: 'print', source: 'fixes' });
   });
 
   it('fixes in two places: the one the session showed last is offered (control: the other order)', () => {
@@ -397,7 +404,7 @@ describe('tool gates: state and the shared FIFO', () => {
     const i = eligible();
     const d = run(i);
     const s = nextState(i.rest.state as HookState, SID, d, NOW);
-    expect(s.tool).toEqual({ steps: 41, shown: 2, lastShownStep: 41, lastShownAt: NOW });
+    expect(s.tool).toEqual({ steps: 41, shown: 2, lastShownStep: 41, lastShownAt: NOW, lastShownSig: SIG });
     expect(s).toMatchObject({ turns: 2, shown: 0, lastShownTurn: null });
     expect(s.seenOfferIds).toContain(fixOffer().id);
     expect(s.seenHandles).toContain(fixOffer().handle);
@@ -405,7 +412,7 @@ describe('tool gates: state and the shared FIFO', () => {
     const quiet = eligible();
     payload(quiet).error = 'Exit code 1';
     const s2 = nextState(s, SID, run({ ...quiet, rest: { ...quiet.rest, state: s } }), NOW + 1);
-    expect(s2.tool).toEqual({ steps: 42, shown: 2, lastShownStep: 41, lastShownAt: NOW });
+    expect(s2.tool).toEqual({ steps: 42, shown: 2, lastShownStep: 41, lastShownAt: NOW, lastShownSig: SIG });
     // a prompt decision leaves the tool counts as they were
     const s3 = nextState(s2, SID, { outcome: 'silent', reason: 'no-cache', sessionId: SID, mode: 'default', modeState: 'live', channel: 'prompt', turn: 3 }, NOW + 2);
     expect(s3.tool).toEqual(s2.tool);
@@ -418,13 +425,13 @@ describe('tool gates: state and the shared FIFO', () => {
     i.rest.state = null;
     const d = run(i);
     expect(d).toMatchObject({ outcome: 'print', step: 1 });
-    expect(nextState(null, SID, d, NOW).tool).toEqual({ steps: 1, shown: 1, lastShownStep: 1, lastShownAt: NOW });
+    expect(nextState(null, SID, d, NOW).tool).toEqual({ steps: 1, shown: 1, lastShownStep: 1, lastShownAt: NOW, lastShownSig: SIG });
     const old = { version: 1, sessionId: SID, turns: 4, shown: 1, lastShownTurn: 2, lastShownAt: NOW - 10, seenOfferIds: ['a'] };
     expect(parseState(old, SID)).toEqual(old);
     const j = eligible();
     j.rest.state = old as HookState;
     expect(run(j)).toMatchObject({ outcome: 'print', step: 1 });
-    for (const tool of [null, [], { steps: 'x', shown: 0, lastShownStep: null, lastShownAt: null }, { steps: 1, shown: 0, lastShownStep: 'x', lastShownAt: null }, { steps: 1, shown: 0 }]) {
+    for (const tool of [null, [], { steps: 'x', shown: 0, lastShownStep: null, lastShownAt: null }, { steps: 1, shown: 0, lastShownStep: 'x', lastShownAt: null }, { steps: 1, shown: 0 }, { steps: 1, shown: 0, lastShownStep: null, lastShownAt: null, lastShownSig: 5 }]) {
       expect(parseState({ ...old, tool }, SID)).toBeNull();
     }
   });
