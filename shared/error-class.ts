@@ -14,6 +14,9 @@
  *                first, use offset/limit, the file does not exist, the input is invalid)
  *   edit-mismatch  an Edit whose old string does not match, matches many times, or changes nothing
  *   assertion    a test's assertion failed (the code under test is being written)
+ *   code-at-hand a compile or type error that names nothing but the language's own words
+ *                (`Object is possibly 'undefined'`, `Type 'string' is not assignable to type
+ *                'number'`): about the line being written, not an API of the project
  *   uninformative  nothing to tell it apart (`Error`, `failed`: fewer than MIN_CONTENT_WORDS words)
  * Compile and type errors are NOT generic by kind: their signature keeps the quoted names
  * (error-signature.ts COMPILE_LEAD_RE), so only the very same complaint met again matches — an
@@ -21,13 +24,13 @@
  * Used by the indexer's fixes (core/fixes.ts: a generic episode is never a Past fix), the
  * hook (hook/tool-gates.ts: gate generic-error) and the daemon's tool step (core/tool-step.ts).
  */
-import { LEAD_RE, informativeLines } from './error-signature.js';
+import { COMPILE_LEAD_RE, LEAD_RE, informativeLines } from './error-signature.js';
 
 /** Lines from the top of the text looked at besides the key lines (a tool's own notice may
  *  come before the lead a signature starts at). */
 const TOP_LINES = 3;
 
-export const GENERIC_KINDS = ['rejection', 'interrupt', 'cancelled', 'protocol', 'edit-mismatch', 'assertion', 'uninformative'] as const;
+export const GENERIC_KINDS = ['rejection', 'interrupt', 'cancelled', 'protocol', 'edit-mismatch', 'assertion', 'code-at-hand', 'uninformative'] as const;
 export type GenericKind = (typeof GENERIC_KINDS)[number];
 
 /** Fewest content words (3+ letters, not a severity label) in the lead line of an error that
@@ -59,6 +62,29 @@ function contentWordCount(line: string): number {
   return (line.replace(/<[a-z]+>/g, ' ').replace(SEVERITY_RE, '').match(WORD_RE) ?? []).filter((w) => !LABELS.has(w)).length;
 }
 
+/** The language's own words a compiler quotes (built-in types and values of TypeScript,
+ *  Python, Rust, Go, Java, C#): a complaint quoting only these names nothing of the project. */
+const LANGUAGE_WORDS = new Set([
+  'undefined', 'null', 'any', 'never', 'unknown', 'void', 'object', 'string', 'number', 'boolean', 'bigint', 'symbol', 'true', 'false',
+  'none', 'int', 'str', 'float', 'bool', 'bytes', 'list', 'dict', 'tuple', 'set', 'self', 'this', 'nil', 'error', 'char', 'double', 'long',
+  'i32', 'i64', 'u8', 'u32', 'u64', 'usize', 'f64', '&str', '()', 'string[]', 'number[]', 'any[]', 'unknown[]', 'object[]',
+]);
+/** A compile line's quoted spans ('…', `…`, ‘…’). */
+const QUOTED_SPAN_RE = /'([^']*)'|`([^`]*)`|‘([^’]*)’/g;
+/** The bare "it did not compile" leads: they quote nothing and say nothing of the cause. */
+const BARE_COMPILE_RE = /^(?:failed to compile|compilation failed)\b/;
+
+/** A compile complaint that quotes names, every one of them the language's own word (the
+ *  complaint lines of the key lines; the bare "failed to compile" lead aside). */
+function quotesOnlyLanguage(lines: readonly string[]): boolean {
+  const spans: string[] = [];
+  for (const l of lines) {
+    if (!COMPILE_LEAD_RE.test(l) || BARE_COMPILE_RE.test(l)) continue;
+    for (const m of l.matchAll(QUOTED_SPAN_RE)) spans.push((m[1] ?? m[2] ?? m[3] ?? '').trim());
+  }
+  return spans.length > 0 && spans.every((q) => q.split(/\s*\|\s*|\s+/).every((w) => LANGUAGE_WORDS.has(w)));
+}
+
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
   const head = raw.length > 2000 ? raw.slice(0, 2000) : raw;
@@ -66,6 +92,7 @@ export function genericKind(raw: string, lines: readonly string[]): GenericKind 
   if (!lines.length) return 'uninformative';
   const look = [...lines.slice(0, TOP_LINES), ...informativeLines(head, TOP_LINES)];
   for (const [kind, re] of LINE_KINDS) if (look.some((l) => re.test(l))) return kind;
+  if (quotesOnlyLanguage(lines)) return 'code-at-hand';
   // The lead says nothing to tell it apart, and no line under it does either.
   const lead = lines[0];
   if (contentWordCount(lead) < MIN_CONTENT_WORDS && !lines.slice(1, 3).some((l) => LEAD_RE.test(l) && contentWordCount(l) >= MIN_CONTENT_WORDS)) return 'uninformative';
