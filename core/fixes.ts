@@ -21,6 +21,7 @@ import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind } from '../shared/error-class.js';
 import { fixDirectory, fixEdits, fixPlace } from '../shared/fix-place.js';
+import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/command-keys.js';
 import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
 
 export const EXACT_RESOLVED = 0.85;
@@ -33,9 +34,13 @@ export const NEAR_MIN_OVERLAP = 0.6;
 /** Fixes kept per key (best first); the hook shows the first one that may be shown there
  *  (not from its own session or lineage, in scope, at a place the session works at). */
 export const MAX_FIXES_PER_SIG = 12;
-/** Sessions kept per group of agreeing fixes: enough to skip one's own lineage, while the
- *  other groups — other places — still get their turn within MAX_FIXES_PER_SIG. */
-export const MAX_SESSIONS_PER_GROUP = 3;
+/** Sessions kept per group of agreeing fixes: enough to skip one's own lineage and to hold
+ *  the group's fixes met at different actions (the hook prefers the one met at the failing
+ *  call's action: `git add … && git commit` rather than `git log`), while a second group — a
+ *  second place, the commonest split in the real projects (two repositories under one home
+ *  folder) — still fits within MAX_FIXES_PER_SIG: half of it. At 3, -home-ken's sources of
+ *  three judged items were cut from their files; docs/PASTFIX.md. */
+export const MAX_SESSIONS_PER_GROUP = MAX_FIXES_PER_SIG / 2;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
@@ -167,6 +172,14 @@ function usable(e: EpisodeRecord): boolean {
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
 
+/** The action keys of an episode's failing shell call (FixOffer.actions), bounded; null for
+ *  other tools and notes. */
+function actionsOf(e: EpisodeRecord): string[] | null {
+  if (e.tool !== 'Bash') return null;
+  const keys = actionKeys(e.action.replace(/^Bash:\s*/, '')).filter((k) => k.length <= MAX_ACTION_KEY_CHARS).slice(0, MAX_ACTION_KEYS);
+  return keys.length ? keys : null;
+}
+
 /**
  * The fixes for one key (a signature, or a line key), best first: the fix most sessions
  * agree on (then the most recent), at most MAX_FIXES_PER_SIG, its confidence raised by the
@@ -197,7 +210,8 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
       const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
       const where = fixPlace(e.fix);
       const edits = fixEdits(e.fix);
-      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}) });
+      const actions = actionsOf(e);
+      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}), ...(actions ? { actions } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }
   }

@@ -327,6 +327,8 @@ export class SessionReplay {
       ...(st.cwd ? { cwd: st.cwd } : {}),
       hook_event_name: event,
       tool_name: st.name,
+      // What Claude Code sends as the call's input: a Bash call's command (whole, or as the summary kept it).
+      ...(st.name === 'Bash' ? { tool_input: { command: st.command ?? st.summary.replace(/^Bash:\s*/, '') } } : {}),
       tool_use_id: st.toolUseId,
       ...(failure ? { error: st.resultText, is_interrupt: false } : { tool_response: { stdout: st.resultText, stderr: '', interrupted: false } }),
       ...(inWorker ? { agent_id: 'subagent' } : {}),

@@ -24,6 +24,7 @@ import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
+import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -36,7 +37,10 @@ export const MAX_FIXES_PER_FILE = 32;
 /** What the payload carries: an error with its lookup keys (its signature, then its key
  *  lines: shared/error-keys.ts) and whether it is generic (shared/error-class.ts), an
  *  interrupt, or nothing to sign. */
-export type ToolSignal = { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null; text: string } | { kind: 'interrupted' } | { kind: 'none' };
+export type ToolSignal =
+  | { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null; text: string; /** The failing shell command ('' for another tool). */ command: string }
+  | { kind: 'interrupted' }
+  | { kind: 'none' };
 
 export interface ToolInput {
   sessionId: string;
@@ -79,7 +83,16 @@ export function sign(payload: Record<string, unknown>, event: string, redactor: 
   if (e.kind !== 'error') return e;
   const lines = keyLines(redactor.redact(e.text));
   const keys = errorKeys(lines);
-  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS) } : { kind: 'none' };
+  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS), command: shellCommandOf(payload) } : { kind: 'none' };
+}
+
+/** Characters of the failing shell command read for its action keys. */
+export const COMMAND_CHARS = 2_000;
+
+/** The payload's shell command (`tool_input.command` of a Bash call), bounded; '' for none. */
+function shellCommandOf(payload: Record<string, unknown>): string {
+  const input = payload.tool_input;
+  return payload.tool_name === 'Bash' && isObj(input) && typeof input.command === 'string' ? input.command.slice(0, COMMAND_CHARS) : '';
 }
 
 /** Characters of the error kept for naming checks (a fix's edited files must be named there). */
@@ -112,11 +125,13 @@ export const MAX_SOURCE_SESSIONS = 64;
 
 function isFixOffer(f: unknown): f is FixOffer {
   const whereOk = !isObj(f) || f.where === undefined || (typeof f.where === 'string' && f.where.length > 0 && f.where.length <= MAX_PLACE_CHARS);
+  const actionsOk = !isObj(f) || f.actions === undefined ||
+    (Array.isArray(f.actions) && f.actions.length <= MAX_ACTION_KEYS && f.actions.every((k: unknown) => typeof k === 'string' && k.length > 0 && k.length <= MAX_ACTION_KEY_CHARS));
   const editsOk = !isObj(f) || f.edits === undefined ||
     (Array.isArray(f.edits) && f.edits.length > 0 && f.edits.length <= MAX_EDIT_NAMES && f.edits.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
     (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_SOURCE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk;
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && actionsOk;
 }
 
 /** A fix from this session or from its lineage (a resumed / forked copy shares its past):
@@ -169,7 +184,12 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
     // (which did not keep it away); all shown already → the repeat gate below silences it.
-    const fresh = here.find((f) => !state?.seenOfferIds.includes(f.offer.id) && !state?.seenHandles?.includes(f.offer.handle));
+    // Among those, one met at the same action as the failing call comes first (the same
+    // intent: `git add … && git commit` rather than `git log`), then the file's order.
+    const keys = input.signal.kind === 'error' && input.signal.command ? actionKeys(input.signal.command) : [];
+    const sameAction = (f: FixOffer) => !!f.actions && f.actions.some((a) => keys.some((k) => sameActionKey(a, k)));
+    const unseen = (f: FixOffer) => !state?.seenOfferIds.includes(f.offer.id) && !state?.seenHandles?.includes(f.offer.handle);
+    const fresh = here.find((f) => unseen(f) && sameAction(f)) ?? here.find(unseen);
     return { offer: (fresh ?? here[0]).offer, source: 'fixes' };
   }
   if (input.toolCache === undefined) return { done: silent('no-fix', base) }; // gate:tool-no-cache

@@ -33,13 +33,14 @@ import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } fr
 import type { EpisodeOutcome } from '../store/types.js';
 import { anyDestructive } from '../shared/destructive.js';
 import { posix } from 'node:path';
+import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
+
+export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
 
 /** Steps looked at after a failure. In the real transcripts the fix of a failure came within
  *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
  *  while keeping an unrelated success much later in the session from counting. */
 export const LOOKAHEAD_STEPS = 40;
-/** Command words that name a Bash action (`git push`, `mix test`, `npm run build`). */
-export const COMMAND_KEY_WORDS = 2;
 /** Word overlap (Jaccard) of two summaries above which two non-Bash, non-file calls are the same action. */
 export const SIMILAR_SUMMARY_OVERLAP = 0.5;
 /** Steps named in a fix line. */
@@ -66,16 +67,6 @@ const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply
 const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read']);
 /** Tools that only look: never a fix on their own. */
 const INSPECT_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebSearch', 'WebFetch', 'TaskOutput', 'ToolSearch', 'TodoWrite', 'AskUserQuestion']);
-/** Commands that only look (first word), and git subcommands that only look. */
-const INSPECT_COMMANDS = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'rg', 'ag', 'find', 'fd', 'echo', 'pwd', 'which', 'type', 'wc', 'stat', 'file', 'du', 'df', 'ps', 'env', 'printenv', 'date', 'tree', 'diff', 'sleep', 'true']);
-const INSPECT_GIT = new Set(['status', 'log', 'diff', 'show', 'ls-files', 'blame', 'rev-parse', 'remote', 'branch', 'describe', 'shortlog', 'reflog']);
-/** Segment heads that carry no action (`cd x && mix test` is `mix test`). */
-const TRIVIAL_HEADS = new Set(['cd', 'pushd', 'popd', 'export', 'set', 'source', '.', 'echo', 'printf', 'true', 'sleep', 'unset']);
-/** Wrappers in front of the real command. */
-const WRAPPERS = new Set(['sudo', 'time', 'env', 'nice', 'nohup', 'command', 'exec', 'timeout', 'xvfb-run']);
-/** Second words after which the third names the action (`npm run build`, `uv run pytest`). */
-const RUNNER_WORDS = new Set(['run', 'exec', 'x', 'dlx', '-m', 'run-script']);
-
 export interface Episode {
   sig: ErrorSignature;
   /** Step ordinal of the first failure. */
@@ -123,69 +114,8 @@ function toolGroup(name: string): string {
   return EDIT_TOOLS.has(name) ? 'edit' : name;
 }
 
-/** `&&`, `||`, `;` and newline separated parts of a shell command (quotes not parsed: good enough for keys). */
-function segments(cmd: string): string[] {
-  return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
-}
-
-/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only. */
-function segmentWords(segment: string): string[] {
-  const head = segment.split(/(?<!\|)\|(?!\|)/)[0] ?? '';
-  const words = head.trim().split(/\s+/).filter(Boolean);
-  let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || WRAPPERS.has(words[i]) || /^\d+[smh]?$/.test(words[i]))) i++;
-  return words.slice(i);
-}
-
-const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;
-
-/** The words that name a Bash action: `git push`, `mix test`, `npm run build`; '' for none. */
-export function commandKey(cmd: string): string {
-  const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
-  const words = segs[segs.length - 1];
-  return words ? segmentKey(words) : '';
-}
-
 function summaryWords(s: string): string[] {
   return (s.toLowerCase().match(/[a-z0-9][a-z0-9_.-]{1,}/g) ?? []);
-}
-
-/** The key of one segment (`git add`, `npm run build`), '' for none. */
-function segmentKey(words: string[]): string {
-  const key: string[] = [];
-  let want = COMMAND_KEY_WORDS;
-  for (const w of words) {
-    if (w === '-m' && key.length === 1) {
-      key.push(w);
-      want++;
-      continue;
-    }
-    if (w.startsWith('-')) continue;
-    if (!KEY_WORD_RE.test(w)) break;
-    key.push(w);
-    if (key.length === 2 && RUNNER_WORDS.has(w)) want++;
-    if (key.length >= want) break;
-  }
-  return key.join(' ');
-}
-
-/** The keys of what a command does: its segments' keys, without the ones that only look when
- *  any other is left (`cd x && git add -A && git status` does `git add`). */
-export function actionKeys(cmd: string): string[] {
-  const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
-  const keyed = segs.map((w) => ({ key: segmentKey(w), looks: INSPECT_COMMANDS.has(w[0]) || (w[0] === 'git' && INSPECT_GIT.has(w.find((x, i) => i > 0 && !x.startsWith('-')) ?? '')) })).filter((k) => k.key);
-  const acting = keyed.filter((k) => !k.looks);
-  return [...new Set((acting.length ? acting : keyed).map((k) => k.key))];
-}
-
-/** Two keys name the same action, or one program stands in for another of the same name
- *  (`python -c` and `python3 -c`, `pip install` and `pip3 install`: a command not found). */
-function sameKey(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [pa, ...ra] = a.split(' ');
-  const [pb, ...rb] = b.split(' ');
-  if (ra.join(' ') !== rb.join(' ') || pa.length < 2 || pb.length < 2) return false;
-  return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
 }
 
 /** Intents that other commands or tools carry out as well: listing files (`dir` in a shell
@@ -209,7 +139,7 @@ export function similarAction(a: Pick<ToolStep, 'name' | 'summary' | 'command'>,
   if (a.name === 'Bash') {
     const ka = actionKeys(target(a));
     const kb = actionKeys(target(b));
-    return ka.some((x) => kb.some((y) => sameKey(x, y)));
+    return ka.some((x) => kb.some((y) => sameActionKey(x, y)));
   }
   if (FILE_TOOLS.has(a.name)) {
     const ta = target(a);

@@ -139,6 +139,10 @@ export interface FixOffer {
   /** The files the fix only edited (their last segments; shared/fix-place.ts fixEdits): offered
    *  only at an error that names one of them. Absent: the fix does more than edit. */
   edits?: string[];
+  /** The action keys of the call that failed there (shared/command-keys.ts actionKeys: `git
+   *  add`, `git commit -m`): among the fixes the hook may show, one met at the same action as
+   *  the failing call at hand comes first. Absent: not a shell call, or written before. */
+  actions?: string[];
 }
 
 /** <home>/fixes/<sig>.json — written atomically by the daemon from the store's resolved

@@ -112,6 +112,13 @@ describe('Past fix offers from episodes', () => {
     expect(f('git push --set-upstream origin <branch>').edits).toBeUndefined();
   });
 
+  it('a fix records the action keys of the call that failed (a shell call only)', () => {
+    const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
+    expect(f({ action: 'Bash: cd /home/me && git add -A && git commit -m "docs: x"' }).actions).toEqual(['git add', 'git commit']);
+    expect(f({ action: 'Bash: git status' }).actions).toEqual(['git status']);
+    expect(f({ tool: 'Edit', action: 'Edit: /home/me/a.ts' }).actions).toBeUndefined();
+  });
+
   it('every place keeps a turn: one group cannot fill the file', () => {
     const eps = [1, 2, 3, 4, 5, 6, 7].map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
     const f = buildFixFiles([...eps, ep({ chunkId: 20, sessionId: 's20', fix: 'cd portal && git add -A', at: 0 })], 's', 0).get(SIG)!.fixes;

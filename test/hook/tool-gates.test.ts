@@ -257,6 +257,21 @@ describe('tool gates: each gate with its control', () => {
     expect(run(i)).toMatchObject({ outcome: 'print', source: 'fixes' });
   });
 
+  it('of two fixes, the one met at the failing call\'s action comes first (controls: no command, another tool, the file\'s order)', () => {
+    const two = () => fixFile([fix({ actions: ['git log'] }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ actions: ['git add', 'git commit -m'], sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
+    const at = (input: unknown, tool = 'Bash') => {
+      const i = eligible();
+      payload(i).tool_name = tool;
+      payload(i).tool_input = input;
+      i.rest.fixFiles[SIG] = two();
+      return run(i);
+    };
+    expect(at({ command: 'cd /home/u && git add -A && git commit -m "x"' })).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
+    expect(at({ command: 'git log --oneline -3' })).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/a#ep-1' } });
+    expect(at({})).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/a#ep-1' } });
+    expect(at({ command: 'git add -A' }, 'Task')).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/a#ep-1' } });
+  });
+
   it('fixes in two places: the one the session showed last is offered (control: the other order)', () => {
     const both = () => fixFile([fix({ where: 'portal' }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ where: 'api', sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
     const portalThenApi = ['"file_path":"/home/u/portal/src/a.ts"', '"command":"cd /home/u/api && npm test"'];

@@ -1,0 +1,86 @@
+/**
+ * What a shell command does, as keys (pure, dependency-free: the hook bundles it). Input: a
+ * Bash command line. Output: its action keys — each `&&`/`;`/newline segment's first command
+ * words (`git push`, `mix test`, `npm run build`), wrappers, env assignments and `cd` left out,
+ * the ones that only look set aside when something else acts. The indexer's episodes
+ * (indexer/episodes.ts) use them to tell the same intent succeeding; the hook
+ * (hook/tool-gates.ts) to prefer, among the fixes of one error, the one met at the same action
+ * as the failing call at hand (core/fixes.ts records each fix's `actions`).
+ */
+
+/** Command words that name a Bash action (`git push`, `mix test`, `npm run build`). */
+export const COMMAND_KEY_WORDS = 2;
+/** Action keys a fix records of its failing call (FixOffer.actions), and the longest kept. */
+export const MAX_ACTION_KEYS = 4;
+export const MAX_ACTION_KEY_CHARS = 64;
+
+/** Commands that only look (first word), and git subcommands that only look. */
+export const INSPECT_COMMANDS = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'rg', 'ag', 'find', 'fd', 'echo', 'pwd', 'which', 'type', 'wc', 'stat', 'file', 'du', 'df', 'ps', 'env', 'printenv', 'date', 'tree', 'diff', 'sleep', 'true']);
+export const INSPECT_GIT = new Set(['status', 'log', 'diff', 'show', 'ls-files', 'blame', 'rev-parse', 'remote', 'branch', 'describe', 'shortlog', 'reflog']);
+/** Segment heads that carry no action (`cd x && mix test` is `mix test`). */
+export const TRIVIAL_HEADS = new Set(['cd', 'pushd', 'popd', 'export', 'set', 'source', '.', 'echo', 'printf', 'true', 'sleep', 'unset']);
+/** Wrappers in front of the real command. */
+const WRAPPERS = new Set(['sudo', 'time', 'env', 'nice', 'nohup', 'command', 'exec', 'timeout', 'xvfb-run']);
+/** Second words after which the third names the action (`npm run build`, `uv run pytest`). */
+const RUNNER_WORDS = new Set(['run', 'exec', 'x', 'dlx', '-m', 'run-script']);
+
+/** `&&`, `||`, `;` and newline separated parts of a shell command (quotes not parsed: good enough for keys). */
+export function segments(cmd: string): string[] {
+  return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
+}
+
+/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only. */
+export function segmentWords(segment: string): string[] {
+  const head = segment.split(/(?<!\|)\|(?!\|)/)[0] ?? '';
+  const words = head.trim().split(/\s+/).filter(Boolean);
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || WRAPPERS.has(words[i]) || /^\d+[smh]?$/.test(words[i]))) i++;
+  return words.slice(i);
+}
+
+const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;
+
+/** The words that name a Bash action: `git push`, `mix test`, `npm run build`; '' for none. */
+export function commandKey(cmd: string): string {
+  const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
+  const words = segs[segs.length - 1];
+  return words ? segmentKey(words) : '';
+}
+
+/** The key of one segment (`git add`, `npm run build`), '' for none. */
+function segmentKey(words: string[]): string {
+  const key: string[] = [];
+  let want = COMMAND_KEY_WORDS;
+  for (const w of words) {
+    if (w === '-m' && key.length === 1) {
+      key.push(w);
+      want++;
+      continue;
+    }
+    if (w.startsWith('-')) continue;
+    if (!KEY_WORD_RE.test(w)) break;
+    key.push(w);
+    if (key.length === 2 && RUNNER_WORDS.has(w)) want++;
+    if (key.length >= want) break;
+  }
+  return key.join(' ');
+}
+
+/** The keys of what a command does: its segments' keys, without the ones that only look when
+ *  any other is left (`cd x && git add -A && git status` does `git add`). */
+export function actionKeys(cmd: string): string[] {
+  const segs = segments(cmd).map(segmentWords).filter((w) => w.length && !TRIVIAL_HEADS.has(w[0]));
+  const keyed = segs.map((w) => ({ key: segmentKey(w), looks: INSPECT_COMMANDS.has(w[0]) || (w[0] === 'git' && INSPECT_GIT.has(w.find((x, i) => i > 0 && !x.startsWith('-')) ?? '')) })).filter((k) => k.key);
+  const acting = keyed.filter((k) => !k.looks);
+  return [...new Set((acting.length ? acting : keyed).map((k) => k.key))];
+}
+
+/** Two keys name the same action, or one program stands in for another of the same name
+ *  (`python -c` and `python3 -c`, `pip install` and `pip3 install`: a command not found). */
+export function sameActionKey(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [pa, ...ra] = a.split(' ');
+  const [pb, ...rb] = b.split(' ');
+  if (ra.join(' ') !== rb.join(' ') || pa.length < 2 || pb.length < 2) return false;
+  return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
+}
