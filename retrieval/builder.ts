@@ -275,7 +275,10 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     // The request's named subjects: capitalised names in the prompt itself.
     const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
     // Coverage: the request's specific words, weighed over the loaded candidates (once, lazily).
-    const chunkTerms = (c: ChunkRecord) => termsOf(`${c.title}\n${c.heading}\n${c.text}`);
+    // (each loaded chunk's terms read once: coverage weighs over all of them, attribution
+    // reads them again for its rivals)
+    const termsMemo = new Map<number, Set<string>>();
+    const chunkTerms = (c: ChunkRecord) => termsMemo.get(c.id) ?? termsMemo.set(c.id, termsOf(`${c.title}\n${c.heading}\n${c.text}`)).get(c.id)!;
     let weights: RequestWeights | null = null;
     const requestWeights = (): RequestWeights =>
       (weights ??= weighRequest(
