@@ -13,14 +13,15 @@
  * what it is ("whiteboard") sits in John's turn. Rule: a candidate about the named subject must
  * hold MORE of the request's **content** (its weighed terms minus the subject names themselves,
  * which by construction only the subject's chunks hold) than every rival. When a rival holds as
- * much or more, memory does not tie what is asked to the named subject rather
- * than to another one, and the subject's chunk is a topical neighbour, not evidence of the
- * answer. A rival holding none of the content is no rival.
+ * much or more, memory does not tie what is asked to the named subject rather than to another
+ * one, and the subject's chunk is a topical neighbour, not evidence of the answer. A rival
+ * holding none of the content is no rival. No threshold: the candidate is compared with the
+ * best rival.
  *
  * Abstains (keeps the candidate) when the request names no subject, or has no content term
- * left once the names are removed. On coding transcripts a prompt seldom names a capitalised
- * subject that chunks lack, and a rival must then hold more of the request's specific words
- * than the offered chunk itself — measured on the real projects (docs/OFFERS.md).
+ * left once the names are removed. On coding prompts a capitalised word is often no subject
+ * ("Idk", "Tab"): the rule then asks that the offered chunk hold more of the request than every
+ * loaded chunk lacking that word — measured on the real projects (docs/OFFERS.md).
  */
 import { termsOf, type RequestWeights } from './coverage.js';
 
