@@ -78,6 +78,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       `Adversarial silence reasons: ${Object.entries(r.adversarial.by_silence).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
       "Decided = the daemon's offer on a question (what it writes to the session cache; shown wherever a mode's confidence gate is at or below its confidence). Shown = that offer through the hook's own gates (confidence, budget, gap, …) at the person's next prompt, with the default gates (soak: would-fire). The issue's ratio target is read on decided offers: shown ones are a handful at the default confidence gate (before issue 25's coverage rule: 1 adversarial vs 9 answerable shown, 3 of the 9 evidence turns), too few for a rate ratio — their counts and evidence hits are reported as they are (docs/OFFERS.md, Coverage).",
       'Before the coverage rule (main at b881a77, same harness): decided offers 22 of 272 adversarial (8.1%) vs 81 of 883 answerable (9.2%), ratio 0.882; evidence share 42.0%.',
+      'Before the attribution rule (main at 4b7a2d8, same harness): decided offers 10 of 272 adversarial (3.7%) vs 56 of 883 answerable (6.3%), ratio 0.580; evidence share 57.1% (32 of 56); shown 1 adversarial vs 3 answerable (2 evidence turns). docs/OFFERS.md, Attribution: the variants tried.',
     ];
     return { ...base, figures, notes };
   } finally {

@@ -31,6 +31,7 @@ import { isoDate, reasonFor, REASON_MAX_CHARS } from './reason.js';
 import { baselineCosines, createScaleSampler } from './scale.js';
 import { REASONER_STATUS_CODE, type Reasoner, type ReasonerStatus } from './reasoner.js';
 import { chunkAuthor, exchangeSeenText, namesSubject, novelty, shingles, type NoveltyVerdict } from './novelty.js';
+import { attributedElsewhere, bestRivalShare, contentShare, contentWeights } from './attribution.js';
 import { coverage, coversRequest, requestTerms, speakerTermsOf, termsOf, weighRequest, type RequestWeights } from './coverage.js';
 
 /** A chunk from the session being observed is the conversation itself: never an offer
@@ -274,7 +275,10 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     // The request's named subjects: capitalised names in the prompt itself.
     const subjects = extractStrings(exchange.user).filter((x) => x.kind === 'name').map((x) => x.text);
     // Coverage: the request's specific words, weighed over the loaded candidates (once, lazily).
-    const chunkTerms = (c: ChunkRecord) => termsOf(`${c.title}\n${c.heading}\n${c.text}`);
+    // (each loaded chunk's terms read once: coverage weighs over all of them, attribution
+    // reads them again for its rivals)
+    const termsMemo = new Map<number, Set<string>>();
+    const chunkTerms = (c: ChunkRecord) => termsMemo.get(c.id) ?? termsMemo.set(c.id, termsOf(`${c.title}\n${c.heading}\n${c.text}`)).get(c.id)!;
     let weights: RequestWeights | null = null;
     const requestWeights = (): RequestWeights =>
       (weights ??= weighRequest(
@@ -282,6 +286,18 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
         ranked.map((f) => chunkTerms(chunks.get(f.chunkId)!)),
       ));
     let uncoveredDropped = 0;
+    // Attribution: the best share of the request's content held by a loaded candidate about
+    // another subject (once, lazily; only when the request names a subject).
+    const saidTerms = (c: ChunkRecord) => (chunkAuthor(c.text) !== null ? speakerTermsOf(`${c.title}\n${c.heading}\n${c.text}`) : chunkTerms(c));
+    let content: RequestWeights | null = null;
+    const requestContent = (): RequestWeights => (content ??= contentWeights(requestWeights(), subjects));
+    let rival: number | null = null;
+    const rivalShare = (): number =>
+      (rival ??= bestRivalShare(
+        requestContent(),
+        ranked.map((f) => chunks.get(f.chunkId)!).filter((c) => !namesSubject(c, subjects)).map(saidTerms),
+      ));
+    let misattributedDropped = 0;
     const typed: Array<Typed | null> = regions.set.map((cand) => {
       const chunk = chunks.get(cand.chunkId)!;
       const f = byId.get(cand.chunkId)!;
@@ -299,9 +315,16 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
       // what it says about "your …" is the addressee's, not the subject's.
       const author = judged ? chunkAuthor(chunk.text) : null;
       const ownTerms = author !== null && subjects.some((n) => n.toLowerCase() === author.toLowerCase());
-      const share = judged ? coverage(requestWeights(), ownTerms ? speakerTermsOf(`${chunk.title}\n${chunk.heading}\n${chunk.text}`) : chunkTerms(chunk)) : null;
+      const held = judged ? (ownTerms ? speakerTermsOf(`${chunk.title}\n${chunk.heading}\n${chunk.text}`) : chunkTerms(chunk)) : null;
+      const share = held ? coverage(requestWeights(), held) : null;
       if (!coversRequest(share)) {
         uncoveredDropped++;
+        return null;
+      }
+      // Attribution (attribution.ts): the request names a subject; a chunk about another one
+      // that holds as much of what is asked means the detail is not tied to this subject.
+      if (held && subjects.length > 0 && attributedElsewhere(contentShare(requestContent(), held), rivalShare())) {
+        misattributedDropped++;
         return null;
       }
       const nov = novelty(chunk.text, seen, exchange.user);
@@ -325,6 +348,7 @@ export function createOfferBuilder(deps: OfferBuilderDeps): OfferBuilder {
     figures.unnamedDropped = unnamedDropped;
     figures.weakDropped = weakDropped;
     figures.uncoveredDropped = uncoveredDropped;
+    figures.misattributedDropped = misattributedDropped;
     figures.typed = typed.filter(Boolean).length;
     figures.failure = showsFailure(strings) ? 1 : 0;
     let best: Typed | null = null;
