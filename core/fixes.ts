@@ -20,7 +20,7 @@ import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind } from '../shared/error-class.js';
-import { fixDirectory, fixEdits, fixPlace } from '../shared/fix-place.js';
+import { fixDirectory, fixEdits, fixPlace, fixStaged } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/command-keys.js';
 import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
 
@@ -209,8 +209,9 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
       const base = fixOffer(key, e, match, 1, agree - 1);
       const confidence = Math.max(0, Math.round((base.confidence - penalty) * 10000) / 10000);
       const where = fixPlace(e.fix);
-      const edits = fixEdits(e.fix);
       const actions = actionsOf(e);
+      // Files it only edited; or files it staged by name on the way to another action's success.
+      const edits = fixEdits(e.fix) ?? (actions?.includes('git add') ? null : fixStaged(e.fix));
       out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}), ...(actions ? { actions } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }

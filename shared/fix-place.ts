@@ -119,6 +119,28 @@ export function fixEdits(fix: string): string[] | null {
   return names.length ? names.slice(0, MAX_EDIT_NAMES) : null;
 }
 
+/** `git add` of named files in a fix step (`git add webui/index.html webui/index.js`). */
+const GIT_ADD_FILES_RE = /(?:^|&&\s*|;\s*)git add\s+([^;&|]+)/g;
+
+/** The files a fix stages by name (their last segments), or null when it stages none (`git
+ *  add -A`, `.`, a folder) or a name is not a file's. Such files are the work that session
+ *  had in progress (`git add webui/index.html …; git commit; git pull` before a push): in a fix
+ *  for another action than staging (core/fixes.ts), the fix is about an error that names one
+ *  of them, like an edit's (FixOffer.edits). */
+export function fixStaged(fix: string): string[] | null {
+  const names: string[] = [];
+  for (const m of fix.matchAll(GIT_ADD_FILES_RE)) {
+    const args = m[1].trim().split(/\s+/).filter(Boolean);
+    for (const a of args) {
+      if (a.startsWith('-') || a === '.' || /[/\\]$/.test(a) || /[<>*?$]/.test(a) || !/\.[A-Za-z0-9]{1,8}["']?$/.test(a)) return null;
+      const name = a.replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
+      if (!name || name.length > MAX_PLACE_CHARS) return null;
+      if (!names.includes(name)) names.push(name);
+    }
+  }
+  return names.length ? names.slice(0, MAX_EDIT_NAMES) : null;
+}
+
 /** Whether the error at hand names one of the files a fix edited (case-insensitive). */
 export function editsNamed(edits: readonly string[], errorText: string): boolean {
   const t = errorText.toLowerCase();

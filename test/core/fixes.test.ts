@@ -119,6 +119,12 @@ describe('Past fix offers from episodes', () => {
     expect(f({ tool: 'Edit', action: 'Edit: /home/me/a.ts' }).actions).toBeUndefined();
   });
 
+  it('a fix that staged named files on the way to another action is about those files; a retried `git add` is not (control)', () => {
+    const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
+    expect(f({ action: 'Bash: git push origin main', fix: 'git add webui/index.html webui/index.js; git commit -m "<message>"; git pull origin <branch> --no-rebase' }).edits).toEqual(['index.html', 'index.js']);
+    expect(f({ action: 'Bash: git add docs/prd.json docs/story.txt', fix: 'git add docs/prd.json' }).edits).toBeUndefined();
+  });
+
   it('every place keeps a turn: one group cannot fill the file', () => {
     const eps = [1, 2, 3, 4, 5, 6, 7].map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
     const f = buildFixFiles([...eps, ep({ chunkId: 20, sessionId: 's20', fix: 'cd portal && git add -A', at: 0 })], 's', 0).get(SIG)!.fixes;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { currentPlace, editsNamed, fixDirectory, fixEdits, fixPlace, placeInContext } from '../../shared/fix-place.js';
+import { currentPlace, editsNamed, fixDirectory, fixEdits, fixPlace, fixStaged, placeInContext } from '../../shared/fix-place.js';
 
 describe('fix place', () => {
   it('the directory a fix moved to, and its last segment', () => {
@@ -50,6 +50,16 @@ describe('fix place', () => {
     expect(currentPlace(['api', 'portal'], '/home/u/portal', recent)).toBe('portal');
     expect(currentPlace(['api', 'portal'], '/home/u', 'nothing here')).toBeNull();
     expect(currentPlace([], '/home/u/api', recent)).toBeNull();
+  });
+
+  it('the files a fix stages by name; none for a whole tree, a folder or a placeholder', () => {
+    expect(fixStaged('git add webui/index.html webui/index.js; git commit -m "<message>"; git pull origin <branch> --no-rebase')).toEqual(['index.html', 'index.js']);
+    expect(fixStaged('cd api && git add src/a.ts && git commit -m "<message>"')).toEqual(['a.ts']);
+    expect(fixStaged('git add -A; git commit -m "<message>"; then git pull succeeded')).toBeNull();
+    expect(fixStaged('git add .; then git push succeeded')).toBeNull();
+    expect(fixStaged('git add src/; then git push succeeded')).toBeNull();
+    expect(fixStaged('git add <path>; then git push succeeded')).toBeNull();
+    expect(fixStaged('git pull --rebase; then git push succeeded')).toBeNull();
   });
 
   it('the files a fix only edited; none when it does anything else', () => {
