@@ -131,6 +131,15 @@ function intentOf(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): number 
   return INTENTS.findIndex((i) => i.tools.has(step.name) || (program !== '' && i.commands.has(program)));
 }
 
+/** Whether `b` runs another program of the same name in place of `a`'s (`python` → `python3`,
+ *  `pip` → `pip3`): sameActionKey's stand-in, not the same key. */
+function standsIn(a: Pick<ToolStep, 'name' | 'summary' | 'command'>, b: Pick<ToolStep, 'name' | 'summary' | 'command'>): boolean {
+  if (a.name !== 'Bash' || b.name !== 'Bash') return false;
+  const ka = actionKeys(target(a));
+  const kb = actionKeys(target(b));
+  return ka.some((x) => kb.some((y) => x !== y && x.split(' ')[0] !== y.split(' ')[0] && sameActionKey(x, y)));
+}
+
 /** Same or similar action (see the module header). */
 export function similarAction(a: Pick<ToolStep, 'name' | 'summary' | 'command'>, b: Pick<ToolStep, 'name' | 'summary' | 'command'>): boolean {
   const intent = intentOf(a);
@@ -274,7 +283,9 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
         w.lastFailed = t;
         continue;
       }
-      if (similar && w.fixSteps.length > 0) {
+      // Past this error after a change, or by another program of the same name standing in
+      // for the failing one (`python` not found → `python3 x.py` fails otherwise: python3 ran).
+      if (similar && (w.fixSteps.length > 0 || standsIn(w.lastFailed, t))) {
         w.end = t;
         w.outcome = 'error-changed';
         break;
@@ -325,7 +336,9 @@ function fixOf(w: Walk): { fix: string; note: string } {
   if (w.outcome === 'unresolved' || !w.end) return { fix: '', note: '' };
   const base = w.lastFailed.callCwd ?? w.lastFailed.cwd;
   const endText = fixStepText(w.end, base);
-  const endDiffers = w.outcome === 'succeeded' && unsuppressed(fixCommandText(target(w.end), base)) !== unsuppressed(fixCommandText(target(w.lastFailed), base));
+  // The succeeding command differs from the failing one (for `error-changed`: the program
+  // that stood in, with nothing changed between: walk).
+  const endDiffers = (w.outcome === 'succeeded' || (w.outcome === 'error-changed' && !w.fixSteps.length)) && unsuppressed(fixCommandText(target(w.end), base)) !== unsuppressed(fixCommandText(target(w.lastFailed), base));
   // The directory the command ran in moved between the failure and the success (a `cd` call
   // of its own, the session's cwd, or a leading `cd X &&` / `git -C X` the failure had and the
   // success dropped or changed): where it ran is the fix. Said once: not when the success's

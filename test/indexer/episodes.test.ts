@@ -68,6 +68,14 @@ describe('episodes', () => {
     expect(stayed[0].fix).not.toMatch(/^in /);
   });
 
+  it('another program of the same name standing in gets past `command not found` even when it then fails otherwise (error-changed); control: the same program rerun', () => {
+    const NOT_FOUND = '/bin/bash: line 1: python: command not found';
+    const standIn = episodesOf([step('Bash: python deploy.py', NOT_FOUND, true), step('Bash: python3 deploy.py', "python3: can't open file '/home/user/deploy.py': [Errno 2] No such file or directory", true)]);
+    expect(standIn[0]).toMatchObject({ outcome: 'error-changed', resolved: true, fix: 'python3 deploy.py' });
+    const rerun = episodesOf([step('Bash: python deploy.py', NOT_FOUND, true), step('Bash: python deploy.py --verbose', 'Traceback (most recent call last):\nModuleNotFoundError: No module named requests', true)]);
+    expect(rerun[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
+  });
+
   it('a pre-commit format failure: the format command is the fix, then the commit succeeded; the note explains it', () => {
     const eps = episodesOf([
       step('Bash: git add -A && git commit -m "feat: cart totals with tax and rounding per line item"', FORMAT_FAIL, true, 'Committing.'),
