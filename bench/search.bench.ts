@@ -26,6 +26,7 @@ import type { KeywordArm } from '../store/reader.js';
 import { MAX_QUERY_TOKENS } from '../store/fts-query.js';
 import type { PruneOptions } from '../store/term-stats.js';
 import { prng, zipfSampler } from './synthetic.js';
+import { settleHeap } from './settle.js';
 
 /** Words of the model vocabulary used (most frequent first). */
 export const VOCAB_SIZE = 30_000;
@@ -88,9 +89,10 @@ function overlap(a: ReadonlyArray<{ chunkId: number }>, b: ReadonlyArray<{ chunk
 /** CPU milliseconds of a process.cpuUsage() difference (user + system). */
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
-async function measure(embedder: Embedder, words: string[], wordVecs: Float32Array[], size: number, workDir: string): Promise<{ figures: Figure[]; note: string }> {
-  const rand = prng(size);
-  const zipf = zipfSampler(rand, words.length, ZIPF_S);
+/** The synthetic store of `size` chunks. Its texts and word lists (~150 MB of JS heap at 100k)
+ *  are garbage once it is written: held during the timings, every major GC a first search
+ *  triggers marked them too (1.1–1.9 s instead of 0.4–0.5 s for the same first search). */
+async function syntheticStore(embedder: Embedder, words: string[], wordVecs: Float32Array[], size: number, workDir: string, zipf: () => number) {
   const chunkWords: number[][] = [];
   const items: TempItem[] = [];
   for (let i = 0; i < size; i++) {
@@ -98,11 +100,17 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     chunkWords.push(ids);
     items.push({ id: String(i), heading: '', text: ids.map((w) => words[w]).join(' ') });
   }
-  const t0 = Date.now();
-  const store = await buildTempStore(embedder, [{ name: `synthetic-${size}`, title: '', items }], {
+  return buildTempStore(embedder, [{ name: `synthetic-${size}`, title: '', items }], {
     parent: workDir,
     vectorOf: (_it, i) => sumNormalized(chunkWords[i], wordVecs, embedder.dim),
   });
+}
+
+async function measure(embedder: Embedder, words: string[], wordVecs: Float32Array[], size: number, workDir: string): Promise<{ figures: Figure[]; note: string }> {
+  const rand = prng(size);
+  const zipf = zipfSampler(rand, words.length, ZIPF_S);
+  const t0 = Date.now();
+  const store = await syntheticStore(embedder, words, wordVecs, size, workDir, zipf);
   const buildS = (Date.now() - t0) / 1000;
   try {
     const queries = Array.from({ length: QUERIES + WARMUP_QUERIES }, () => {
@@ -165,6 +173,7 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     // in-memory indexes (matrix + keyword index + the stemmer's word cache) add.
     const path = store.reader.info().path;
     const first = async (keywords: KeywordArm) => {
+      settleHeap();
       const rss0 = process.memoryUsage().rss;
       const r = openStoreReader(path, { keywords });
       const a = process.hrtime.bigint();
@@ -177,6 +186,7 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     const firstMemory = await first('memory');
     const firstFts = await first('auto');
     // The background build of a long-lived reader (the daemon's): warm() from open to done.
+    settleHeap();
     const warmReader = openStoreReader(path);
     const w0 = process.hrtime.bigint();
     await warmReader.warm?.();
@@ -195,6 +205,7 @@ async function measure(embedder: Embedder, words: string[], wordVecs: Float32Arr
     } finally {
       writer.close();
     }
+    settleHeap();
     const afterRun0 = process.hrtime.bigint();
     await search(store.reader, embedder, queries[3], { k: DEFAULT_K, arm: 'hybrid' });
     const afterRunMs = Number(process.hrtime.bigint() - afterRun0) / 1e6;
@@ -234,6 +245,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const notes: string[] = [
     'Per query: search() end to end (embed query, BM25 over the in-memory keyword index and cosine scan at fusion depth, min-max fusion, fetch k chunks), on a warm reader.',
     'Synthetic corpus: Zipf-distributed real words of the offline model vocabulary, 90 words per chunk; chunk vectors = normalized sum of word vectors (see the module header).',
+    'First-search, warm() and after-index-run rows: one full GC (bench/settle.ts) before each, so the garbage of the reader measured before (a closed reader with a 100k keyword index) is not collected inside the next timing; the synthetic corpus is not held during the timings.',
     'Keyword pruning (store/term-stats.ts): words in > 30% of chunks dropped while a rarer one remains, at most the 16 rarest OR-ed. "Without pruning" rows run the same queries through a second reader with pruning off, interleaved query by query; the overlap rows compare the top-10 lists.',
   ];
   const figures: Figure[] = [];

@@ -162,15 +162,32 @@ export const VECTOR_RUN_ROWS = 1_000;
 /** Bytes per stored vector value (Float32). */
 const FLOAT_BYTES = 4;
 
-/** The ids of a group_concat(chunk_id) list ("3,4,9"), checked ascending and above `after`. */
+/** Character codes of the id list: digits and the separator. */
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+const COMMA = 44;
+
+/** The ids of a group_concat(chunk_id) list ("3,4,9"), checked ascending and above `after`. Read
+ *  digit by digit: no substring per id (at 100k ids, fewer allocations for the GC to follow). */
 export function parseIdList(list: string, after: number): Float64Array {
-  const parts = list.split(',');
-  const ids = new Float64Array(parts.length);
+  let count = 1;
+  for (let i = 0; i < list.length; i++) if (list.charCodeAt(i) === COMMA) count++;
+  const ids = new Float64Array(count);
   let prev = after;
-  for (let i = 0; i < parts.length; i++) {
-    const id = Number(parts[i]);
-    if (!(id > prev)) throw new Error(`vector ids out of order: ${id} after ${prev}`);
-    ids[i] = prev = id;
+  let n = 0;
+  let id = 0;
+  let digits = 0;
+  for (let i = 0; i <= list.length; i++) {
+    const c = i < list.length ? list.charCodeAt(i) : COMMA;
+    if (c >= DIGIT_0 && c <= DIGIT_9) {
+      id = id * 10 + (c - DIGIT_0);
+      digits++;
+      continue;
+    }
+    if (c !== COMMA || digits === 0 || !(id > prev)) throw new Error(`vector ids out of order or malformed at ${list.slice(Math.max(0, i - 12), i + 1)} (after ${prev})`);
+    ids[n++] = prev = id;
+    id = 0;
+    digits = 0;
   }
   return ids;
 }

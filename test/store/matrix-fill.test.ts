@@ -86,7 +86,10 @@ describe('fillMatrix (runs of stored vectors)', () => {
     expect(Array.from(parseIdList('3,4,9', 2))).toEqual([3, 4, 9]);
     expect(() => parseIdList('3,9,4', 0)).toThrow(/out of order/);
     expect(() => parseIdList('3,4', 3)).toThrow(/out of order/);
-    expect(() => parseIdList('3,x', 0)).toThrow(/out of order/);
+    expect(() => parseIdList('3,x', 0)).toThrow(/malformed/);
+    expect(() => parseIdList('3,,4', 0)).toThrow(/malformed/);
+    expect(() => parseIdList('', 0)).toThrow(/malformed/);
+    expect(Array.from(parseIdList('2097151,2097152,9007199254740991', 0))).toEqual([2097151, 2097152, 9007199254740991]);
   });
 });
 
