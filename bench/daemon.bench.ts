@@ -19,7 +19,7 @@ import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { openStoreWriter } from '../store/sqlite-store.js';
 import { prng } from './synthetic.js';
-import { DAEMON_NODE_FLAGS } from '../shared/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../shared/daemon-node-flags.js';
 
 const BIN = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url));
 const STORE_CHUNKS = 10_000;
@@ -95,8 +95,8 @@ interface Run {
 }
 
 function startDaemon(env: NodeJS.ProcessEnv, sets: string[]): Run {
-  // Node flags as every launcher of the product passes them (service units, start --detach).
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, BIN, 'start', ...sets.flatMap((s) => ['--set', s])], { env, stdio: 'ignore' });
+  // Node flags and environment as every launcher of the product passes them (service units, start --detach).
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, BIN, 'start', ...sets.flatMap((s) => ['--set', s])], { env: daemonEnv(env), stdio: 'ignore' });
   return { child, pid: child.pid!, exited: new Promise((r) => child.once('exit', (c) => r(c ?? -1))) };
 }
 

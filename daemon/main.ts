@@ -9,7 +9,8 @@
  *
  * A cycle timer (daemon.cycleMs) rewrites the canary, checks the KILL file (present → clear
  * caches, log, exit 0), the idle exit (daemon.idleExitMinutes) and evicts idle sessions; it
- * also opens the store once it appears. SIGTERM/SIGINT: stop reading, flush the log, release
+ * also opens the store once it appears, and runs one full GC when the daemon turns quiet after
+ * work (daemon/idle-gc.ts). SIGTERM/SIGINT: stop reading, flush the log, release
  * the lock, exit 0. Errors on one file or line are logged with a reason code and skipped.
  * Nothing here logs conversation text: records are built from Decisions (ids and numbers).
  */
@@ -55,6 +56,7 @@ import { Pipeline, STORE_DOWN, type Decision, type ToolDecision } from '../core/
 import type { TailLine, LinesInfo } from './tailer.js';
 import { TailerGroup } from './tailer-group.js';
 import { runHousekeeping } from './housekeeping.js';
+import { IdleCollector } from './idle-gc.js';
 import { createRedactor } from '../shared/redact.js';
 import { CONFIG_RELOAD_ERROR } from './status.js';
 import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
@@ -620,6 +622,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       fail('housekeeping', e);
     }
   };
+  // One full collection when the daemon turns quiet after work (daemon/idle-gc.ts).
+  const idleGc = new IdleCollector();
   const cycle = () => {
     if (stopping) return;
     cycles++;
@@ -643,6 +647,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     reloadModes();
     housekeeping();
     indexSchedule.tick(schedule);
+    idleGc.tick();
     try {
       writeCanary(canaryPath(env), canary());
     } catch (e) {

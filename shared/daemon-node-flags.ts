@@ -5,7 +5,29 @@
  * daemon allocates in short bursts (an exchange, the keyword index build, an index run's refresh)
  * and then idles, and after a burst V8 keeps the grown young generation resident (a reader of a
  * 10k-chunk store with its keyword index built: RSS 220 → 197 MB at 2 MB, 198 MB at 4 MB; the
- * daemon bench: idle RSS 224–276 MB → 181–183 MB; docs/DAEMON.md). Pure constants.
+ * daemon bench: idle RSS 224–276 MB → 181–183 MB; docs/DAEMON.md). --expose-gc lets the daemon
+ * run one full collection when it turns quiet after work (daemon/idle-gc.ts: start-up leaves
+ * ~80 MB of garbage an idle V8 may keep for minutes).
+ *
+ * DAEMON_ENV, set by the same launchers where the caller did not set it: glibc's malloc with a
+ * fixed mmap threshold and trim threshold of MALLOC_THRESHOLD_BYTES. By default glibc raises
+ * its mmap threshold (up to 32 MB) each time a large mmapped block is freed — start-up frees
+ * the model's 32 MB buffers — after which large blocks come from the heap, and memory freed
+ * there stays resident. Fixed, large blocks are mmapped and unmapped when freed. A daemon with
+ * a 10k-chunk store, idle after the GC above: RSS 164–166 → 147–152 MB (docs/DAEMON.md). Other
+ * C libraries (macOS) ignore the variables. Pure constants.
  */
 export const DAEMON_SEMI_SPACE_MB = 2;
-export const DAEMON_NODE_FLAGS = [`--max-semi-space-size=${DAEMON_SEMI_SPACE_MB}`] as const;
+export const DAEMON_NODE_FLAGS = [`--max-semi-space-size=${DAEMON_SEMI_SPACE_MB}`, '--expose-gc'] as const;
+
+/** glibc's default mmap threshold (128 KiB), fixed instead of raised (see the header). */
+export const MALLOC_THRESHOLD_BYTES = 128 * 1024;
+export const DAEMON_ENV: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: String(MALLOC_THRESHOLD_BYTES),
+  MALLOC_TRIM_THRESHOLD_: String(MALLOC_THRESHOLD_BYTES),
+};
+
+/** The daemon's environment: `env` with DAEMON_ENV's variables where `env` sets none. */
+export function daemonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...DAEMON_ENV, ...env };
+}

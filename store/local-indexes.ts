@@ -12,6 +12,7 @@
  */
 import type { Hit } from './types.js';
 import { VectorMatrix, type ScanMethod } from './vector-matrix.js';
+import { fillMatrix, type VectorRun } from './matrix-fill.js';
 import { KeywordIndex, type KeywordFilter, type ParsedTsvector } from './keyword-index.js';
 import { queryTokens } from './fts-query.js';
 import { PRUNE_DEFAULTS, selectQueryTerms, type PruneOptions } from './term-stats.js';
@@ -41,6 +42,9 @@ export interface RowSource {
   visible(): { ids: Int32Array; regions: Int32Array };
   /** Rows of these ids (any order; an id gone meanwhile is simply missing). */
   fetch(ids: number[], want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
+  /** Every stored vector of dimension `dim`, ids ascending, many rows per run: a first fill of
+   *  the matrix reads these instead of one row at a time (store/matrix-fill.ts). */
+  vectorRuns?(dim: number): Iterable<VectorRun>;
   /** Every row, for a first fill (a plain scan: cheaper than asking for every id). */
   all?(want: { vec: boolean; terms: boolean }): Iterable<FetchedRow>;
   /** The visible chunks with ids above `after`, when exactly `count` visible chunks have ids up
@@ -105,6 +109,10 @@ export class LocalIndexes {
       const old = this.matrix && dim !== null && this.matrix.dim === dim ? this.matrix : null;
       // Row of each visible id in the old matrix (its rows are in id order too), −1 = not there.
       const oldRow = new Int32Array(ids.length).fill(-1);
+      // No matrix of this dimension yet: fill it from the backend's runs of vectors when it has them.
+      const bulk = !old && dim !== null && source.vectorRuns
+        ? fillMatrix(dim, Math.ceil(ids.length * MATRIX_HEADROOM), ids, regions, source.vectorRuns(dim), this.opts.scanMethod)
+        : null;
       if (old && !appended) for (let i = 0, r = 0; i < ids.length; i++) {
         while (r < old.n && old.ids[r] < ids[i]) r++;
         if (r < old.n && old.ids[r] === ids[i]) oldRow[i] = r;
@@ -115,7 +123,7 @@ export class LocalIndexes {
       let needVec = 0;
       let needText = 0;
       for (let i = 0; i < ids.length; i++) {
-        const vec = dim !== null && oldRow[i] < 0;
+        const vec = !bulk && dim !== null && oldRow[i] < 0;
         if (vec) needVec++;
         if (needsText[i]) needText++;
         if (needsText[i] || vec) need[i] = 1;
@@ -137,7 +145,7 @@ export class LocalIndexes {
         textDone = needText === ids.length;
         for (const r of source.all({ vec: vecDone, terms: textDone && !!keywords })) take(r);
       }
-      const wantsVec = (i: number) => !vecDone && dim !== null && oldRow[i] < 0;
+      const wantsVec = (i: number) => !bulk && !vecDone && dim !== null && oldRow[i] < 0;
       const wantsText = (i: number) => !textDone && needsText[i] === 1;
       const rest: number[] = [];
       for (let i = 0; i < ids.length; i++) if (need[i] && (wantsVec(i) || wantsText(i))) rest.push(i);
@@ -148,7 +156,7 @@ export class LocalIndexes {
         for (const r of source.fetch(page.map((at) => ids[at]), { vec: wantVec, terms: wantTerms })) take(r);
       }
       keywords?.maintain();
-      const m = dim === null ? null : appended && old ? this.appendMatrix(dim, old, ids, regions, fetched) : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched);
+      const m = dim === null ? null : bulk ?? (appended && old ? this.appendMatrix(dim, old, ids, regions, fetched) : this.refreshMatrix(dim, old, ids, regions, oldRow, fetched));
       const maxId = ids.length ? ids[ids.length - 1] : 0;
       this.seen = appended && this.seen
         ? { count: this.seen.count + ids.length, maxId: Math.max(this.seen.maxId, maxId) }

@@ -156,9 +156,44 @@ export const REGION_KEY = 2 ** 21;
 /** Vector rows read per statement call while filling the matrix (all() per page: one call into
  *  SQLite per page instead of one per row, without holding every row at once). */
 export const VECTOR_PAGE = 5_000;
+/** Vector rows per BLOB of a first fill (store/matrix-fill.ts): at 100-d a 400 KB BLOB; at 100k
+ *  chunks 1k-row pages cost less CPU than 5k-row ones (measured: 171 vs 199 ms, median of 5). */
+export const VECTOR_RUN_ROWS = 1_000;
+/** Bytes per stored vector value (Float32). */
+const FLOAT_BYTES = 4;
+
+/** Character codes of the id list: digits and the separator. */
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+const COMMA = 44;
+
+/** The ids of a group_concat(chunk_id) list ("3,4,9"), checked ascending and above `after`. Read
+ *  digit by digit: no substring per id (at 100k ids, fewer allocations for the GC to follow). */
+export function parseIdList(list: string, after: number): Float64Array {
+  let count = 1;
+  for (let i = 0; i < list.length; i++) if (list.charCodeAt(i) === COMMA) count++;
+  const ids = new Float64Array(count);
+  let prev = after;
+  let n = 0;
+  let id = 0;
+  let digits = 0;
+  for (let i = 0; i <= list.length; i++) {
+    const c = i < list.length ? list.charCodeAt(i) : COMMA;
+    if (c >= DIGIT_0 && c <= DIGIT_9) {
+      id = id * 10 + (c - DIGIT_0);
+      digits++;
+      continue;
+    }
+    if (c !== COMMA || digits === 0 || !(id > prev)) throw new Error(`vector ids out of order or malformed at ${list.slice(Math.max(0, i - 12), i + 1)} (after ${prev})`);
+    ids[n++] = prev = id;
+    id = 0;
+    digits = 0;
+  }
+  return ids;
+}
 
 /** The SQLite file's rows for the reader core (one read transaction per sync). */
-function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
+export function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
   // The region index (region_id, id) is a few bytes per chunk; the table holds the texts: listing
   // through the index and sorting by id here reads ~1 MB instead of the whole table at 100k.
   const visibleKeys = db.prepare(`SELECT id * ${REGION_KEY} + region_id FROM chunks INDEXED BY chunks_region`).pluck();
@@ -173,6 +208,13 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
   const countUpTo = db.prepare(`SELECT count(*) FROM chunks INDEXED BY chunks_region WHERE id <= ?`).pluck();
   const after = db.prepare(`SELECT id, region_id FROM chunks WHERE id > ? ORDER BY id`).raw();
   const rowKeyOf = db.prepare(`SELECT row_key FROM chunks WHERE id = ?`).pluck();
+  // A first fill reads the vectors of one dimension a page at a time as one BLOB and one id list
+  // (group_concat: one Buffer and one string per VECTOR_RUN_ROWS rows instead of a row array and
+  // a Buffer per chunk). Both aggregates take the rows in the same order, so the k-th id is the
+  // k-th vector's; the ids are checked ascending. (group_concat's own ORDER BY would sort again:
+  // ~60 ms more at 100k; a separate id listing scans the table again: ~55 ms more.)
+  const vectorBlock = db.prepare(`SELECT group_concat(chunk_id), CAST(group_concat(vec, '') AS BLOB)
+                                  FROM (SELECT chunk_id, vec FROM vectors WHERE chunk_id > ? AND length(vec) = ? ORDER BY chunk_id LIMIT ?)`).raw();
   /** The content key (store/chunk-key.ts rowKey) of the largest id the last listing returned. */
   let top: { id: number; key: unknown } | null = null;
   const remember = (ids: Int32Array) => {
@@ -232,6 +274,22 @@ function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSo
         });
       }
       return out.values();
+    },
+    *vectorRuns(dim) {
+      const bytes = dim * FLOAT_BYTES;
+      for (let last = 0; ; ) {
+        const [list, blob] = vectorBlock.get(last, bytes, VECTOR_RUN_ROWS) as [string | null, Buffer | null];
+        if (list === null || blob === null) return;
+        const run = parseIdList(list, last);
+        if (blob.byteLength !== run.length * bytes) throw new Error(`a vector page of ${blob.byteLength} bytes for ${run.length} ${dim}-d rows`);
+        // Buffers of this size get their own memory (offset 0); copied when not Float32-aligned.
+        const data = blob.byteOffset % FLOAT_BYTES === 0
+          ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / FLOAT_BYTES)
+          : new Float32Array(Uint8Array.from(blob).buffer);
+        yield { ids: run, data };
+        if (run.length < VECTOR_RUN_ROWS) return;
+        last = run[run.length - 1];
+      }
     },
     *all(want) {
       if (want.vec) {

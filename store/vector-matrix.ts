@@ -100,8 +100,28 @@ export class VectorMatrix {
     const r = this.n++;
     this.ids[r] = id;
     this.regionIds[r] = regionId;
-    this.bytes().set(blob, r * this.stride * 4);
+    // A Float32 view of the blob copies as floats: Uint8Array.set from a Buffer takes a slower
+    // element-wise path in V8 (≈2× the whole fill at 100k rows here).
+    if (blob.byteOffset % 4 === 0) this.data.set(new Float32Array(blob.buffer, blob.byteOffset, this.dim), r * this.stride);
+    else this.bytes().set(blob, r * this.stride * 4);
     if (this.quantized) quantizeRow(this.data, r * this.stride, this.dim, this.quantized, r);
+  }
+
+  /** Append `count` consecutive rows of `src` (Float32, dim values per row, from row `from` on)
+   *  with their ids and regions (ids ascending, as every matrix keeps them): one copy per run
+   *  when the row stride is the dimension (a bulk fill from stored vectors). */
+  addRun(ids: ArrayLike<number>, regionIds: ArrayLike<number>, at: number, src: Float32Array, from: number, count: number): void {
+    if (this.n + count > this.capacity) throw new Error('vector matrix is full');
+    if ((from + count) * this.dim > src.length) throw new Error('vector run out of range');
+    const r0 = this.n;
+    for (let i = 0; i < count; i++) {
+      this.ids[r0 + i] = ids[at + i];
+      this.regionIds[r0 + i] = regionIds[at + i];
+    }
+    if (this.stride === this.dim) this.data.set(src.subarray(from * this.dim, (from + count) * this.dim), r0 * this.stride);
+    else for (let i = 0; i < count; i++) this.data.set(src.subarray((from + i) * this.dim, (from + i + 1) * this.dim), (r0 + i) * this.stride);
+    this.n += count;
+    if (this.quantized) for (let r = r0; r < this.n; r++) quantizeRow(this.data, r * this.stride, this.dim, this.quantized, r);
   }
 
   private bytesView: Uint8Array | null = null;

@@ -23,6 +23,8 @@ const F32_EPS = 2 ** -24;
 /** Covers the float64 rounding of the bounds themselves (relative) and of a = s·t·sum (absolute). */
 const NORM_SLACK = 1 + 2 ** -40;
 export const ABS_SLACK = 1e-12;
+/** Added before Math.floor to round to the nearest integer (halves up, as Math.round). */
+const ROUND_HALF = 0.5;
 
 /** Per-row data of the Int8 copy: scale s, ‖e‖ and ‖s·c‖ (see the module header). */
 export interface QuantizedRows {
@@ -56,13 +58,14 @@ export function quantizeRow(data: Float32Array, base: number, dim: number, rows:
     return;
   }
   // Any c in range is sound (the bounds use the error c leaves); x·(1/s) rounds as x/s would
-  // but for the last bit of a tie.
+  // but for the last bit of a tie, and floor(y + 0.5) as Math.round(y) but for y one ulp below
+  // a half (Math.round costs ~8× as much in V8 here: most of a 100k-row fill).
   const inv = 1 / s;
   let ee = 0;
   let nn = 0;
   for (let i = 0; i < dim; i++) {
     const x = data[base + i];
-    let c = Math.round(x * inv);
+    let c = Math.floor(x * inv + ROUND_HALF);
     c = c > I8_MAX ? I8_MAX : c < -I8_MAX ? -I8_MAX : c;
     i8[o + i] = c;
     const v = s * c;

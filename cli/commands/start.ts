@@ -15,7 +15,7 @@ import { readCanary } from '../../daemon/canary.js';
 import { lockState } from '../../daemon/lock.js';
 import { loadConfig } from '../../config/load.js';
 import { SERVICE_MARKER } from '../../ops/service-files.js';
-import { DAEMON_NODE_FLAGS } from '../../shared/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../../shared/daemon-node-flags.js';
 
 /** How long `start --detach` waits for the child's first canary (model load included). */
 export const DETACH_WAIT_MS = 60_000;
@@ -62,7 +62,7 @@ export async function startDetached(sets: string[], env: NodeJS.ProcessEnv = pro
   const fd = openSync(outPath, 'a', 0o600);
   const bin = fileURLToPath(new URL('../../../bin/active-brain.js', import.meta.url));
   const args = [...DAEMON_NODE_FLAGS, bin, 'start', ...sets.flatMap((s) => ['--set', s])];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env });
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env: daemonEnv(env) });
   closeSync(fd);
   let exited: number | null = null;
   child.once('exit', (code, signal) => { exited = code ?? (signal ? 128 : 1); });

@@ -4,9 +4,10 @@
  * `stop`, `status --json` truth (running / stopped / frozen), kill file, idle exit, detach.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSchema, validate } from '../helpers/json-schema.js';
+import { DAEMON_ENV } from '../../shared/daemon-node-flags.js';
 import {
   appendExchange,
   cli,
@@ -201,6 +202,11 @@ describe('daemon lifecycle (real process)', () => {
     e.track(pid);
     expect(JSON.parse(cli(e, ['status', '--json']).stdout)).toMatchObject({ running: true, pid });
     expect(existsSync(join(e.home, 'logs', 'daemon.out'))).toBe(true);
+    // It runs with the daemon's malloc environment (shared/daemon-node-flags.ts DAEMON_ENV).
+    if (process.platform === 'linux') {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const [k, v] of Object.entries(DAEMON_ENV)) expect(environ).toContain(`${k}=${v}`);
+    }
     // idempotent: the running daemon is what was asked for (exit 0, its pid; nothing started)
     const again = cli(e, ['start', '--detach']);
     expect(again.code).toBe(0);

@@ -21,8 +21,11 @@ const spec = { node: '/usr/bin/node', cli: '/opt/a b/bin/active-brain.js', home:
 describe('service files', () => {
   it('systemd unit: quoted ExecStart, restart on failure only, state dir pinned', () => {
     const u = systemdUnit(spec);
-    expect(u).toContain('ExecStart="/usr/bin/node" "--max-semi-space-size=2" "/opt/a b/bin/active-brain.js" start');
+    expect(u).toContain('ExecStart="/usr/bin/node" "--max-semi-space-size=2" "--expose-gc" "/opt/a b/bin/active-brain.js" start');
     expect(u).toContain('Restart=on-failure');
+    // The daemon's malloc environment (shared/daemon-node-flags.ts), the caller's pinned values after it.
+    expect(u).toContain('Environment="MALLOC_MMAP_THRESHOLD_=131072"');
+    expect(u).toContain('Environment="MALLOC_TRIM_THRESHOLD_=131072"');
     expect(u).toContain('Environment="ACTIVE_BRAIN_HOME=/home/u/.active-brain"');
     expect(u).toContain('Environment="ACTIVE_BRAIN_TRANSCRIPTS=/t/p%%x"');
   });

@@ -11,6 +11,7 @@ import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
 import type { StoreReader, StoreWriter, SearchFilter } from '../../store/types.js';
 import { scopeAllows } from '../../shared/modes.js';
 import { VectorMatrix } from '../../store/vector-matrix.js';
+import { quantizeRow, int8Stride } from '../../store/vector-quantized.js';
 import { tempDir, prng, randomUnit } from './helpers.js';
 
 const DIM = 24;
@@ -144,6 +145,22 @@ describe('quantized first pass (Int8 rows, proven bounds)', () => {
       const f = { allowedRegions: null, exclude: null };
       expect(quant.search([q], 20, f)).toEqual(full.search([q], 20, f));
       expect(grown.search([q], 20, f)).toEqual(full.search([q], 20, f));
+    }
+  });
+
+  it('each Int8 value is the nearest integer to x / scale (halves up): the small errors the bounds rely on to prune', () => {
+    const rnd = prng(5);
+    const dim = 100;
+    const rows = { i8: new Int8Array(int8Stride(dim)), scale: new Float32Array(1), err: new Float64Array(1), norm: new Float64Array(1), stride8: int8Stride(dim) };
+    for (let r = 0; r < 200; r++) {
+      const x = randomUnit(rnd, dim);
+      quantizeRow(x, 0, dim, rows, 0);
+      const s = rows.scale[0];
+      for (let i = 0; i < dim; i++) expect(Math.abs(x[i] / s - rows.i8[i])).toBeLessThanOrEqual(0.5 + 1e-6);
+      // The row's error norm is the one its values leave (rounded up by the slack only).
+      let ee = 0;
+      for (let i = 0; i < dim; i++) ee += (x[i] - s * rows.i8[i]) ** 2;
+      expect(rows.err[0]).toBeCloseTo(Math.sqrt(ee), 12);
     }
   });
 });
