@@ -27,8 +27,11 @@ export interface HostWorld extends Env {
  *  entrypoint `sdk-cli` and gives hooks CLAUDE_CODE_SESSION_ATTENDED=0, which the worker rule
  *  treats as background work by default (shared/workers.ts); these sessions stand for a
  *  person's, so the entrypoint list is cleared and `unattended: entrypoints` lets that list
- *  alone decide (config/schema.ts `workers`). */
-export const HOST_CONFIG = { workers: { entrypoints: [] as string[], unattended: 'entrypoints' } };
+ *  alone decide (config/schema.ts `workers`). The hook's own deadline is wide: on a loaded test
+ *  machine a hook start alone can pass the default 150 ms, and the run is then
+ *  silent before it reads its payload; these scenarios test what reaches the host, the deadline
+ *  has its own tests (test/hook). */
+export const HOST_CONFIG = { workers: { entrypoints: [] as string[], unattended: 'entrypoints' }, hook: { deadlineMs: 2000 } };
 
 export function hostWorld(claudeBin: string | null, tag = 'ab-host-'): HostWorld {
   const base = mkdtempSync(join(tmpdir(), tag));
