@@ -155,8 +155,10 @@ function finishLine(line: string): string {
   s = s.replace(DECOR_RE, ' ').replace(/\s+/g, ' ').trim();
   // Leading list markers and stray punctuation are not part of the message.
   s = s.replace(/^[-–—>:;,.\s]+/, '').replace(/(?:<path>|<n>)(?:\s*[:,]\s*(?:<path>|<n>))+/g, (m) => (m.startsWith('<path>') ? '<path>' : '<n>'));
-  // Letters of any script count (a Chinese or Russian error is an error too).
-  if (!/\p{L}{2}/u.test(s.replace(/<[a-z]+>/g, ''))) return '';
+  // Letters of any script count (a Chinese or Russian error is an error too); two ASCII ones
+  // first, so a line in Latin letters never compiles the script-wide class.
+  const bare = s.replace(/<[a-z]+>/g, '');
+  if (!/[a-z]{2}/.test(bare) && !/\p{L}{2}/u.test(bare)) return '';
   if (PLACEHOLDER_ONLY_RE.test(s)) return '';
   return s;
 }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { errorKeys, isKeyLine, lineKey, MAX_LINE_KEYS } from '../../shared/error-keys.js';
-import { genericKind, GENERIC_KINDS, type GenericKind } from '../../shared/error-class.js';
+import { contentWordCount, genericKind, GENERIC_KINDS, MIN_CONTENT_WORDS, type GenericKind } from '../../shared/error-class.js';
 import { errorSignature, keyLines } from '../../shared/error-signature.js';
 
 
@@ -70,6 +70,19 @@ describe('generic errors (no Past fix can transfer)', () => {
   it.each(EXAMPLES)('%s: the example is generic; its control is not', (kind, generic, control) => {
     expect(genericKind(generic, keyLines(generic))).toBe(kind);
     expect(genericKind(control, keyLines(control))).toBeNull();
+  });
+
+  it('content words: lowercase ASCII is counted without the script classes, exactly as with them (property, mixed scripts)', () => {
+    const piece = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/), fc.constantFrom('error', 'fatal', '<path>', '<n>', ' ', '-', 'é', 'ñandú', 'Abc', '数据库', '連接', 'ошибка', 'εντολή', '⚠'), fc.string({ unit: 'grapheme', maxLength: 6 }));
+    const full = /[a-z][a-z0-9_-]{2,}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}|(?![a-z])\p{L}{3,}/gu;
+    const labels = new Set(['error', 'errors', 'fatal', 'failed', 'failure', 'fail', 'exception', 'panic', 'err', 'exit', 'code', 'command', 'warning']);
+    const reference = (l: string) => (l.replace(/<[a-z]+>/g, ' ').replace(/^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/, '').match(full) ?? []).filter((w) => !labels.has(w)).length;
+    fc.assert(fc.property(fc.array(piece, { maxLength: 16 }).map((p) => p.join('')), (line) => {
+      expect(contentWordCount(line)).toBe(reference(line));
+    }), { numRuns: 2000 });
+    expect(contentWordCount('数据库 连接 失败')).toBeGreaterThanOrEqual(MIN_CONTENT_WORDS);
+    expect(contentWordCount('ñandúa-a')).toBe(1);
+    expect(contentWordCount('error: failed')).toBe(0);
   });
 
   it('every kind has an example above', () => {
