@@ -23,6 +23,8 @@
 
 /** Characters of an error looked at (the head is what matters; 1 MB errors stay fast). */
 export const MAX_SCAN_CHARS = 16_384;
+/** Characters of one line normalized (a minified bundle's line is cut here). */
+const MAX_LINE_CHARS = 1000;
 /** Lines of the head that make the signature. */
 export const HEAD_LINES = 2;
 /** Lines after the head whose words also count for near matches. */
@@ -168,9 +170,24 @@ function finishLine(line: string): string {
  *  bounded by MAX_SCAN_CHARS anyway; errorSig stops as soon as the head is complete). */
 export const MAX_INFORMATIVE_LINES = 2000;
 
+/** LEAD_RE's words anywhere, word boundaries or not: a placeholder put in for a path that
+ *  starts inside a word (`deniedC:\\x`) makes a boundary the raw line did not have. */
+const LEAD_ANYWHERE_RE = new RegExp(LEAD_RE.source.replace(/\\b/g, ''));
+
+/** Whether a raw line may normalize to a lead line: LEAD_RE's words on the line with what
+ *  normalizeErrorLine could join words by (case, tool_use_error tags, decoration, runs of
+ *  white space) already applied. Its placeholders never make letters, so a line this says no
+ *  to is no lead (property-tested: test/shared/error-signature.test.ts). */
+function mayLead(line: string): boolean {
+  return LEAD_ANYWHERE_RE.test(line.toLowerCase().replace(/<\/?tool_use_error>/g, ' ').replace(DECOR_RE, ' ').replace(/\s+/g, ' '));
+}
+
 /** The informative lines of an error, in order: normalized, boilerplate removed. `done`, when
- *  given, is asked after each line kept and ends the reading early when it says so. */
-export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean, keepQuoted = false): string[] {
+ *  given, is asked after each line kept and ends the reading early when it says so.
+ *  `fromLead`: lines before the first that may be a lead (mayLead) are not normalized — the
+ *  lines from the lead on come out the same, for less work (a test run's passing lines before
+ *  its failure); the caller reads again without it when no lead comes. */
+export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES, done?: (lines: readonly string[]) => boolean, keepQuoted = false, fromLead = false): string[] {
   let t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   // Tools that print their output JSON-escaped ("…failed:\n\n[FORMAT]…") mean real newlines.
   // A Windows path's `\n…` folder is not a newline: such paths (spaces allowed inside a
@@ -178,13 +195,21 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
   if (t.includes('\\n')) t = t.replace(WIN_ESCAPE_SAFE_RE, (m) => (/^(?:[A-Za-z]:|\\\\)/.test(m) ? m : '\n'));
   t = t.replace(ANSI_RE, '');
   const out: string[] = [];
-  for (let line of t.split('\n')) {
+  const raw = t.split('\n');
+  // Skipping could only differ when the line cap binds: never with fewer lines than the cap.
+  let skipping = fromLead && raw.length <= maxLines;
+  for (let line of raw) {
     // Carriage-return progress: only what was printed last on the line remains on screen.
     const cr = line.lastIndexOf('\r');
     if (cr >= 0) line = cr === line.length - 1 ? line.slice(0, cr).slice(line.slice(0, cr).lastIndexOf('\r') + 1) : line.slice(cr + 1);
     line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
     if (!line.trim()) continue;
-    const n = normalizeErrorLine(line.length > 1000 ? line.slice(0, 1000) : line, keepQuoted);
+    const input = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
+    if (skipping) {
+      if (!mayLead(input)) continue;
+      skipping = false;
+    }
+    const n = normalizeErrorLine(input, keepQuoted);
     if (!n || BOILERPLATE_RE.test(n)) continue;
     if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
     out.push(n);
@@ -249,12 +274,17 @@ export function keyLines(text: unknown): string[] {
       return lead >= 0 && ls.length >= lead + KEY_LINES;
     };
   };
-  let lines = informativeLines(text, MAX_INFORMATIVE_LINES, enough());
+  // From the lead on (mayLead); with no lead in them, every line, as the first ones are kept then.
+  const read = (keepQuoted: boolean) => {
+    const fromLead = informativeLines(text, MAX_INFORMATIVE_LINES, enough(), keepQuoted, true);
+    return fromLead.some((l) => LEAD_RE.test(l)) ? fromLead : informativeLines(text, MAX_INFORMATIVE_LINES, enough(), keepQuoted);
+  };
+  let lines = read(false);
   if (!lines.length) return [];
   let lead = leadIndex(lines);
   // A compile error's lead (or the line under a generic "failed to compile"): names kept.
   if (lines.slice(lead, lead + HEAD_LINES).some((l) => COMPILE_LEAD_RE.test(l))) {
-    lines = informativeLines(text, MAX_INFORMATIVE_LINES, enough(), true);
+    lines = read(true);
     lead = leadIndex(lines);
   }
   return lines.slice(lead, lead + KEY_LINES).map(clipHead);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { COMPILE_LEAD_RE, errorSignature, errorPhrase, informativeLines, keyLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
+import { COMPILE_LEAD_RE, KEY_LINES, LEAD_RE, MAX_INFORMATIVE_LINES, errorSignature, errorPhrase, informativeLines, keyLines, normalizeErrorLine, wordOverlap } from '../../shared/error-signature.js';
 
 // Error templates of the shapes met in coding sessions (written for these tests). {P} path,
 // {B} branch, {N} number, {H} hash, {Q} quoted name.
@@ -172,3 +172,37 @@ describe('signatures that generalize (shapes met in real projects of other peopl
   });
 });
 
+
+describe('reading from the lead (informativeLines fromLead, what keyLines reads)', () => {
+  // Pieces of real output and of what normalization joins or removes: lead words split by
+  // decoration, control characters, tool_use_error tags and runs of white space; quotes, paths,
+  // numbers, passing test lines, carriage-return progress.
+  const piece = fc.oneof(
+    fc.constantFrom('not', 'a', 'no', 'such', 'could', 'can\'t', 'error', 'fail', 'Error:', 'FATAL', 'denied', 'x', 'ok', 'passed', '✓', '•', '|', '~', '*', '×',
+      '\u0001', '\u0000', '\t', '   ', '\r', '\\n', '<tool_use_error>', '</tool_use_error>', "'src/a.ts'", '"q"', '/home/u/p/x.ts', 'C:\\Users\\me\\a b\\c.ts', '42', '0x1f2e3d4c',
+      'https://x.io/a', '\u001b[31m', 'warning', 'undefined', 'not•a', 'no\u0001such', 'could  not'),
+    fc.stringMatching(/^[a-z]{1,6}$/),
+  );
+  const line = fc.array(piece, { maxLength: 8 }).map((p) => p.join(' '));
+  const text = fc.array(fc.oneof(line, line.map((l) => l.replace(/ /g, ''))), { maxLength: 40 }).map((ls) => ls.join('\n'));
+  const fromFirstLead = (ls: string[]) => {
+    const i = ls.findIndex((l) => LEAD_RE.test(l));
+    return i < 0 ? null : ls.slice(i);
+  };
+
+  it('property: the lines from the first lead on are the same whether the lines before it are read or not; no lead in one, none in the other', () => {
+    fc.assert(fc.property(text, fc.boolean(), (t, keepQuoted) => {
+      const all = informativeLines(t, MAX_INFORMATIVE_LINES, undefined, keepQuoted);
+      const skipped = informativeLines(t, MAX_INFORMATIVE_LINES, undefined, keepQuoted, true);
+      expect(fromFirstLead(skipped)).toEqual(fromFirstLead(all));
+    }), { numRuns: 3000 });
+  });
+
+  it('a test run\'s passing lines before its failure are not read; its key lines are those of the failure (control: no lead, the first lines)', () => {
+    const passing = Array.from({ length: 50 }, (_, k) => ` ✓ src/m${k}.test.ts > case ${k} (3 ms)`).join('\n');
+    const failing = `${passing}\n FAIL  src/pool.test.ts > pool\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)`;
+    expect(informativeLines(failing, MAX_INFORMATIVE_LINES, undefined, false, true)[0]).toMatch(/^fail/);
+    expect(keyLines(failing)[0]).toMatch(/^fail <path> > pool/);
+    expect(keyLines(passing)).toEqual(informativeLines(passing).slice(0, KEY_LINES));
+  });
+});
