@@ -176,7 +176,11 @@ const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
  *  other tools and notes. */
 function actionsOf(e: EpisodeRecord): string[] | null {
   if (e.tool !== 'Bash') return null;
-  const keys = actionKeys(e.action.replace(/^Bash:\s*/, '')).filter((k) => k.length <= MAX_ACTION_KEY_CHARS).slice(0, MAX_ACTION_KEYS);
+  // The last keys: a chain's acting part is mostly at its end (`mkdir … && cp … && git push`).
+  // The episode keeps the failing call's summary (160 characters), so a key past its cut is not
+  // here while the hook reads the whole command: a fix can then miss the preference, never
+  // get another's.
+  const keys = actionKeys(e.action.replace(/^Bash:\s*/, '')).filter((k) => k.length <= MAX_ACTION_KEY_CHARS).slice(-MAX_ACTION_KEYS);
   return keys.length ? keys : null;
 }
 

@@ -45,7 +45,7 @@ export type Reason = (typeof REASONS)[number];
 export type HookMode = HookSettings['modes'][number];
 
 /** The fields of the Claude Code hook payloads the hook uses (the prompt is never read).
- *  Tool events add tool_name, tool_input (never read), tool_use_id, and `error` +
+ *  Tool events add tool_name, tool_input (only a Bash call's `command`, for its action keys), tool_use_id, and `error` +
  *  `is_interrupt` (PostToolUseFailure) or `tool_response` (PostToolUse). */
 export interface HookPayload {
   session_id: string;

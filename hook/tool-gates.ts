@@ -24,7 +24,7 @@ import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
-import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
+import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -86,13 +86,10 @@ export function sign(payload: Record<string, unknown>, event: string, redactor: 
   return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS), command: shellCommandOf(payload) } : { kind: 'none' };
 }
 
-/** Characters of the failing shell command read for its action keys. */
-export const COMMAND_CHARS = 2_000;
-
 /** The payload's shell command (`tool_input.command` of a Bash call), bounded; '' for none. */
 function shellCommandOf(payload: Record<string, unknown>): string {
   const input = payload.tool_input;
-  return payload.tool_name === 'Bash' && isObj(input) && typeof input.command === 'string' ? input.command.slice(0, COMMAND_CHARS) : '';
+  return payload.tool_name === 'Bash' && isObj(input) && typeof input.command === 'string' ? input.command.slice(0, MAX_COMMAND_CHARS) : '';
 }
 
 /** Characters of the error kept for naming checks (a fix's edited files must be named there). */
@@ -179,8 +176,9 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     // A fix that ran in another directory transfers only to a session working there, and one
     // that only edited files only to an error that names one of them (shared/fix-place.ts).
     const text = input.signal.kind === 'error' ? input.signal.text : '';
-    const place = currentPlace(inScope.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
-    const here = inScope.filter((f) => (!f.where || f.where === place) && (!f.edits || editsNamed(f.edits, text)));
+    const named = inScope.filter((f) => !f.edits || editsNamed(f.edits, text));
+    const place = currentPlace(named.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
+    const here = named.filter((f) => !f.where || f.where === place);
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
     // (which did not keep it away); all shown already → the repeat gate below silences it.

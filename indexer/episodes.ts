@@ -101,7 +101,6 @@ export function isCascade(resultText: string): boolean {
   return CASCADE_RE.test(resultText);
 }
 
-/** What follows `Name: ` in a step summary. */
 /** What a call acted on: a shell call's whole command when the summary cut it (heredoc
  *  bodies out: a commit message's lines are no commands), else the summary's input part. */
 function target(step: Pick<ToolStep, 'summary' | 'command'>): string {
@@ -309,8 +308,11 @@ function dedupe(parts: string[]): string[] {
 }
 
 /** A command's leading change of directory: `cd X && …` (its first segment) or `git -C X …`. */
-const LEAD_CD_RE = /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)\s*(?:&&|;|$)/;
+const LEAD_CD_RE = /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n|$)/;
 const GIT_C_RE = /^git\s+-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/;
+/** The leading `cd X &&` (or `;`, a line break) of a command, to compare two commands that ran
+ *  in the same directory. `git -C X` stays: it is part of the git command. */
+const LEAD_CD_PART_RE = /^cd\s+(?:"[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n)\s*/;
 
 /** The directory a command's leading `cd X` or `git -C X` names, as written; null for none. */
 function leadingDirectory(cmd: string): string | null {
@@ -322,6 +324,7 @@ function leadingDirectory(cmd: string): string | null {
  *  started in (absolute POSIX paths only; `~`, variables and other shapes as written), else
  *  that cwd; null when unknown. */
 function ranIn(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd' | 'callCwd'>): string | null {
+  // (Only absolute POSIX results are compared as places: see `moved` in fixOf.)
   const start = step.callCwd ?? step.cwd;
   const dir = step.name === 'Bash' ? leadingDirectory(target(step)) : null;
   if (!dir) return start;
@@ -338,14 +341,21 @@ function fixOf(w: Walk): { fix: string; note: string } {
   const endText = fixStepText(w.end, base);
   // The succeeding command differs from the failing one (for `error-changed`: the program
   // that stood in, with nothing changed between: walk).
-  const endDiffers = (w.outcome === 'succeeded' || (w.outcome === 'error-changed' && !w.fixSteps.length)) && unsuppressed(fixCommandText(target(w.end), base)) !== unsuppressed(fixCommandText(target(w.lastFailed), base));
+  const failedIn = ranIn(w.lastFailed);
+  const endIn = ranIn(w.end);
+  // Two commands that ran in one directory compare without a leading `cd` to it (a rerun that
+  // only added `cd <the same folder> &&` changed nothing).
+  const sameDir = !!failedIn && failedIn === endIn;
+  const asRun = (t: ToolStep) => (sameDir ? target(t).replace(LEAD_CD_PART_RE, '') : target(t));
+  const endDiffers = (w.outcome === 'succeeded' || (w.outcome === 'error-changed' && !w.fixSteps.length)) && unsuppressed(fixCommandText(asRun(w.end), base)) !== unsuppressed(fixCommandText(asRun(w.lastFailed), base));
   // The directory the command ran in moved between the failure and the success (a `cd` call
   // of its own, the session's cwd, or a leading `cd X &&` / `git -C X` the failure had and the
   // success dropped or changed): where it ran is the fix. Said once: not when the success's
   // own text already names where (`cd api-gateway && …`).
-  const failedIn = ranIn(w.lastFailed);
-  const endIn = ranIn(w.end);
-  const moved = !!endIn && !!failedIn && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
+  // Compared as places only when both are absolute POSIX paths (`~/app`, `$HOME/app`, an MSYS
+  // `/c/…` against a Windows cwd are the same folder spelled otherwise, not a move).
+  const posixPath = (d: string | null) => !!d && d.startsWith('/') && !/^\/[a-z]\//i.test(d);
+  const moved = posixPath(endIn) && posixPath(failedIn) && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
   // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
   if (w.outcome === 'succeeded' && onlyHides(target(w.end), target(w.lastFailed))) return { fix: '', note: '' };
   const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t), base))));

@@ -10,6 +10,11 @@
 
 /** Command words that name a Bash action (`git push`, `mix test`, `npm run build`). */
 export const COMMAND_KEY_WORDS = 2;
+/** A shell command is read whole up to this many characters (transcript records'
+ *  ToolCall.command, the hook's `tool_input.command`): long enough for the chained commands
+ *  agents write (the longest non-heredoc chains in the real projects of
+ *  ../shared/eval/claude-code-real run to about 1,000), bounded so a pasted script stays small. */
+export const MAX_COMMAND_CHARS = 2_000;
 /** Action keys a fix records of its failing call (FixOffer.actions), and the longest kept. */
 export const MAX_ACTION_KEYS = 4;
 export const MAX_ACTION_KEY_CHARS = 64;

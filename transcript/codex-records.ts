@@ -28,8 +28,7 @@ import {
   MAX_PROMPT_CHARS,
   MAX_TOOL_CALLS_PER_RECORD,
   MAX_TOOL_RESULT_CHARS,
-  MAX_TOOL_COMMAND_CHARS,
-  MAX_TOOL_SUMMARY_CHARS,
+  toolCall,
   type ParsedRecord,
   type PromptKind,
   type RecordBase,
@@ -119,10 +118,8 @@ function toolCallOf(name: string, input: Obj | string, id: string | null): ToolC
     }
   }
   const short = (s ?? '').replace(/\s+/g, ' ').trim();
-  const summary = clip(short ? `${shown}: ${short}` : shown, MAX_TOOL_SUMMARY_CHARS);
-  // A shell command the summary cut is kept whole (records.ts ToolCall.command).
-  const cut = shell && s !== null && `${shown}: ${short}`.length > summary.length;
-  return cut ? { id, name: shown, summary, command: s!.trim().slice(0, MAX_TOOL_COMMAND_CHARS) } : { id, name: shown, summary };
+  // A shell command the summary cut, or whose line breaks it lost, is kept whole (records.ts toolCall).
+  return toolCall(id, shown, short, shell ? s : null);
 }
 
 /** The text of a tool output: a string, `{content}` / `{output}`, or content items. */

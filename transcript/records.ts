@@ -7,6 +7,7 @@
  * part of a conversation turn (progress, file-history-snapshot, queue-operation, summary,
  * local-command system lines, unknown types, malformed JSON). Pure; never throws.
  */
+import { MAX_COMMAND_CHARS } from '../shared/command-keys.js';
 
 /** What a user-side prompt record is. Only `human` is typed by the person. */
 export type PromptKind =
@@ -67,7 +68,7 @@ export interface ToolCall {
   name: string;
   /** `Name: short input`, bounded to MAX_TOOL_SUMMARY_CHARS. */
   summary: string;
-  /** A shell call's whole command, bounded to MAX_TOOL_COMMAND_CHARS, when the summary cut it:
+  /** A shell call's whole command, bounded to MAX_COMMAND_CHARS, when the summary cut it:
    *  what the call did is often after the cut (`mkdir -p … && cp … && git add … && git commit`),
    *  and an error episode's walk needs it to see that the failing intent succeeded. */
   command?: string;
@@ -94,10 +95,6 @@ export const MAX_PROMPT_CHARS = 16_000;
 export const MAX_ASSISTANT_CHARS = 16_000;
 export const MAX_TOOL_RESULT_CHARS = 4_000;
 export const MAX_TOOL_SUMMARY_CHARS = 160;
-/** A shell command kept whole up to this many characters (ToolCall.command): long enough for
- *  the chained commands agents write (the longest non-heredoc chains in the real projects of
- *  ../shared/eval/claude-code-real run to about 1,000), bounded so a pasted script stays small. */
-export const MAX_TOOL_COMMAND_CHARS = 2_000;
 /** Tool calls kept from one assistant record. */
 export const MAX_TOOL_CALLS_PER_RECORD = 32;
 /** Content blocks looked at in one record (a hostile line cannot make us loop long). */
@@ -212,11 +209,14 @@ function classifyPrompt(raw: string, r: Obj): { promptKind: PromptKind; text: st
   return { promptKind: 'human', text: raw };
 }
 
-/** A tool call: its summary, and a shell call's whole command when the summary cut it. */
-export function toolCall(id: string | null, name: string, input: string, shell: boolean): ToolCall {
+/** A tool call: its summary (`input`: the short input, white space collapsed), and a shell
+ *  call's whole command (`command`: as written, line breaks kept) when the summary cut it or
+ *  lost its line breaks — what the hook reads from Claude Code's `tool_input.command`. */
+export function toolCall(id: string | null, name: string, input: string, command: string | null = null): ToolCall {
   const summary = clip(input ? `${name}: ${input}` : name, MAX_TOOL_SUMMARY_CHARS);
-  const whole = `${name}: ${input}`;
-  return shell && input && whole.length > summary.length ? { id, name, summary, command: input.slice(0, MAX_TOOL_COMMAND_CHARS) } : { id, name, summary };
+  const whole = command?.trim() ?? '';
+  const keep = whole !== '' && (`${name}: ${input}`.length > summary.length || whole.includes('\n'));
+  return keep ? { id, name, summary, command: whole.slice(0, MAX_COMMAND_CHARS) } : { id, name, summary };
 }
 
 function shortInput(name: string, input: unknown): string {
@@ -321,7 +321,8 @@ function parseAssistant(r: Obj, base: RecordBase): ParsedRecord | null {
       else if (b.type === 'tool_use' && toolCalls.length < MAX_TOOL_CALLS_PER_RECORD) {
         const name = (str(b.name) ?? 'tool').slice(0, 64);
         const input = shortInput(name, b.input);
-        toolCalls.push(toolCall(str(b.id), name, input, name === 'Bash'));
+        const command = name === 'Bash' && isObj(b.input) && typeof b.input.command === 'string' ? b.input.command : null;
+        toolCalls.push(toolCall(str(b.id), name, input, command));
       }
       // thinking, redacted_thinking, images and unknown blocks are ignored.
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, MAX_FIXES_PER_SIG, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
 import { errorKeys } from '../../shared/error-keys.js';
 import { DESTRUCTIVE_STEP_RE } from '../../shared/destructive.js';
 import type { EpisodeRecord } from '../../store/types.js';
@@ -126,7 +126,7 @@ describe('Past fix offers from episodes', () => {
   });
 
   it('every place keeps a turn: one group cannot fill the file', () => {
-    const eps = [1, 2, 3, 4, 5, 6, 7].map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
+    const eps = Array.from({ length: MAX_FIXES_PER_SIG + 1 }, (_, k) => k + 1).map((i) => ep({ chunkId: i, sessionId: `s${i}`, fix: 'cd api && git add -A', at: i }));
     const f = buildFixFiles([...eps, ep({ chunkId: 20, sessionId: 's20', fix: 'cd portal && git add -A', at: 0 })], 's', 0).get(SIG)!.fixes;
     expect(f.map((x) => x.where)).toContain('portal');
     expect(f.filter((x) => x.where === 'api').length).toBe(MAX_SESSIONS_PER_GROUP);

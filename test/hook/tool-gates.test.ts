@@ -368,6 +368,34 @@ describe('tool gates: each gate with its control', () => {
     expect(run(bad).reason).toBe('fixes-invalid');
   });
 
+  it('malformed action keys make the file invalid (fail closed); control: well-formed ones print', () => {
+    for (const actions of ['git add', [5], ['a', 'b', 'c', 'd', 'e'], ['x'.repeat(65)], ['']] as unknown as string[][]) {
+      const bad = eligible();
+      bad.rest.fixFiles[SIG] = fixFile([fix({ actions })]);
+      expect(run(bad).reason, JSON.stringify(actions)).toBe('fixes-invalid');
+    }
+    const ok = eligible();
+    ok.rest.fixFiles[SIG] = fixFile([fix({ actions: ['git add', 'git commit'] })]);
+    expect(run(ok)).toMatchObject({ outcome: 'print' });
+  });
+
+  it('a fix the error does not name (edits) does not decide the place: the next place shown holds (control: named, it does)', () => {
+    const two = (edits: string[]) => fixFile([fix({ where: 'api', edits }, { id: `fix-${SIG}-1`, handle: 'sessions/a#ep-1' }), fix({ where: 'web', sourceSession: 'other-2' }, { id: `fix-${SIG}-2`, handle: 'sessions/b#ep-2' })]);
+    const recent = '"file_path":"/home/u/web/src/a.ts" … "command":"cd /home/u/api && npm test"';
+    const i = eligible();
+    payload(i).cwd = '/home/u';
+    i.rest.fixFiles[SIG] = two(['never-named.ts']);
+    i.rest.recent = recent;
+    expect(run(i)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/b#ep-2' } });
+    const c = eligible();
+    payload(c).cwd = '/home/u';
+    payload(c).error = `${ERROR}\n  at src/named.ts:3:1`;
+    const sig = errorSignature(payload(c).error as string)!.sig;
+    c.rest.fixFiles[sig] = { ...two(['named.ts']), sig };
+    c.rest.recent = recent;
+    expect(run(c)).toMatchObject({ outcome: 'print', offer: { handle: 'sessions/a#ep-1' } });
+  });
+
   it('a fixes file, once present, decides: its silence does not fall through to the tool cache', () => {
     const i = eligible();
     i.rest.fixFiles[SIG] = fixFile([fix({ sourceSession: SID })]);

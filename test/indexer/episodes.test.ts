@@ -76,6 +76,14 @@ describe('episodes', () => {
     expect(rerun[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
   });
 
+  it('a folder spelled otherwise (`~`, MSYS) is no move: the edit between stays the fix; a rerun that only adds `cd <the same folder>` changed nothing', () => {
+    const app = '/home/me/app';
+    const tilde = episodesOf([step('Bash: cd ~/app && npm test', 'Error: Cannot find module ./config', true, '', app), step('Edit: /home/me/app/src/main.ts', 'ok', false, '', app), step('Bash: npm test', 'Error: connect ECONNREFUSED 127.0.0.1:5432', true, '', app)]);
+    expect(tilde[0]).toMatchObject({ outcome: 'error-changed', fix: 'Edit src/main.ts' });
+    const same = episodesOf([step('Bash: npx tsc --noEmit', "src/a.ts(3,1): error TS2304: Cannot find name 'foo'.", true, '', app), step('Edit: /home/me/app/src/a.ts', 'ok', false, '', app), step('Bash: cd /home/me/app && npx tsc --noEmit', '', false, '', app)]);
+    expect(same[0]).toMatchObject({ outcome: 'succeeded', fix: 'Edit src/a.ts; then npx tsc succeeded' });
+  });
+
   it('a pre-commit format failure: the format command is the fix, then the commit succeeded; the note explains it', () => {
     const eps = episodesOf([
       step('Bash: git add -A && git commit -m "feat: cart totals with tax and rounding per line item"', FORMAT_FAIL, true, 'Committing.'),

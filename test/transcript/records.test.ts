@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { MAX_COMMAND_CHARS } from '../../shared/command-keys.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_TOOL_COMMAND_CHARS, MAX_TOOL_SUMMARY_CHARS, looksLikeFailure, parseLine, parseValue, stripSystemReminders, type ParsedRecord } from '../../transcript/records.js';
+import { MAX_TOOL_SUMMARY_CHARS, looksLikeFailure, parseLine, parseValue, stripSystemReminders, type ParsedRecord } from '../../transcript/records.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
 const lines = (name: string) => readFileSync(join(FIX, name), 'utf8').split('\n').filter((l) => l.length > 0);
@@ -56,9 +57,12 @@ describe('parseLine on real-shaped records', () => {
     const c = call('Bash', { command: long });
     expect(c.summary.length).toBeLessThanOrEqual(MAX_TOOL_SUMMARY_CHARS);
     expect(c.command).toBe(long);
-    expect(call('Bash', { command: 'x'.repeat(MAX_TOOL_COMMAND_CHARS * 2) }).command).toHaveLength(MAX_TOOL_COMMAND_CHARS);
+    expect(call('Bash', { command: 'x'.repeat(MAX_COMMAND_CHARS * 2) }).command).toHaveLength(MAX_COMMAND_CHARS);
     expect(call('Bash', { command: 'git status' })).toEqual({ id: 't1', name: 'Bash', summary: 'Bash: git status' });
     expect(call('Grep', { pattern: 'p'.repeat(400) }).command).toBeUndefined();
+    // Line breaks are kept (the summary collapses them): the walk reads each line's command.
+    const lines = 'cd app\nnpm run build\ngit add dist/app.js';
+    expect(call('Bash', { command: lines })).toMatchObject({ summary: 'Bash: cd app npm run build git add dist/app.js', command: lines });
   });
 
   it('flags tool errors (is_error or clearly failing output) and keeps their text', () => {
