@@ -35,13 +35,26 @@ export function fixDirectory(fix: string): string | null {
   return null;
 }
 
+/** A path's last segment, quotes around it dropped ('' for none). */
+function lastSegment(path: string): string {
+  return path.trim().replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
+}
+
+/** Adds a file's name (its last segment) to `names`; false when it has none or is too long. */
+function addFileName(names: string[], path: string): boolean {
+  const name = lastSegment(path);
+  if (!name || name.length > MAX_PLACE_CHARS) return false;
+  if (!names.includes(name)) names.push(name);
+  return true;
+}
+
 /** A fix's place: the last segment of the directory it moved to (`api-gateway` for
  *  `/home/ken/api-gateway`), or null when it did not move or moved only up or around
  *  (`.`, `..`, `~`, `-`, a placeholder: no project named). */
 export function fixPlace(fix: string): string | null {
   const dir = fixDirectory(fix);
   if (!dir) return null;
-  const last = dir.split(/[/\\]+/).filter(Boolean).pop() ?? '';
+  const last = lastSegment(dir);
   if (!last || /^(\.{1,2}|~|-)$/.test(last) || /[<>$`*?]/.test(last) || last.length > MAX_PLACE_CHARS) return null;
   return last;
 }
@@ -111,10 +124,7 @@ export function fixEdits(fix: string): string[] | null {
     if (i === parts.length - 1 && RERUN_RE.test(p)) continue;
     if (/^… \(\d+ more\)$/.test(p)) continue;
     const m = EDIT_STEP_RE.exec(p);
-    if (!m) return null;
-    const name = m[1].trim().replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
-    if (!name || name.length > MAX_PLACE_CHARS) return null;
-    if (!names.includes(name)) names.push(name);
+    if (!m || !addFileName(names, m[1])) return null;
   }
   return names.length ? names.slice(0, MAX_EDIT_NAMES) : null;
 }
@@ -133,9 +143,7 @@ export function fixStaged(fix: string): string[] | null {
     const args = m[1].trim().split(/\s+/).filter(Boolean);
     for (const a of args) {
       if (a.startsWith('-') || a === '.' || /[/\\]$/.test(a) || /[<>*?$]/.test(a) || !/\.[A-Za-z0-9]{1,8}["']?$/.test(a)) return null;
-      const name = a.replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
-      if (!name || name.length > MAX_PLACE_CHARS) return null;
-      if (!names.includes(name)) names.push(name);
+      if (!addFileName(names, a)) return null;
     }
   }
   return names.length ? names.slice(0, MAX_EDIT_NAMES) : null;
