@@ -23,6 +23,7 @@ import { genericKind } from '../shared/error-class.js';
 import { fixDirectory, fixEdits, fixPlace, fixStaged } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/command-keys.js';
 import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
+import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -142,7 +143,7 @@ export function exactFixes(sig: string, eps: readonly EpisodeRecord[]): FixOffer
 /** The sessions of an episode's lineage (resumed or forked copies: issue 25), when it has more
  *  than itself: the hook never offers a fix back to any of them. */
 function lineageOf(e: EpisodeRecord): Pick<FixOffer, 'sourceSessions'> {
-  return e.lineage && e.lineage.length > 1 ? { sourceSessions: e.lineage } : {};
+  return e.lineage && e.lineage.length > 1 ? { sourceSessions: [...e.lineage].sort().slice(0, MAX_LINEAGE_SESSIONS) } : {};
 }
 
 const WORDS_RE = /[a-z0-9][\w.@/+-]*/g;

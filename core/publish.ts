@@ -7,7 +7,8 @@
  * Bookkeeping: an offer decided on a still-open exchange (provisional) may already be in the
  * hook's hands; a later silent decision on the same exchange must not replace that cache.
  */
-import type { Offer, OfferCache, ToolCache } from '../shared/types.js';
+import type { LineageCache, Offer, OfferCache, ToolCache } from '../shared/types.js';
+import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
 
 export interface CacheStamp {
   sessionId: string;
@@ -34,9 +35,11 @@ export function buildOfferCache(stamp: CacheStamp, offer: Offer | null, now: num
   };
 }
 
-/** Per transcript file: the exchange whose provisional decision produced an offer. */
+/** Per transcript file: the exchange whose provisional decision produced an offer, and the
+ *  lineage last published for it (publishLineage). */
 export interface PublishBook {
   provisionalOffer: string | null;
+  lineagePublished?: string;
 }
 
 /** The fields of a pipeline Decision this needs (core/pipeline.ts Decision has them all). */
@@ -103,4 +106,18 @@ export function publishToolDecision(d: PublishableToolDecision, o: { now: number
     expiresAt: o.now + o.ttlSeconds * 1000,
     offer: d.offer,
   };
+}
+
+/**
+ * The session's lineage file (LineageCache) when the lineage the pipeline learnt from the
+ * store (core/pipeline.ts learnLineage) names other sessions and differs from what this file's
+ * book last published; null otherwise. The daemon writes it; replay hands it to the hook's gates.
+ */
+export function publishLineage(book: PublishBook, sessionId: string, lineage: readonly string[], now: number): LineageCache | null {
+  const sessions = [...new Set(lineage)].filter((s) => s !== sessionId).sort().slice(0, MAX_LINEAGE_SESSIONS);
+  if (!sessions.length) return null;
+  const key = sessions.join(',');
+  if (book.lineagePublished === key) return null;
+  book.lineagePublished = key;
+  return { version: 1, sessionId, sessions, createdAt: now };
 }

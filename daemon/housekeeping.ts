@@ -7,7 +7,10 @@
  *                                      its own lock after 2 s; an hour-old one
  *                                      is a leftover, whoever left it)         → removed
  *   <home>/cache/<session>.json        older than cacheTtlSeconds (the hook
- *                                      ignores it already: staleness gate)     → removed
+ *   (and .tool.json)                   ignores it already: staleness gate)     → removed
+ *   <home>/cache/<session>.lineage.json  not written for hookStateRetentionDays
+ *                                      (a lineage never goes stale; it goes with
+ *                                      the session's hook state)               → removed
  *   *.tmp leftovers of atomic writes   older than LEFTOVER_MS                  → removed
  *
  * `planPrune` decides from names and mtimes (pure, tested with properties); `runHousekeeping`
@@ -20,7 +23,7 @@
  */
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir, hookStateDir } from '../shared/paths.js';
+import { LINEAGE_SUFFIX, cacheDir, hookStateDir } from '../shared/paths.js';
 import { acquireLock } from '../hook/state.js';
 
 /** Lock and temp files this old belong to a process that died (the hook's own lock is
@@ -52,6 +55,8 @@ export function planPrune(folder: Folder, entries: readonly DirEntry[], now: num
     } else if (folder === 'hook-state' && e.name.endsWith('.lock')) {
       if (age > LEFTOVER_MS) out.push(e.name);
     } else if (folder === 'hook-state' && e.name.endsWith('.json')) {
+      if (policy.hookStateRetentionDays > 0 && age > policy.hookStateRetentionDays * DAY_MS) out.push(e.name);
+    } else if (folder === 'cache' && e.name.endsWith(LINEAGE_SUFFIX)) {
       if (policy.hookStateRetentionDays > 0 && age > policy.hookStateRetentionDays * DAY_MS) out.push(e.name);
     } else if (folder === 'cache' && e.name.endsWith('.json')) {
       if (age > policy.cacheTtlSeconds * 1000) out.push(e.name);

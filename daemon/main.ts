@@ -48,7 +48,7 @@ import { ExchangeAssembler, type AssembledExchange, type AssemblerSnapshot } fro
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { CacheWriter } from './cache-writer.js';
 import { syncFixesFrom } from './fixes-writer.js';
-import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
+import { publishDecision, publishLineage, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { writeCanary } from './canary.js';
 import { acquireDaemonLock, AlreadyRunningError, type DaemonLock } from './lock.js';
 import { decisionRecord, openJsonlLog, toolDecisionRecord, type EventRecord, type JsonlLog } from './logs.js';
@@ -412,6 +412,20 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     }
     return log.write(toolDecisionRecord(d, Date.now()));
   };
+  /** The session's lineage as the store told it (resumed / forked copies), for the hook's
+   *  Past fix at a failure: written when it grew (core/publish.ts publishLineage). */
+  const publishLineageOf = (path: string, f: FileEntry): void => {
+    if (killed || stopping || f.subagent) return;
+    const rec = publishLineage(f, f.sessionId, pipeline.lineageOf(path), Date.now());
+    if (!rec || existsSync(killPath(env))) return;
+    try {
+      caches.writeLineage(rec);
+    } catch (e) {
+      f.lineagePublished = undefined; // tried again after the next batch
+      lastError = `cache-write-failed: ${errMsg(e)}`;
+      event({ event: 'cache-write-failed', reason: (e as NodeJS.ErrnoException).code ?? 'error', sessionId: f.sessionId, message: errMsg(e) });
+    }
+  };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:
    *  during catch-up older exchanges' caches would be overwritten at once anyway). */
   const publish = (path: string, { d, cache }: Published, writeCache: boolean): Promise<void> => {
@@ -518,6 +532,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
         }
       }
       if (newest) logged.push(publish(path, newest, true));
+      publishLineageOf(path, f);
       // Offsets move only once the decisions reached the log file: a crash never leaves an
       // exchange both unlogged and marked as processed (it is redone after the restart).
       await Promise.all(logged);

@@ -38,16 +38,19 @@ export function sessionOfPath(path: string): string {
   return basename(path).replace(/\.jsonl$/, '');
 }
 
-/** Main-lane records of one transcript file: uuid and the record's own sessionId field. */
-export async function fileRecords(path: string): Promise<Array<{ uuid: string; sessionId: string | null }>> {
-  const out: Array<{ uuid: string; sessionId: string | null }> = [];
+/** Main-lane records of one transcript file: uuid, the record's own sessionId field and its
+ *  time (epoch ms, NaN when absent). */
+export async function fileRecords(path: string): Promise<Array<{ uuid: string; sessionId: string | null; at: number }>> {
+  const out: Array<{ uuid: string; sessionId: string | null; at: number }> = [];
   try {
     const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
     for await (const line of rl) {
       if (!line || line.length > MAX_PARSE_CHARS) continue;
       try {
-        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown; sessionId?: unknown };
-        if (typeof r.uuid === 'string' && r.uuid && r.isSidechain !== true) out.push({ uuid: r.uuid, sessionId: typeof r.sessionId === 'string' ? r.sessionId : null });
+        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown; sessionId?: unknown; timestamp?: unknown };
+        if (typeof r.uuid === 'string' && r.uuid && r.isSidechain !== true) {
+          out.push({ uuid: r.uuid, sessionId: typeof r.sessionId === 'string' ? r.sessionId : null, at: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN });
+        }
       } catch {
         // A torn line has no record.
       }
@@ -75,10 +78,13 @@ export interface FileLineage {
  * parent: some of its copied records keep the parent's `sessionId` (in the real projects every
  * copy names exactly one session it shares uuids with, and no original names one). Its records
  * that the parent also holds are copies — Claude Code ran no hook for them in this session.
+ * Claude Code 1.0's continue wrote the new session id into the copied records, so such a file
+ * names nobody: then its records held by a file that ended before it (the session it continued:
+ * its copied records keep their times, so only the end tells them apart) are the copies.
  */
 export async function readFileLineage(paths: readonly string[]): Promise<FileLineage> {
   const pairs: Array<{ uuid: string; session: string }> = [];
-  const records = new Map<string, Array<{ uuid: string; sessionId: string | null }>>();
+  const records = new Map<string, Array<{ uuid: string; sessionId: string | null; at: number }>>();
   for (const p of paths) {
     const session = sessionOfPath(p);
     const recs = await fileRecords(p);
@@ -92,10 +98,12 @@ export async function readFileLineage(paths: readonly string[]): Promise<FileLin
     else holders.set(uuid, new Set([session]));
   }
   const copies = new Map<string, Set<string>>();
+  const last = (recs: ReadonlyArray<{ at: number }>) => [...recs].reverse().find((r) => Number.isFinite(r.at))?.at ?? NaN;
   for (const [session, recs] of records) {
     const named = new Set(recs.map((r) => r.sessionId).filter((x): x is string => x !== null && x !== session));
-    if (named.size === 0) continue;
-    const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && named.has(h))).map((r) => r.uuid));
+    const ended = last(recs);
+    const parent = (h: string) => (named.size ? named.has(h) : last(records.get(h) ?? []) < ended);
+    const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && parent(h))).map((r) => r.uuid));
     if (copied.size) copies.set(session, copied);
   }
   return { groups: lineageGroups(pairs), copies };

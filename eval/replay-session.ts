@@ -18,15 +18,15 @@
  */
 import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { transcriptLineage, transcriptTail } from '../hook/inputs.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
-import { publishDecision, publishToolDecision, type PublishBook } from '../core/publish.js';
+import { publishDecision, publishLineage, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
 import { findFixFile, hasPlace, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
 import { CLAUDE_EVENT_SET, postToolUseReaches } from '../hook/install.js';
-import type { Exchange, FixFile, HookSettings, HookState, OfferCache, OfferType, ToolCache } from '../shared/types.js';
+import type { Exchange, FixFile, HookSettings, HookState, LineageCache, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
 import { hostEnvFor } from '../shared/workers.js';
@@ -164,6 +164,8 @@ export class SessionReplay {
   /** The daemon's per-file bookkeeping (core/publish.ts). */
   private readonly book: PublishBook = { provisionalOffer: null };
   private toolCache: ToolCache | undefined;
+  /** The session's lineage file as the daemon writes it (core/publish.ts publishLineage). */
+  private lineageCache: LineageCache | undefined;
   /** Exchange index the next tool steps belong to (the open exchange). */
   private turn = 0;
   readonly rows: ReplayRow[] = [];
@@ -207,6 +209,7 @@ export class SessionReplay {
     const d: Decision = await this.o.pipeline.process({ exchange: ex, path: this.o.path, seed: t.seed, subagent: this.o.subagent, provisional });
     if (d.offer) d.offer.id = replayOfferId(this.o.salt, this.o.file, d.turn, d.offer.chunkId);
     const cache = publishDecision(this.book, d, { provisional, path: this.o.path, now: t.settledAt, ttlSeconds: this.o.config.daemon.cacheTtlSeconds });
+    this.learnLineage(t.settledAt);
     this.turn = d.turn + (provisional ? 0 : 1);
     const promptReason = d.offer?.reason ?? null;
     const row: ReplayRow = {
@@ -270,6 +273,7 @@ export class SessionReplay {
     if (d.offer) this.decided.set(st.step, d.offer.handle);
     const cache = publishToolDecision(d, { now: t.at, ttlSeconds: this.o.config.hook.toolCacheTtlSeconds });
     if (cache) this.toolCache = cache;
+    this.learnLineage(t.at);
     // What this step's row shows: the offer the hook considered at the failure (it read the
     // fixes file or an earlier decision's cache), else the daemon's own decision on the step,
     // which the hook can only meet at a later failure with the same error.
@@ -307,6 +311,14 @@ export class SessionReplay {
     if (full?.reason) this.reasons.set(row, full.reason);
     this.rows.push(row);
     return row;
+  }
+
+  /** As the daemon after a read batch: the lineage file, when the store's lineage grew. Keyed
+   *  like the daemon's tailer (daemon/tailer.ts): the file's name is the session id. */
+  private learnLineage(now: number): void {
+    if (this.o.subagent) return;
+    const rec = publishLineage(this.book, basename(this.o.path, '.jsonl'), this.o.pipeline.lineageOf(this.o.path), now);
+    if (rec) this.lineageCache = rec;
   }
 
   private sessionId(): string {
@@ -352,6 +364,8 @@ export class SessionReplay {
       fixesKey: found?.key,
       // As the hook reads it: the session ids the replayed file's head names.
       lineage: found ? this.fileLineage(pre.sessionId) : [],
+      // As the hook reads it: the daemon's lineage file, a JSON round trip as on disk.
+      lineageCache: found && this.lineageCache ? (JSON.parse(JSON.stringify(this.lineageCache)) as unknown) : undefined,
       // As the hook reads it: the file's last bytes before this result (the host writes it after the hook).
       recent: hasPlace(fix) ? transcriptTail(this.o.path, dirname(dirname(this.o.path)), st.startOffset) : '',
       toolCache: fix === undefined && this.toolCache !== undefined ? (JSON.parse(JSON.stringify(this.toolCache)) as unknown) : undefined,

@@ -1,13 +1,13 @@
 /**
  * The hook's reads of the outside world, each bounded: stdin (size and time), this
- * session's offer cache, the fixes file of one error signature and the session's tool cache
- * (size), and the payload's transcript (only trusted when it is an absolute `.jsonl` path
+ * session's offer cache, the fixes file of one error signature, the session's tool cache and
+ * lineage (size), and the payload's transcript (only trusted when it is an absolute `.jsonl` path
  * under the transcript root whose realpath stays under the root's realpath). Everything
  * returns a status instead of throwing.
  */
 import { closeSync, fstatSync, openSync, read, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { fixPath, sessionCachePath, sessionToolCachePath } from '../shared/paths.js';
+import { fixPath, sessionCachePath, sessionLineagePath, sessionToolCachePath } from '../shared/paths.js';
 import type { StdinStatus, TranscriptFacts } from './gates.js';
 import { TAIL_BYTES } from '../shared/fix-place.js';
 
@@ -84,6 +84,11 @@ export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
 /** The session's tool cache (ToolCache JSON), as readCache. */
 export function readToolCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
   return readJsonFile(sessionToolCachePath(sessionId, env), MAX_CACHE_BYTES);
+}
+
+/** The session's lineage as the daemon found it in the store (LineageCache JSON), as readCache. */
+export function readLineageCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
+  return readJsonFile(sessionLineagePath(sessionId, env), MAX_CACHE_BYTES);
 }
 
 /** The fixes file of one signature (FixFile JSON); undefined when there is none. */

@@ -23,7 +23,7 @@ import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
 import { toolGates, sign, toolUseIdOf, findFixFile, hasPlace } from './tool-gates.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
-import { readStdin, readCache, readFixFile, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
+import { readStdin, readCache, readFixFile, readLineageCache, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
 import { transcriptRootFor } from './host.js';
@@ -102,7 +102,7 @@ const HELP = `usage: active-brain-hook   (run by Claude Code on UserPromptSubmit
 Cache-only: reads <home>/hook-settings.json, the kill file, this session's hook state and, at a
 prompt, its offer cache; at a tool error, the fixes file of the error's signature (else of one
 of its key lines) or the session's tool cache, and — only when a fix was found — the first
-64 KiB of its transcript (lineage) and, when a fix ran in another directory, the last 64 KiB
+64 KiB of its transcript and the daemon's <home>/cache/<session>.lineage.json (lineage) and, when a fix ran in another directory, the last 64 KiB
 (where the session works). Prints at most one line of JSON (additionalContext) or nothing;
 always exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
@@ -143,14 +143,16 @@ async function run(): Promise<never> {
     const found = findFixFile(signal, (key) => readFixFile(key, env));
     const fixes = found?.file;
     const toolCache = signal.kind === 'error' && fixes === undefined ? readToolCache(pre.sessionId, env) : undefined;
-    // Only when there is a fix to weigh: the sessions this one was resumed or forked from.
+    // Only when there is a fix to weigh: the sessions this one was resumed or forked from
+    // (as the transcript's head names them, and as the daemon found them in the store).
     const lineage = found ? transcriptLineage(p.transcript_path, transcriptRootFor(p, settings), pre.sessionId) : [];
+    const lineageCache = found ? readLineageCache(pre.sessionId, env) : undefined;
     // Only when a fix ran somewhere else: where the session has been working (shared/fix-place.ts).
     const recent = hasPlace(fixes) ? transcriptTail(p.transcript_path, transcriptRootFor(p, settings)) : '';
     const now = Date.now();
     const d = toolGates({
       sessionId: pre.sessionId, mode: pre.mode, settings, event: pre.event as 'PostToolUseFailure' | 'PostToolUse',
-      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, lineage, recent, toolCache, now,
+      cwd: typeof p.cwd === 'string' && p.cwd ? p.cwd : null, toolUseId, signal, state, fixes, fixesKey: found?.key, lineage, lineageCache, recent, toolCache, now,
       pastDeadline: remaining() <= 0,
     });
     return saveAndEnd(state, pre.sessionId, d, now);

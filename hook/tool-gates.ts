@@ -25,6 +25,7 @@ import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
+import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -61,6 +62,9 @@ export interface ToolInput {
   /** Sessions this one was resumed or forked from: the session ids its transcript's first
    *  records carry (hook/inputs.ts transcriptLineage; read only when a fixes file was found). */
   lineage?: readonly string[];
+  /** The session's lineage file as read (LineageCache JSON, hook/inputs.ts readLineageCache):
+   *  the sessions the daemon found sharing its message uuids; undefined when absent or not read. */
+  lineageCache?: unknown;
   /** The session's transcript just before the failure (its last TAIL_BYTES: hook/inputs.ts
    *  transcriptTail; read only when a fix has a place), where a fix's place must show. */
   recent?: string;
@@ -117,8 +121,6 @@ export function toolUseIdOf(v: unknown): string | null {
   return typeof v === 'string' && ID_RE.test(v) ? v : null;
 }
 
-/** Most sessions one fix's lineage names (a long chain of resumes; more: the file is invalid). */
-export const MAX_SOURCE_SESSIONS = 64;
 
 function isFixOffer(f: unknown): f is FixOffer {
   const whereOk = !isObj(f) || f.where === undefined || (typeof f.where === 'string' && f.where.length > 0 && f.where.length <= MAX_PLACE_CHARS);
@@ -127,7 +129,7 @@ function isFixOffer(f: unknown): f is FixOffer {
   const editsOk = !isObj(f) || f.edits === undefined ||
     (Array.isArray(f.edits) && f.edits.length > 0 && f.edits.length <= MAX_EDIT_NAMES && f.edits.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
-    (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_SOURCE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
+    (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_LINEAGE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
   return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && actionsOk;
 }
 
@@ -137,6 +139,16 @@ function isFixOffer(f: unknown): f is FixOffer {
 function fromOwnLineage(f: FixOffer, sessionId: string, ownLineage: readonly string[]): boolean {
   const theirs = [f.sourceSession, ...(f.sourceSessions ?? [])];
   return theirs.includes(sessionId) || theirs.some((s) => ownLineage.includes(s));
+}
+
+/** The other sessions a lineage file names, if it has the LineageCache shape and is this
+ *  session's; [] otherwise (no file, another session's, malformed: the transcript head and the
+ *  fix's own lineage still apply). */
+export function lineageFromCache(v: unknown, sessionId: string): string[] {
+  if (!isObj(v) || v.version !== 1 || v.sessionId !== sessionId || !isFiniteNum(v.createdAt)) return [];
+  const s = v.sessions;
+  if (!Array.isArray(s) || s.length > MAX_LINEAGE_SESSIONS || !s.every((x: unknown) => typeof x === 'string')) return [];
+  return s as string[];
 }
 
 /** The fixes file, if it has the FixFile shape and is the one for `sig`; null otherwise. */
@@ -169,7 +181,8 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
     if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
     // A fix is never offered back to the session it came from (or its lineage), nor outside its region's scope.
-    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId, input.lineage ?? []));
+    const lineage = [...(input.lineage ?? []), ...lineageFromCache(input.lineageCache, input.sessionId)];
+    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId, lineage));
     if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
     const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
     if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope

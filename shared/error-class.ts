@@ -17,6 +17,10 @@
  *   code-at-hand a compile or type error that names nothing but the language's own words
  *                (`Object is possibly 'undefined'`, `Type 'string' is not assignable to type
  *                'number'`): about the line being written, not an API of the project
+ *   guessed-path a shell utility says an absolute path does not exist (`ls: cannot access
+ *                '/home/u/app/src/x': No such file or directory`): a guess about where a file is,
+ *                fixed by finding it. A missing RELATIVE path is not generic: it is the wrong
+ *                directory, which recurs and whose fix (where) transfers
  *   uninformative  nothing to tell it apart (`Error`, `failed`: fewer than MIN_CONTENT_WORDS words)
  * Compile and type errors are NOT generic by kind: their signature keeps the quoted names
  * (error-signature.ts COMPILE_LEAD_RE), so only the very same complaint met again matches — an
@@ -30,7 +34,7 @@ import { COMPILE_LEAD_RE, LEAD_RE, informativeLines } from './error-signature.js
  *  come before the lead a signature starts at). */
 const TOP_LINES = 3;
 
-export const GENERIC_KINDS = ['rejection', 'interrupt', 'cancelled', 'protocol', 'edit-mismatch', 'assertion', 'code-at-hand', 'uninformative'] as const;
+export const GENERIC_KINDS = ['rejection', 'interrupt', 'cancelled', 'protocol', 'edit-mismatch', 'assertion', 'code-at-hand', 'guessed-path', 'uninformative'] as const;
 export type GenericKind = (typeof GENERIC_KINDS)[number];
 
 /** Fewest content words (3+ letters, not a severity label) in the lead line of an error that
@@ -93,6 +97,30 @@ function quotesOnlyLanguage(lines: readonly string[]): boolean {
   return spans.length > 0 && spans.every((q) => q.split(/\s*\|\s*|\s+/).every((w) => LANGUAGE_WORDS.has(w)));
 }
 
+/** A shell utility's "this path does not exist" line (coreutils, bash, Git Bash), with the
+ *  path: `ls: cannot access 'P': No such file…`, `cp: cannot stat 'P': …`, `cat: P: No such
+ *  file…`, `bash: line 1: cd: P: No such file…`. Not a program's own report of a file it
+ *  expected (Python's `[Errno 2] No such file or directory: 'P'`): that file may be one to create. */
+const MISSING_PATH_RE = /^(?:\S*\/)?(?:ba|z|da)?sh: (?:line \d+: )?(?:cd: )?(.+?): no such file or directory$|^[a-z][\w.-]*: cannot (?:access|stat|open) '([^']+)': no such file or directory$|^[a-z][\w.-]*: ([^':]+): no such file or directory$/i;
+/** An absolute path of two segments or more (POSIX, Windows drive, MSYS drive, UNC). One
+ *  segment at the root (`/b`) is an option Git Bash took for a path, not a guessed location. */
+const ABSOLUTE_PATH_RE = /^(?:\/[^/\s]+\/[^/]|[a-z]:[\\/]|\\\\[^\\]+\\)/i;
+/** Lines of the raw text looked at for missing paths (a shell's complaints come first). */
+const MISSING_PATH_LINES = 8;
+
+/** Every missing-path line among the first lines names an absolute path (and there is one). */
+function missingOnlyAbsolute(head: string): boolean {
+  let any = false;
+  for (const line of head.split('\n', MISSING_PATH_LINES)) {
+    if (!/no such file or directory/i.test(line)) continue;
+    const m = MISSING_PATH_RE.exec(line.trim());
+    const path = m ? (m[1] ?? m[2] ?? m[3] ?? '').replace(/^["']|["']$/g, '') : '';
+    if (!path || !ABSOLUTE_PATH_RE.test(path)) return false;
+    any = true;
+  }
+  return any;
+}
+
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
   const head = raw.length > 2000 ? raw.slice(0, 2000) : raw;
@@ -101,6 +129,7 @@ export function genericKind(raw: string, lines: readonly string[]): GenericKind 
   const look = [...lines.slice(0, TOP_LINES), ...informativeLines(head, TOP_LINES)];
   for (const [kind, re] of LINE_KINDS) if (look.some((l) => re.test(l))) return kind;
   if (quotesOnlyLanguage(lines)) return 'code-at-hand';
+  if (missingOnlyAbsolute(head)) return 'guessed-path';
   // The lead says nothing to tell it apart, and no line under it does either.
   const lead = lines[0];
   if (contentWordCount(lead) < MIN_CONTENT_WORDS && !lines.slice(1, 3).some((l) => LEAD_RE.test(l) && contentWordCount(l) >= MIN_CONTENT_WORDS)) return 'uninformative';

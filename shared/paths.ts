@@ -53,6 +53,9 @@ export function safeSessionId(id: string): string | null {
 export const sessionCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.json`);
 /** The daemon's tool-channel decision for a session (ToolCache): `cache/<session>.tool.json`. */
 export const sessionToolCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.tool.json`);
+/** The sessions sharing this session's message uuids (LineageCache): `cache/<session>.lineage.json`. */
+export const LINEAGE_SUFFIX = '.lineage.json';
+export const sessionLineagePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), sessionId + LINEAGE_SUFFIX);
 /** Precomputed Past fixes, one file per error signature (FixFile): `fixes/<sig>.json`. */
 export const fixesDir = (env: Env = process.env) => join(homeDir(env), 'fixes');
 /** Signatures are 14 hex digits (shared/error-signature.ts); anything else has no file. */

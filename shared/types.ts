@@ -174,6 +174,19 @@ export interface ToolCache {
   offer: Offer | null;
 }
 
+/** <home>/cache/<session>.lineage.json — the sessions the daemon found sharing this session's
+ *  message uuids (a resumed, forked, continued or compacted copy: store/lineage-sql.ts), written
+ *  by core/publish.ts publishLineage when that set grows. The hook reads it at a failure that
+ *  has a fix: a fix from one of these sessions is the session's own past, never a Past fix.
+ *  No expiry: a lineage never stops being true. */
+export interface LineageCache {
+  version: 1;
+  sessionId: string;
+  /** Other sessions of the lineage, sorted (never the session itself). */
+  sessions: string[];
+  createdAt: number;
+}
+
 /** <home>/hook-state/<session>.json — the hook's own per-session memory. */
 export interface HookState {
   version: 1;

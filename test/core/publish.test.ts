@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { publishDecision, type PublishBook, type PublishableDecision } from '../../core/publish.js';
+import { publishDecision, publishLineage, type PublishBook, type PublishableDecision } from '../../core/publish.js';
 import type { Offer } from '../../shared/types.js';
+import { MAX_LINEAGE_SESSIONS } from '../../shared/message-uuid.js';
 
 const offer: Offer = {
   id: 'o1', chunkId: 7, handle: 'notes/a.md#1', type: 'past-fix', confidence: 0.8, reason: 'r',
@@ -40,5 +41,21 @@ describe('publishDecision (the one decision → cache function of daemon and rep
     const book: PublishBook = { provisionalOffer: 'u3' };
     expect(publishDecision(book, dec({ offer: { ...offer, id: 'o2' } }), opts(false))?.offer?.id).toBe('o2');
     expect(book.provisionalOffer).toBeNull();
+  });
+});
+
+describe('publishLineage (the session\'s lineage file, daemon and replay)', () => {
+  it('is written when the lineage names another session, and again only when it changed', () => {
+    const book: PublishBook = { provisionalOffer: null };
+    expect(publishLineage(book, 's', [], 1)).toBeNull();
+    expect(publishLineage(book, 's', ['s'], 1)).toBeNull(); // only itself: nothing to tell
+    expect(publishLineage(book, 's', ['s', 'p2', 'p1', 'p1'], 2)).toEqual({ version: 1, sessionId: 's', sessions: ['p1', 'p2'], createdAt: 2 });
+    expect(publishLineage(book, 's', ['p2', 's', 'p1'], 3)).toBeNull(); // the same set
+    expect(publishLineage(book, 's', ['p1', 'p2', 'p3'], 4)).toMatchObject({ sessions: ['p1', 'p2', 'p3'], createdAt: 4 });
+  });
+
+  it(`names at most ${MAX_LINEAGE_SESSIONS} sessions (the hook refuses a longer file)`, () => {
+    const many = Array.from({ length: MAX_LINEAGE_SESSIONS + 5 }, (_, i) => `p${String(i).padStart(3, '0')}`);
+    expect(publishLineage({ provisionalOffer: null }, 's', many, 1)!.sessions).toEqual(many.slice(0, MAX_LINEAGE_SESSIONS));
   });
 });

@@ -36,6 +36,16 @@ describe('planPrune', () => {
     expect(planPrune('hook-state', entries, NOW, { ...POLICY, hookStateRetentionDays: 0 })).toEqual([]);
   });
 
+  it('a lineage file goes with the hook state (after the retention, never with the offer caches); 0 keeps it', () => {
+    const entries = [
+      { name: 's.lineage.json', mtimeMs: NOW - 901_000 },
+      { name: 'old.lineage.json', mtimeMs: NOW - 31 * DAY },
+      { name: 's.json', mtimeMs: NOW - 901_000 },
+    ];
+    expect(planPrune('cache', entries, NOW, POLICY)).toEqual(['old.lineage.json', 's.json']);
+    expect(planPrune('cache', entries, NOW, { ...POLICY, hookStateRetentionDays: 0 })).toEqual(['s.json']);
+  });
+
   it('caches go once expired for the hook; locks and temp files once clearly dead', () => {
     expect(planPrune('cache', [{ name: 'a.json', mtimeMs: NOW - 901_000 }, { name: 'b.json', mtimeMs: NOW - 899_000 }], NOW, POLICY)).toEqual(['a.json']);
     const leftovers = [

@@ -9,9 +9,11 @@
  *   a first-seen error   → silent (control)
  *   a near match (another head, the same telling line) → the Past fix through a key-line file
  *   no daemon running    → the indexer's own fixes files serve the hook; the kill file silences
+ *   a continued copy of the past session (its records re-stamped with the new session id,
+ *   uuids kept) → the daemon writes its lineage file and the hook stays silent there
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { failurePayload, hookRecords, runHook } from './hook-process.js';
@@ -23,13 +25,14 @@ afterEach(() => e?.cleanup());
 
 /** An earlier session of project -work-app met "no upstream branch" and fixed it; the real
  *  CLI indexes its folder. */
-function indexFixedPush(env: Env): void {
+function indexFixedPush(env: Env): string {
   const hist = join(env.home, '..', 'history', '-work-app');
   mkdirSync(hist, { recursive: true });
   const past = { ...newSession(env), path: '' };
   past.path = join(hist, `${past.id}.jsonl`);
   appendFixedPushSession(past, 'feature-parser');
   expect(cli(env, ['index', 'add', join(env.home, '..', 'history'), '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
+  return past.path;
 }
 
 describe('Past fix at the failure, end to end', () => {
@@ -92,6 +95,34 @@ describe('Past fix at the failure, end to end', () => {
     expect(other).toMatchObject({ code: 0, stdout: '' });
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
+  });
+
+  it('a continued copy of the past session (records re-stamped, uuids kept): the daemon writes its lineage and the hook does not offer the session its own past; control: without that file it would', async () => {
+    e = tempEnv('ab-pastfix-lineage-');
+    const pastPath = indexFixedPush(e);
+    const d = startDaemon(e);
+    await waitCanary(e, d.pid);
+    expect(cli(e, ['enable', 'default', '--channel', 'tool', '--force']).code).toBe(0);
+    // Claude Code 1.0's continue: a new file whose first records are the old session's, with
+    // the new session id written into them, so the transcript's head names no other session.
+    const id = randomUUID();
+    const copy = readFileSync(pastPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.stringify({ ...JSON.parse(l), sessionId: id }));
+    writeFileSync(join(e.project, `${id}.jsonl`), copy.join('\n') + '\n');
+    const lineageFile = join(e.home, 'cache', `${id}.lineage.json`);
+    await waitFor(() => existsSync(lineageFile), 20_000, 'lineage file');
+    const pastId = pastPath.replace(/^.*\/|\.jsonl$/g, '');
+    expect(JSON.parse(readFileSync(lineageFile, 'utf8'))).toMatchObject({ version: 1, sessionId: id, sessions: [pastId] });
+    const again = () => runHook(e, failurePayload(e, id, NO_UPSTREAM('feature-cart')));
+    expect(again()).toMatchObject({ code: 0, stdout: '' });
+    expect(hookRecords(e).at(-1)).toMatchObject({ session: id, channel: 'tool', outcome: 'silent', reason: 'own-session' });
+    // A stop keeps it (offer caches go; a lineage is never stale): still silent with no daemon.
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(again()).toMatchObject({ code: 0, stdout: '' });
+    expect(hookRecords(e).at(-1)).toMatchObject({ session: id, reason: 'own-session' });
+    // Control: the same call without that file prints the fix.
+    rmSync(lineageFile);
+    expect(JSON.parse(again().stdout).hookSpecificOutput.additionalContext).toContain('fixed by git push --set-upstream origin');
   });
 
   it('no daemon needed at the failure: the indexer writes the fixes files, the hook prints with no daemon running; `stop` keeps them, the kill file silences them', async () => {

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { prelude, offerGates, nextState, parseState, REASONS, type PreludeInput, type Decision } from '../../hook/gates.js';
 import { toolGates, sign, toolUseIdOf, findFixFile, TOOL_ONLY_REASONS, MAX_FIXES_PER_FILE } from '../../hook/tool-gates.js';
 import { errorSignature, keyLines } from '../../shared/error-signature.js';
+import { MAX_LINEAGE_SESSIONS } from '../../shared/message-uuid.js';
 import { errorKeys } from '../../shared/error-keys.js';
 import { utf8Bytes, estimateTokens } from '../../shared/escape.js';
 import type { FixFile, FixOffer, HookSettings, HookState, Offer, OfferCache, ToolCache } from '../../shared/types.js';
@@ -32,6 +33,8 @@ interface Rest {
   pastDeadline: boolean;
   /** Sessions this one's transcript head names (resumed / forked from). */
   lineage?: string[];
+  /** The daemon's lineage file for this session (LineageCache JSON as read). */
+  lineageCache?: unknown;
   /** The transcript's last bytes before the failure (where a fix's place must show). */
   recent?: string;
 }
@@ -115,6 +118,7 @@ function run(i: In): Decision {
   return toolGates({
     fixesKey: found?.key,
     lineage: i.rest.lineage,
+    lineageCache: i.rest.lineageCache,
     recent: i.rest.recent,
     sessionId: p.sessionId, mode: p.mode, settings: i.pre.settings!, event: p.event as 'PostToolUseFailure' | 'PostToolUse',
     cwd: typeof payload.cwd === 'string' ? payload.cwd : null, toolUseId: toolUseIdOf(payload.tool_use_id), signal,
@@ -164,6 +168,7 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['no-fix', 'a fixes file with no fixes', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([]); }],
   ['own-session', 'every fix came from this very session', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ sourceSession: SID })]); }],
   ['own-session', 'the fix comes from the session this one was resumed from (its transcript head names it)', 'fix', (i) => { i.rest.lineage = [OTHER_SID]; }],
+  ['own-session', 'the fix comes from a session the daemon found sharing this one\'s message uuids (its lineage file)', 'fix', (i) => { i.rest.lineageCache = { version: 1, sessionId: SID, sessions: ['a-cousin', OTHER_SID], createdAt: NOW - 60_000 }; }],
   ['out-of-scope', 'the fix\'s region is scoped to another project', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'project:/home/u/other/**' })]); }],
   ['out-of-scope', 'an unknown scope', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ scope: 'team:x' })]); }],
   ['elsewhere', 'the fix ran in another project (`in api-gateway:`) that the session does not work in', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); i.rest.recent = '{"cwd":"/home/u/proj/database"} cd /home/u/proj/database && npm test'; }],
@@ -366,6 +371,20 @@ describe('tool gates: each gate with its control', () => {
     const bad = eligible();
     bad.rest.fixFiles[SIG] = fixFile([fix({ sourceSessions: 'x' as unknown as string[] })]);
     expect(run(bad).reason).toBe('fixes-invalid');
+  });
+
+  it('a lineage file counts only when it is this session\'s and well-formed (control: the same file for this session silences)', () => {
+    const file = (over: Record<string, unknown> = {}) => ({ version: 1, sessionId: SID, sessions: [OTHER_SID], createdAt: NOW - 60_000, ...over });
+    const at = (lineageCache: unknown) => {
+      const i = eligible();
+      i.rest.lineageCache = lineageCache;
+      return run(i);
+    };
+    expect(at(file()).reason).toBe('own-session');
+    for (const other of [file({ sessionId: 'someone-else' }), file({ version: 2 }), file({ sessions: OTHER_SID }), file({ sessions: [7] }), file({ createdAt: 'x' }),
+      file({ sessions: Array.from({ length: MAX_LINEAGE_SESSIONS + 1 }, (_, k) => (k ? `s${k}` : OTHER_SID)) }), 'invalid', null, undefined]) {
+      expect(at(other), JSON.stringify(other)?.slice(0, 80)).toMatchObject({ outcome: 'print' });
+    }
   });
 
   it('malformed action keys make the file invalid (fail closed); control: well-formed ones print', () => {

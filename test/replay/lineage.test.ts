@@ -10,6 +10,10 @@
  *    so the first in its fixes file) is never offered, the earlier session's fix is (control).
  *    Bite: the same replay over a store that hides the lineage offers the parent's fix, and the
  *    audit counts it as a self-lineage offer;
+ *  - a Claude Code 1.0 continue (copied records re-stamped with the new id, so its head names no
+ *    parent) of a parent the store holds, itself not indexed: the daemon's lineage (learnt from
+ *    the copied uuids) reaches the hook as its lineage file and the parent's fix is not offered;
+ *    bite: a store without lineage offers it;
  *  - prompt channel (the offer builder over a store holding the parent's chunk): the parent's
  *    chunk is never offered to the fork; control: to an unrelated session it is.
  */
@@ -138,6 +142,46 @@ describe('lineage: a forked copy of the current session is never offered back', 
     expect(back.length).toBeGreaterThan(0);
     expect(back.every((o) => o.self_lineage === true)).toBe(true);
     expect(r.summary.self_lineage_offers.tool).toBeGreaterThan(0);
+  });
+});
+
+describe('lineage the daemon learns from uuids reaches the hook (its lineage file)', () => {
+  it('a Claude Code 1.0 continue (copied records re-stamped with the new id) of a session the store holds, itself not indexed: the parent\'s fix is never offered at the failure; control: with no lineage in the store it is', async () => {
+    // The store a user has on the day the continued session runs: the earlier sessions and the
+    // parent, not the continue itself (so no fix names it, and its head names no parent).
+    const root = join(tmp, 'store2');
+    const old = join(root, 'old', '-home-dev-old');
+    const cur = join(root, 'cur', '-home-dev-api');
+    mkdirSync(old, { recursive: true });
+    mkdirSync(cur, { recursive: true });
+    writeFileSync(join(old, `${EARLIER}.jsonl`), readFileSync(join(tmp, 'projects-old', '-home-dev-old', `${EARLIER}.jsonl`), 'utf8'));
+    writeFileSync(join(cur, `${PARENT}.jsonl`), readFileSync(join(forkDir, '-home-dev-api', `${PARENT}.jsonl`), 'utf8'));
+    const w = openStoreWriter(join(root, 'store.sqlite'));
+    w.ensureRegion('old', 'global');
+    w.ensureRegion('sessions', 'global');
+    w.addSource('old', join(root, 'old'), 'transcripts');
+    w.addSource('sessions', join(root, 'cur'), 'transcripts');
+    await runIndex({ store: w, embedder, config: ConfigSchema.parse({}) });
+    w.close();
+    const store = openStoreReader(join(root, 'store.sqlite'));
+    try {
+      // The replayed folder holds the parent and the continue, as ~/.claude/projects would.
+      const dir = join(root, 'replay', '-home-dev-api');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${PARENT}.jsonl`), readFileSync(join(forkDir, '-home-dev-api', `${PARENT}.jsonl`), 'utf8'));
+      writeFileSync(join(dir, `${FORK}.jsonl`), readFileSync(join(forkDir, '-home-dev-api', `${FORK}.jsonl`), 'utf8').split(PARENT).join(FORK));
+      const run = (s: StoreReader) => replayTranscripts(findTranscripts(join(root, 'replay')), { config: ConfigSchema.parse({}), embedder, store: s, seed: 1, home: join(tmp, 'no-home') });
+      const fromParent = (rows: Awaited<ReturnType<typeof run>>['rows']) =>
+        offersOf(rows).filter((o) => o.channel === 'tool' && o.session === FORK && o.hook === 'would-fire' && sessionOfHandle(store, o.handle) === PARENT);
+      const r = await run(store);
+      expect(fromParent(r.rows)).toEqual([]);
+      // Control: the same failure still gets the genuinely earlier session's fix.
+      expect(offersOf(r.rows).some((o) => o.channel === 'tool' && o.session === FORK && o.hook === 'would-fire' && sessionOfHandle(store, o.handle) === EARLIER)).toBe(true);
+      // Bite: a store that cannot tell the uuids apart leaves the hook nothing to know it by.
+      expect(fromParent((await run(withoutLineage(store))).rows).length).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
   });
 });
 

@@ -65,6 +65,9 @@ describe('generic errors (no Past fix can transfer)', () => {
     ['assertion', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nAssertionError: expected 3 to be 4 // Object.is equality', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nError: connect ECONNREFUSED 127.0.0.1:5432'],
     ['code-at-hand', "Failed to compile.\n\n./src/lib/engine.ts:310:7\nType error: Object is possibly 'undefined'.", "Failed to compile.\n\n./src/lib/engine.ts:310:7\nType error: Property 'utils' does not exist on type 'typeof import(\"ethers\")'."],
     ['code-at-hand', "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number | undefined'.", "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type '\"1m\" | \"1h\" | undefined'."],
+    ['guessed-path', "Exit code 2\nls: cannot access '/home/u/web/src/app/api/projects/suspensions/': No such file or directory", "Exit code 2\nls: cannot access 'docs/prd-audit-logs.md': No such file or directory"],
+    ['guessed-path', 'Exit code 127\n/bin/bash: line 1: /opt/tools/convert.sh: No such file or directory', 'Exit code 1\n/bin/bash: line 1: cd: developer-portal: No such file or directory'],
+    ['guessed-path', "Exit code 1\ncp: cannot stat 'C:\\Users\\me\\app\\rules\\*': No such file or directory", "Exit code 2\ndir: cannot access '/b': No such file or directory"],
     ['uninformative', 'Error', 'Exit code 127\n/bin/bash: line 1: python: command not found'],
   ];
   it.each(EXAMPLES)('%s: the example is generic; its control is not', (kind, generic, control) => {
@@ -87,6 +90,15 @@ describe('generic errors (no Past fix can transfer)', () => {
 
   it('every kind has an example above', () => {
     expect(GENERIC_KINDS.filter((k) => !EXAMPLES.some((e) => e[0] === k))).toEqual([]);
+  });
+
+  it('guessed-path: one relative missing path among absolute ones, or a program\'s own FileNotFoundError, is not generic', () => {
+    const mixed = "Exit code 1\ncat: /home/u/docs/prd.json: No such file or directory\ncat: docs/prd.json: No such file or directory";
+    expect(genericKind(mixed, keyLines(mixed))).toBeNull();
+    const py = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nFileNotFoundError: [Errno 2] No such file or directory: '/etc/app/config.yml'";
+    expect(genericKind(py, keyLines(py))).toBeNull();
+    const both = "Exit code 1\ncat: /home/u/docs/a.json: No such file or directory\nls: cannot access '/srv/x/y': No such file or directory";
+    expect(genericKind(both, keyLines(both))).toBe('guessed-path');
   });
 
   it('compile errors are not generic by kind: only the very same complaint (the same names) matches', () => {
