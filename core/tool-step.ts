@@ -12,7 +12,7 @@ import type { Config, Mode } from '../config/schema.js';
 import type { EpisodeReader, EpisodeRecord, StoreReader } from '../store/types.js';
 import type { Offer } from '../shared/types.js';
 import type { TriggerKind } from '../shared/vocabulary.js';
-import type { ToolStep } from '../transcript/tool-steps.js';
+import { stepErrorText, type ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import { genericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
@@ -146,8 +146,9 @@ export function findPastFix(
 
 /** Decide on one tool step of an observed session whose mode's tool channel is not off. */
 export function decideToolStep(step: ToolStep, ctx: ToolStepContext, stallWindow: number): ToolStepResult & { entry: LoopEntry } {
-  // Signed as the indexer stored it: with its secrets as markers (shared/redact.ts).
-  const sig = step.isError && !CASCADE_RE.test(step.resultText.trimStart()) ? errorSignature((ctx.redactor ?? builtinRedactor()).redact(step.resultText)) : null;
+  // Signed as the indexer stored it: with its secrets as markers (shared/redact.ts) and the
+  // folder it ran in marked (shared/here-mark.ts).
+  const sig = step.isError && !CASCADE_RE.test(step.resultText.trimStart()) ? errorSignature(stepErrorText(step, (ctx.redactor ?? builtinRedactor()).redact(step.resultText))) : null;
   const entry = loopEntry(step, sig);
   const loop = isLoop(ctx.ring, entry, stallWindow);
   const figures: Record<string, number> = { tool_error: step.isError ? 1 : 0, tool_loop: loop ? 1 : 0 };

@@ -31,6 +31,7 @@ import { runIndex } from '../indexer/indexer.js';
 import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';
 import { errorSignature } from '../shared/error-signature.js';
+import { stepErrorText } from '../transcript/tool-steps.js';
 import { seededRandom } from '../shared/prng.js';
 import { quantile } from '../ops/stats.js';
 import { readTimedExchanges, type FileExchanges } from './replay-read.js';
@@ -320,7 +321,7 @@ async function replayOne(
   const sigAt = new Map<number, string>();
   for (const s of steps) {
     if (!s.isError || CASCADE_RE.test(s.resultText.trimStart())) continue;
-    const sig = errorSignature(s.resultText);
+    const sig = errorSignature(stepErrorText(s));
     if (!sig) continue;
     sigAt.set(s.step, sig.sig);
     if (s.toolUseError) {
@@ -340,7 +341,7 @@ async function replayOne(
       rep.recalled++;
       if (resolved) addRecalledResolved(1);
     } else {
-      rep.misses.push({ project, session: basename(path, '.jsonl'), step: s.step, head: errorSignature(s.resultText)!.head.join(' | ').slice(0, 160), hook: here?.hook ?? null });
+      rep.misses.push({ project, session: basename(path, '.jsonl'), step: s.step, head: errorSignature(stepErrorText(s))!.head.join(' | ').slice(0, 160), hook: here?.hook ?? null });
     }
   }
   for (const r of rows) {

@@ -26,6 +26,7 @@ import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
+import { markedError } from '../shared/here-mark.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -85,9 +86,11 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = builtinRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
-  const lines = keyLines(redactor.redact(e.text));
+  const command = shellCommandOf(payload);
+  // And with the paths naming the folder it ran in marked (shared/here-mark.ts), as the indexer does.
+  const lines = keyLines(markedError(redactor.redact(e.text), typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null, command));
   const keys = errorKeys(lines);
-  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS), command: shellCommandOf(payload) } : { kind: 'none' };
+  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS), command } : { kind: 'none' };
 }
 
 /** The payload's shell command (`tool_input.command` of a Bash call), bounded; '' for none. */

@@ -28,11 +28,11 @@
  *    succeeding action when it differs from the failing one (`git push --set-upstream
  *    origin <branch>`); session-specific parts shown as placeholders (fixCommandText).
  */
-import type { ToolStep } from '../transcript/tool-steps.js';
+import { stepErrorText, type ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import type { EpisodeOutcome } from '../store/types.js';
 import { anyDestructive } from '../shared/destructive.js';
-import { posix } from 'node:path';
+import { LEAD_CD_PART_RE, leadingDirectory, ranInDir } from '../shared/run-dir.js';
 import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
@@ -273,7 +273,7 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
     const similar = actions.some((a) => similarAction(a, t));
     if (w.tried.length < MAX_TRIED) w.tried.push(t.summary);
     if (t.isError) {
-      if (errorSignature(t.resultText)?.sig === sig) {
+      if (errorSignature(stepErrorText(t))?.sig === sig) {
         w.attempts++;
         w.consumed.push(j);
         actions.push(t);
@@ -307,30 +307,10 @@ function dedupe(parts: string[]): string[] {
   return [...new Set(parts.filter(Boolean))];
 }
 
-/** A command's leading change of directory: `cd X && …` (its first segment) or `git -C X …`. */
-const LEAD_CD_RE = /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n|$)/;
-const GIT_C_RE = /^git\s+-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/;
-/** The leading `cd X &&` (or `;`, a line break) of a command, to compare two commands that ran
- *  in the same directory. `git -C X` stays: it is part of the git command. */
-const LEAD_CD_PART_RE = /^cd\s+(?:"[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n)\s*/;
-
-/** The directory a command's leading `cd X` or `git -C X` names, as written; null for none. */
-function leadingDirectory(cmd: string): string | null {
-  const m = LEAD_CD_RE.exec(cmd) ?? GIT_C_RE.exec(cmd);
-  return m ? m[1].replace(/^["']|["']$/g, '') : null;
-}
-
-/** The directory a call ran in: its leading `cd X` / `git -C X` resolved against the cwd it
- *  started in (absolute POSIX paths only; `~`, variables and other shapes as written), else
- *  that cwd; null when unknown. */
+/** The directory a call ran in (shared/run-dir.ts), for a shell call; its start cwd otherwise. */
 function ranIn(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd' | 'callCwd'>): string | null {
   // (Only absolute POSIX results are compared as places: see `moved` in fixOf.)
-  const start = step.callCwd ?? step.cwd;
-  const dir = step.name === 'Bash' ? leadingDirectory(target(step)) : null;
-  if (!dir) return start;
-  if (dir.startsWith('/')) return posix.normalize(dir).replace(/(?<=.)\/+$/, '');
-  if (start?.startsWith('/') && !/^[~$]/.test(dir) && !dir.includes('\\')) return posix.join(start, dir).replace(/(?<=.)\/+$/, '');
-  return dir;
+  return ranInDir(step.callCwd ?? step.cwd, step.name === 'Bash' ? target(step) : '');
 }
 
 /** The fix line and the note that explains it; `fix` '' when nothing was changed (an
@@ -382,7 +362,9 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
   for (let i = 0; i < steps.length && out.length < MAX_EPISODES_PER_TRANSCRIPT; i++) {
     const s = steps[i];
     if (!s.isError || consumed.has(i) || s.name === 'unknown' || isCascade(s.resultText)) continue;
-    const sig = errorSignature(s.resultText);
+    // Signed as the daemon and the hook sign it: a path naming the folder it ran in marked.
+    const text = stepErrorText(s);
+    const sig = errorSignature(text);
     if (!sig) continue;
     const w = walk(steps, i, sig.sig);
     for (const j of w.consumed) consumed.add(j);
@@ -395,7 +377,7 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
       tool: s.name,
       action: s.summary,
       errorText: s.resultText,
-      errorLines: errorLinesOf(s.resultText, sig),
+      errorLines: errorLinesOf(text, sig),
       attempts: w.attempts,
       tried: w.tried,
       fix,

@@ -322,7 +322,7 @@ const SEVERITY_PREFIX_RE = /^(?:fatal|error(?:\[[\w-]+\])?|err!?|npm err!|warnin
 export function errorPhrase(sig: Pick<ErrorSignature, 'head'>, maxChars = 60): string {
   const first = (sig.head[0] ?? '')
     .replace(SEVERITY_PREFIX_RE, '')
-    .replace(/<q>|<path>|<name>|<n>|<hash>|<id>|<url>/g, '…')
+    .replace(/<q>|<path>|<name>|<n>|<hash>|<id>|<url>|<here>/g, '…')
     .replace(/(…\s*)+/g, '… ')
     .trim();
   return first.length > maxChars ? `${first.slice(0, maxChars - 1).trimEnd()}…` : first;

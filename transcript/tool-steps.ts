@@ -10,6 +10,7 @@
  * numbered in arrival order, with the name `unknown`.
  */
 import type { ParsedRecord } from './records.js';
+import { markedError } from '../shared/here-mark.js';
 
 /** Most calls waiting for their result (a hostile file cannot grow memory without bound). */
 export const MAX_PENDING_CALLS = 256;
@@ -55,6 +56,22 @@ interface PendingCall {
   at: number | null;
   note: string;
   cwd: string | null;
+}
+
+/** A shell step's command: the whole one when the summary cut it, else the summary's input
+ *  part; '' for a call that is not a shell command. */
+export function stepCommand(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): string {
+  if (step.name !== 'Bash') return '';
+  if (step.command) return step.command;
+  const i = step.summary.indexOf(': ');
+  return i >= 0 ? step.summary.slice(i + 2).trim() : '';
+}
+
+/** A step's error as the indexer, the daemon and the hook sign it: the paths naming the folder
+ *  it ran in marked (shared/here-mark.ts). `text`: the result text as the caller has it
+ *  (redacted, for the daemon); default the step's own. */
+export function stepErrorText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd' | 'callCwd' | 'resultText'>, text: string = step.resultText): string {
+  return markedError(text, step.callCwd ?? step.cwd, stepCommand(step));
 }
 
 export interface ToolStepSnapshot {

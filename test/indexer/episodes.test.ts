@@ -8,7 +8,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { ToolStep } from '../../transcript/tool-steps.js';
-import { toolStepsOf } from '../../transcript/tool-steps.js';
+import { stepErrorText, toolStepsOf } from '../../transcript/tool-steps.js';
 import { parseLine } from '../../transcript/records.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { commandKey, episodesOf, fixCommandText, isInspection, LOOKAHEAD_STEPS, similarAction } from '../../indexer/episodes.js';
@@ -253,15 +253,31 @@ describe('episodes', () => {
     expect(fixCommandText('git reset --hard HEAD~1', CWD)).toBe('git reset --hard HEAD~1');
   });
 
+  it('a path naming the folder the call ran in signs as that slip: its fix answers the slip met again, not a missing path elsewhere (control)', () => {
+    const HERE = "Exit code 128\nfatal: pathspec 'feature-cart/lib' did not match any files";
+    const eps = episodesOf([
+      step('Bash: git add feature-cart/lib', HERE, true),
+      step('Bash: git add lib', 'ok'),
+      step('Bash: git add docs/story.txt', "Exit code 128\nfatal: pathspec 'docs/story.txt' did not match any files", true),
+      step('Bash: git add -A', 'ok'),
+    ]);
+    expect(eps).toHaveLength(2);
+    expect(eps[0]).toMatchObject({ outcome: 'succeeded', fix: 'git add lib' });
+    expect(eps[0].sig.head[0]).toBe('fatal: pathspec <here> did not match any files');
+    expect(eps[1].sig.head[0]).toBe('fatal: pathspec <q> did not match any files');
+    expect(eps[0].sig.sig).not.toBe(eps[1].sig.sig);
+  });
+
   it('property: every episode has the signature of its own error text, never comes from a cascade, and steps stay in order', () => {
-    const errors = [NO_UPSTREAM, FORMAT_FAIL, LINT_FAIL, 'Error: ENOENT: no such file or directory, open \'/x/y\'', 'Sibling tool call errored', 'ok'];
+    const errors = [NO_UPSTREAM, FORMAT_FAIL, LINT_FAIL, 'Error: ENOENT: no such file or directory, open \'/x/y\'', 'Sibling tool call errored', "fatal: pathspec 'feature-cart/lib' did not match any files", 'ok'];
     const actions = ['Bash: git push', 'Bash: mix format', 'Bash: git commit -m x', `Edit: ${CWD}/a.ex`, 'Read: /tmp/a', 'Grep: x in y'];
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(actions.length - 1), fc.nat(errors.length - 1), fc.boolean()), { maxLength: 60 }), (plan) => {
         const steps = plan.map(([a, e, fail]) => step(actions[a], errors[e], fail && errors[e] !== 'ok'));
         const eps = episodesOf(steps);
         for (const ep of eps) {
-          expect(errorSignature(ep.errorText)!.sig).toBe(ep.sig.sig);
+          // Its own error text as the hook signs it: the folder it ran in marked (shared/here-mark.ts).
+          expect(errorSignature(stepErrorText(steps.find((s) => s.step === ep.step)!))!.sig).toBe(ep.sig.sig);
           expect(ep.errorText).not.toMatch(/^Sibling tool call errored/);
           expect(ep.resolved).toBe(ep.outcome !== 'unresolved');
           expect(ep.fix === '').toBe(!ep.resolved);
