@@ -110,11 +110,14 @@ export function publishToolDecision(d: PublishableToolDecision, o: { now: number
 
 /**
  * The session's lineage file (LineageCache) when the lineage the pipeline learnt from the
- * store (core/pipeline.ts learnLineage) names other sessions and differs from what this file's
- * book last published; null otherwise. The daemon writes it; replay hands it to the hook's gates.
+ * store (core/pipeline.ts learnLineage) names other sessions than this file's book last
+ * published (the file names them all: the union); null otherwise. The daemon writes it; replay hands it to the hook's gates.
  */
 export function publishLineage(book: PublishBook, sessionId: string, lineage: readonly string[], now: number): LineageCache | null {
-  const sessions = [...new Set(lineage)].filter((s) => s !== sessionId).sort().slice(0, MAX_LINEAGE_SESSIONS);
+  // A lineage never stops being true: what was published stays (a session the pipeline evicted
+  // and learns again from fewer records still has it).
+  const before = book.lineagePublished ? book.lineagePublished.split(',') : [];
+  const sessions = [...new Set([...before, ...lineage])].filter((s) => s !== sessionId && s !== '').sort().slice(0, MAX_LINEAGE_SESSIONS);
   if (!sessions.length) return null;
   const key = sessions.join(',');
   if (book.lineagePublished === key) return null;

@@ -54,9 +54,8 @@ export function planPrune(folder: Folder, entries: readonly DirEntry[], now: num
       if (age > LEFTOVER_MS) out.push(e.name);
     } else if (folder === 'hook-state' && e.name.endsWith('.lock')) {
       if (age > LEFTOVER_MS) out.push(e.name);
-    } else if (folder === 'hook-state' && e.name.endsWith('.json')) {
-      if (policy.hookStateRetentionDays > 0 && age > policy.hookStateRetentionDays * DAY_MS) out.push(e.name);
-    } else if (folder === 'cache' && e.name.endsWith(LINEAGE_SUFFIX)) {
+    } else if ((folder === 'hook-state' && e.name.endsWith('.json')) || (folder === 'cache' && e.name.endsWith(LINEAGE_SUFFIX))) {
+      // A session's own memory (hook state, lineage): kept for the retention since last written.
       if (policy.hookStateRetentionDays > 0 && age > policy.hookStateRetentionDays * DAY_MS) out.push(e.name);
     } else if (folder === 'cache' && e.name.endsWith('.json')) {
       if (age > policy.cacheTtlSeconds * 1000) out.push(e.name);

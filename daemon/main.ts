@@ -38,6 +38,8 @@ import {
   homeDir,
   killPath,
   logsDir,
+  safeSessionId,
+  sessionLineagePath,
   offsetsPath,
   codexOffsetsPath,
   defaultCodexSessionsRoot,
@@ -415,15 +417,21 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   /** The session's lineage as the store told it (resumed / forked copies), for the hook's
    *  Past fix at a failure: written when it grew (core/publish.ts publishLineage). */
   const publishLineageOf = (path: string, f: FileEntry): void => {
-    if (killed || stopping || f.subagent) return;
-    const rec = publishLineage(f, f.sessionId, pipeline.lineageOf(path), Date.now());
-    if (!rec || existsSync(killPath(env))) return;
+    if (killed || stopping || f.subagent || existsSync(killPath(env))) return;
+    const lineage = pipeline.lineageOf(path);
+    if (!lineage.length) return;
+    // Housekeeping removed it (a session older than the retention, still going): write it again.
+    if (f.lineagePublished !== undefined && safeSessionId(f.sessionId) && !existsSync(sessionLineagePath(f.sessionId, env))) f.lineagePublished = undefined;
+    const rec = publishLineage(f, f.sessionId, lineage, Date.now());
+    if (!rec) return;
     try {
       caches.writeLineage(rec);
     } catch (e) {
-      f.lineagePublished = undefined; // tried again after the next batch
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      // Tried again after the next batch — not a session id that can never be a file name.
+      if (code !== 'EUNSAFEID') f.lineagePublished = undefined;
       lastError = `cache-write-failed: ${errMsg(e)}`;
-      event({ event: 'cache-write-failed', reason: (e as NodeJS.ErrnoException).code ?? 'error', sessionId: f.sessionId, message: errMsg(e) });
+      event({ event: 'cache-write-failed', reason: code, sessionId: f.sessionId, message: errMsg(e) });
     }
   };
   /** Log a decision; write its cache only when asked (the newest decision of a read batch:

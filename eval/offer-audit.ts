@@ -80,7 +80,10 @@ export interface FileLineage {
  * that the parent also holds are copies — Claude Code ran no hook for them in this session.
  * Claude Code 1.0's continue wrote the new session id into the copied records, so such a file
  * names nobody: then its records held by a file that ended before it (the session it continued:
- * its copied records keep their times, so only the end tells them apart) are the copies.
+ * its copied records keep their times, so only the end tells them apart) are the copies. An
+ * original that went on after a fork of it that names nobody ended later than the fork: the
+ * rule then reads the original's shared records as the copies (no such file in the real
+ * projects: their forks name their parent).
  */
 export async function readFileLineage(paths: readonly string[]): Promise<FileLineage> {
   const pairs: Array<{ uuid: string; session: string }> = [];
@@ -98,11 +101,17 @@ export async function readFileLineage(paths: readonly string[]): Promise<FileLin
     else holders.set(uuid, new Set([session]));
   }
   const copies = new Map<string, Set<string>>();
-  const last = (recs: ReadonlyArray<{ at: number }>) => [...recs].reverse().find((r) => Number.isFinite(r.at))?.at ?? NaN;
+  // Each file's end: the time of its last record that has one (NaN: none, no order known).
+  const ends = new Map<string, number>();
+  for (const [session, recs] of records) {
+    let end = NaN;
+    for (const r of recs) if (Number.isFinite(r.at)) end = r.at;
+    ends.set(session, end);
+  }
   for (const [session, recs] of records) {
     const named = new Set(recs.map((r) => r.sessionId).filter((x): x is string => x !== null && x !== session));
-    const ended = last(recs);
-    const parent = (h: string) => (named.size ? named.has(h) : last(records.get(h) ?? []) < ended);
+    const ended = ends.get(session) ?? NaN;
+    const parent = (h: string) => (named.size ? named.has(h) : (ends.get(h) ?? NaN) < ended);
     const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && parent(h))).map((r) => r.uuid));
     if (copied.size) copies.set(session, copied);
   }

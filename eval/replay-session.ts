@@ -18,7 +18,9 @@
  */
 import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
+import { sessionIdFromRolloutName } from '../transcript/codex-records.js';
+import { stepCommand } from '../transcript/tool-steps.js';
 import { transcriptLineage, transcriptTail } from '../hook/inputs.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Pipeline } from '../core/pipeline.js';
@@ -314,10 +316,11 @@ export class SessionReplay {
   }
 
   /** As the daemon after a read batch: the lineage file, when the store's lineage grew. Keyed
-   *  like the daemon's tailer (daemon/tailer.ts): the file's name is the session id. */
+   *  like the daemon's tailers: the file's name is the session id (a Codex rollout's name ends
+   *  with it: daemon/codex-layout.ts; a Claude Code file's name is it). */
   private learnLineage(now: number): void {
     if (this.o.subagent) return;
-    const rec = publishLineage(this.book, basename(this.o.path, '.jsonl'), this.o.pipeline.lineageOf(this.o.path), now);
+    const rec = publishLineage(this.book, sessionIdFromRolloutName(this.o.path), this.o.pipeline.lineageOf(this.o.path), now);
     if (rec) this.lineageCache = rec;
   }
 
@@ -340,7 +343,7 @@ export class SessionReplay {
       hook_event_name: event,
       tool_name: st.name,
       // What Claude Code sends as the call's input: a Bash call's command (whole, or as the summary kept it).
-      ...(st.name === 'Bash' ? { tool_input: { command: st.command ?? st.summary.replace(/^Bash:\s*/, '') } } : {}),
+      ...(st.name === 'Bash' ? { tool_input: { command: stepCommand(st) } } : {}),
       tool_use_id: st.toolUseId,
       ...(failure ? { error: st.resultText, is_interrupt: false } : { tool_response: { stdout: st.resultText, stderr: '', interrupted: false } }),
       ...(inWorker ? { agent_id: 'subagent' } : {}),

@@ -124,7 +124,6 @@ export function toolUseIdOf(v: unknown): string | null {
   return typeof v === 'string' && ID_RE.test(v) ? v : null;
 }
 
-
 function isFixOffer(f: unknown): f is FixOffer {
   const whereOk = !isObj(f) || f.where === undefined || (typeof f.where === 'string' && f.where.length > 0 && f.where.length <= MAX_PLACE_CHARS);
   const actionsOk = !isObj(f) || f.actions === undefined ||

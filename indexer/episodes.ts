@@ -28,10 +28,11 @@
  *    succeeding action when it differs from the failing one (`git push --set-upstream
  *    origin <branch>`); session-specific parts shown as placeholders (fixCommandText).
  */
-import { stepErrorText, type ToolStep } from '../transcript/tool-steps.js';
+import { stepErrorText, summaryInput, type ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import type { EpisodeOutcome } from '../store/types.js';
 import { anyDestructive } from '../shared/destructive.js';
+import { genericKind } from '../shared/error-class.js';
 import { LEAD_CD_PART_RE, leadingDirectory, ranInDir } from '../shared/run-dir.js';
 import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
 
@@ -104,9 +105,7 @@ export function isCascade(resultText: string): boolean {
 /** What a call acted on: a shell call's whole command when the summary cut it (heredoc
  *  bodies out: a commit message's lines are no commands), else the summary's input part. */
 function target(step: Pick<ToolStep, 'summary' | 'command'>): string {
-  if (step.command) return step.command.replace(HEREDOC_RE, '"<message>"').trim();
-  const i = step.summary.indexOf(': ');
-  return i >= 0 ? step.summary.slice(i + 2).trim() : '';
+  return step.command ? step.command.replace(HEREDOC_RE, '"<message>"').trim() : summaryInput(step.summary);
 }
 
 function toolGroup(name: string): string {
@@ -368,7 +367,11 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
     if (!sig) continue;
     const w = walk(steps, i, sig.sig);
     for (const j of w.consumed) consumed.add(j);
-    const { fix, note } = fixOf(w);
+    // A generic error that only its whole text tells (a guessed absolute path, a rejection:
+    // shared/error-class.ts) has no fix to offer: the store keeps its head lines only, from
+    // which core/fixes.ts could not tell it apart from the same words about another path.
+    const genericByText = genericKind(text, sig.lines) !== null && genericKind('', sig.lines) === null;
+    const { fix, note } = genericByText ? { fix: '', note: '' } : fixOf(w);
     // Ended, but nothing was changed to end it: not resolved (no fix to offer).
     const outcome: EpisodeOutcome = fix ? w.outcome : 'unresolved';
     out.push({

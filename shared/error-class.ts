@@ -20,7 +20,8 @@
  *   guessed-path a shell utility says an absolute path does not exist (`ls: cannot access
  *                '/home/u/app/src/x': No such file or directory`): a guess about where a file is,
  *                fixed by finding it. A missing RELATIVE path is not generic: it is the wrong
- *                directory, which recurs and whose fix (where) transfers
+ *                directory, which recurs and whose fix (where) transfers; nor is a path under an
+ *                install folder (`node_modules/.bin/vite`, `.venv/bin/python`): a missing install
  *   uninformative  nothing to tell it apart (`Error`, `failed`: fewer than MIN_CONTENT_WORDS words)
  * Compile and type errors are NOT generic by kind: their signature keeps the quoted names
  * (error-signature.ts COMPILE_LEAD_RE), so only the very same complaint met again matches — an
@@ -30,6 +31,9 @@
  */
 import { COMPILE_LEAD_RE, LEAD_RE, informativeLines } from './error-signature.js';
 
+/** Characters of the raw text the person's and the protocol's notices are looked for in (they
+ *  are the first thing a tool result says). */
+const RAW_HEAD_CHARS = 2000;
 /** Lines from the top of the text looked at besides the key lines (a tool's own notice may
  *  come before the lead a signature starts at). */
 const TOP_LINES = 3;
@@ -105,8 +109,13 @@ const MISSING_PATH_RE = /^(?:\S*\/)?(?:ba|z|da)?sh: (?:line \d+: )?(?:cd: )?(.+?
 /** An absolute path of two segments or more (POSIX, Windows drive, MSYS drive, UNC). One
  *  segment at the root (`/b`) is an option Git Bash took for a path, not a guessed location. */
 const ABSOLUTE_PATH_RE = /^(?:\/[^/\s]+\/[^/]|[a-z]:[\\/]|\\\\[^\\]+\\)/i;
-/** Lines of the raw text looked at for missing paths (a shell's complaints come first). */
+/** Lines of the raw text looked at for missing paths: a shell's complaints come first, one per
+ *  operand (`ls a b c`), under an `Exit code` line; eight holds a few operands and stays cheap. */
 const MISSING_PATH_LINES = 8;
+/** A missing program or package under an install folder (`…/node_modules/.bin/vite`,
+ *  `.venv/bin/python`, `/usr/local/bin/x`) is no guess about the tree but a missing install,
+ *  which recurs and whose fix transfers. */
+const INSTALL_SEGMENT_RE = /(?:^|[\\/])(?:node_modules|\.bin|bin|sbin|\.?venv|site-packages|dist-packages)(?:[\\/]|$)/i;
 
 /** Every missing-path line among the first lines names an absolute path (and there is one). */
 function missingOnlyAbsolute(head: string): boolean {
@@ -115,7 +124,7 @@ function missingOnlyAbsolute(head: string): boolean {
     if (!/no such file or directory/i.test(line)) continue;
     const m = MISSING_PATH_RE.exec(line.trim());
     const path = m ? (m[1] ?? m[2] ?? m[3] ?? '').replace(/^["']|["']$/g, '') : '';
-    if (!path || !ABSOLUTE_PATH_RE.test(path)) return false;
+    if (!path || !ABSOLUTE_PATH_RE.test(path) || INSTALL_SEGMENT_RE.test(path)) return false;
     any = true;
   }
   return any;
@@ -123,7 +132,7 @@ function missingOnlyAbsolute(head: string): boolean {
 
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
-  const head = raw.length > 2000 ? raw.slice(0, 2000) : raw;
+  const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
   for (const [kind, re] of RAW_KINDS) if (re.test(head)) return kind;
   if (!lines.length) return 'uninformative';
   const look = [...lines.slice(0, TOP_LINES), ...informativeLines(head, TOP_LINES)];

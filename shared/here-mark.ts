@@ -13,19 +13,24 @@
  * fixes answer it, and the others' do not. The indexer (episodes), the daemon (tool steps) and
  * the hook (the payload) all sign through markHere, so their signatures agree.
  */
-import { ranInDir } from './run-dir.js';
+import { MAX_SCAN_CHARS } from './error-signature.js';
+import { gitDirectory, ranInDir } from './run-dir.js';
 
 /** The placeholder a path naming the folder you are in becomes (a word the normalizer keeps). */
 export const HERE_MARK = '<here>';
 /** Shortest folder name marked (a one-letter folder is too common a path segment to tell). */
 const MIN_NAME_CHARS = 2;
-/** Characters of the error looked at (the signature reads no further: MAX_SCAN_CHARS). */
-const MAX_MARK_CHARS = 16_384;
+/** Longest quoted span read as a path (a longer one is a message, not a path). */
+const MAX_QUOTED_CHARS = 300;
 
-/** A quoted path ('…', "…", `…`). Unquoted ones are left alone: the shell's own `cd: X: No such
- *  file or directory` keeps X in the signature already (it is no path to the normalizer), and
- *  says by itself what happened. */
-const QUOTED_PATH_RE = /(['"`])([^'"`\n]{1,300})\1/g;
+/** A quoted path ('…', "…", `…`) — an apostrophe between letters (`couldn't`) opens none.
+ *  Unquoted ones are left alone: the shell's own `cd: X: No such file or directory` keeps X in
+ *  the signature already (it is no path to the normalizer), and says by itself what happened. */
+const QUOTED_PATH_RE = new RegExp(`(?<![A-Za-z0-9])(['"\`])([^'"\`\n]{1,${MAX_QUOTED_CHARS}})\\1`, 'g');
+/** A line that says a path is missing or unusable: there a bare name (`pathspec 'database'`)
+ *  is a path too; elsewhere only a span with a separator is (`Missing script: "test"` inside
+ *  test/ names a script, `type 'app'` a type). */
+const PATH_LINE_RE = /pathspec|did not match|no such file|not found|cannot (?:access|stat|open|find)|does not exist|no module named|not a directory/i;
 
 /** The last segment of a directory (POSIX or Windows separators); '' for a root. */
 function lastSegment(dir: string): string {
@@ -33,11 +38,15 @@ function lastSegment(dir: string): string {
   return parts.length ? parts[parts.length - 1] : '';
 }
 
-/** The names of the folder the shell was in and of the folder a leading `cd` / `git -C` moved
- *  it to (the call may have failed at the cd itself), each at least MIN_NAME_CHARS long. */
-export function hereNames(start: string | null, command: string): string[] {
+/**
+ * The names of the folder the shell is in and, for `git -C X …`, of X (git ran there; the
+ * shell did not move). `cwd` is the directory AFTER the call — what the hook's payload says
+ * and what the transcript's result record holds (a leading `cd X &&` that worked is already in
+ * it) — so the hook, the daemon and the indexer name the same folders.
+ */
+export function hereNames(cwd: string | null, command: string): string[] {
   const names = new Set<string>();
-  for (const dir of [start, ranInDir(start, command)]) {
+  for (const dir of [cwd, gitDirectory(command) ? ranInDir(cwd, command) : null]) {
     const name = dir ? lastSegment(dir) : '';
     if (name.length >= MIN_NAME_CHARS && name !== '.' && name !== '..') names.add(name);
   }
@@ -53,12 +62,19 @@ function startsWithName(path: string, names: readonly string[]): boolean {
 /** The error text with the paths that start with the folder you are in as HERE_MARK. */
 export function markHere(text: string, names: readonly string[]): string {
   if (!names.length || !text) return text;
-  const t = text.length > MAX_MARK_CHARS ? text.slice(0, MAX_MARK_CHARS) : text;
+  const t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   if (!names.some((n) => t.includes(n))) return text;
-  return t.replace(QUOTED_PATH_RE, (m, _q: string, inner: string) => (startsWithName(inner, names) ? HERE_MARK : m));
+  return t
+    .split('\n')
+    .map((line) => {
+      const pathLine = PATH_LINE_RE.test(line);
+      return line.replace(QUOTED_PATH_RE, (m, _q: string, inner: string) =>
+        (pathLine || /[\\/]/.test(inner)) && startsWithName(inner, names) ? HERE_MARK : m);
+    })
+    .join('\n');
 }
 
-/** An error as every part signs it: the text marked for the folder the call ran in. */
-export function markedError(text: string, start: string | null, command: string): string {
-  return markHere(text, hereNames(start, command));
+/** An error as every part signs it: the text marked for the folder the shell is in after the call. */
+export function markedError(text: string, cwd: string | null, command: string): string {
+  return markHere(text, hereNames(cwd, command));
 }

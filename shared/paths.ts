@@ -46,9 +46,10 @@ export const indexLockTarget = (env: Env = process.env) => join(homeDir(env), 'i
  *  SessionStart hook), under logsDir(). */
 export const DAEMON_OUT_FILE = 'daemon.out';
 
-/** Session ids become file names: keep only a safe alphabet (ids are UUIDs in practice). */
+/** Session ids become file names: keep only a safe alphabet (ids are UUIDs in practice), and
+ *  never one whose offer cache would be another session's tool cache or lineage file. */
 export function safeSessionId(id: string): string | null {
-  return /^[A-Za-z0-9._-]{1,128}$/.test(id) && !id.startsWith('.') ? id : null;
+  return /^[A-Za-z0-9._-]{1,128}$/.test(id) && !id.startsWith('.') && !/\.(?:tool|lineage)$/i.test(id) ? id : null;
 }
 export const sessionCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.json`);
 /** The daemon's tool-channel decision for a session (ToolCache): `cache/<session>.tool.json`. */

@@ -14,10 +14,19 @@ const GIT_C_RE = /^git\s+-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/;
  *  in the same directory. `git -C X` stays: it is part of the git command. */
 export const LEAD_CD_PART_RE = /^cd\s+(?:"[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n)\s*/;
 
-/** The directory a command's leading `cd X` or `git -C X` names, as written; null for none. */
+const unquote = (m: RegExpExecArray | null) => (m ? m[1].replace(/^["']|["']$/g, '') : null);
+
+/** The directory a command's leading `cd X` or `git -C X` names, as written; null for none.
+ *  Leading white space is no part of the command (the indexer's records trim it; a hook
+ *  payload may not). */
 export function leadingDirectory(cmd: string): string | null {
-  const m = LEAD_CD_RE.exec(cmd) ?? GIT_C_RE.exec(cmd);
-  return m ? m[1].replace(/^["']|["']$/g, '') : null;
+  const c = cmd.trimStart();
+  return unquote(LEAD_CD_RE.exec(c)) ?? unquote(GIT_C_RE.exec(c));
+}
+
+/** The directory of a leading `git -C X` (git runs there; the shell stays), null for none. */
+export function gitDirectory(cmd: string): string | null {
+  return unquote(GIT_C_RE.exec(cmd.trimStart()));
 }
 
 /** The directory a call ran in: its leading `cd X` / `git -C X` resolved against the cwd it

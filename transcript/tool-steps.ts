@@ -62,16 +62,21 @@ interface PendingCall {
  *  part; '' for a call that is not a shell command. */
 export function stepCommand(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): string {
   if (step.name !== 'Bash') return '';
-  if (step.command) return step.command;
-  const i = step.summary.indexOf(': ');
-  return i >= 0 ? step.summary.slice(i + 2).trim() : '';
+  return step.command ?? summaryInput(step.summary);
+}
+
+/** A step summary's input part (`Bash: git push` → `git push`, `Edit: /a/b.ts` → `/a/b.ts`). */
+export function summaryInput(summary: string): string {
+  const i = summary.indexOf(': ');
+  return i >= 0 ? summary.slice(i + 2).trim() : '';
 }
 
 /** A step's error as the indexer, the daemon and the hook sign it: the paths naming the folder
- *  it ran in marked (shared/here-mark.ts). `text`: the result text as the caller has it
- *  (redacted, for the daemon); default the step's own. */
+ *  the shell is in after the call marked (shared/here-mark.ts) — the result record's cwd, which
+ *  is what the hook's payload says. `text`: the result text as the caller has it (redacted, for
+ *  the daemon); default the step's own. */
 export function stepErrorText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd' | 'callCwd' | 'resultText'>, text: string = step.resultText): string {
-  return markedError(text, step.callCwd ?? step.cwd, stepCommand(step));
+  return markedError(text, step.cwd ?? step.callCwd ?? null, stepCommand(step));
 }
 
 export interface ToolStepSnapshot {

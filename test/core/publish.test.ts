@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { publishDecision, publishLineage, type PublishBook, type PublishableDecision } from '../../core/publish.js';
 import type { Offer } from '../../shared/types.js';
 import { MAX_LINEAGE_SESSIONS } from '../../shared/message-uuid.js';
+import { safeSessionId } from '../../shared/paths.js';
 
 const offer: Offer = {
   id: 'o1', chunkId: 7, handle: 'notes/a.md#1', type: 'past-fix', confidence: 0.8, reason: 'r',
@@ -52,6 +53,20 @@ describe('publishLineage (the session\'s lineage file, daemon and replay)', () =
     expect(publishLineage(book, 's', ['s', 'p2', 'p1', 'p1'], 2)).toEqual({ version: 1, sessionId: 's', sessions: ['p1', 'p2'], createdAt: 2 });
     expect(publishLineage(book, 's', ['p2', 's', 'p1'], 3)).toBeNull(); // the same set
     expect(publishLineage(book, 's', ['p1', 'p2', 'p3'], 4)).toMatchObject({ sessions: ['p1', 'p2', 'p3'], createdAt: 4 });
+  });
+
+  it('never names fewer sessions than it did (a lineage stays true: a session learnt again from fewer records keeps them)', () => {
+    const book: PublishBook = { provisionalOffer: null };
+    expect(publishLineage(book, 's', ['p1', 'p2'], 1)!.sessions).toEqual(['p1', 'p2']);
+    expect(publishLineage(book, 's', ['p1'], 2)).toBeNull();
+    expect(publishLineage(book, 's', ['p3'], 3)!.sessions).toEqual(['p1', 'p2', 'p3']);
+  });
+
+  it('a session id that would name another session\'s tool cache or lineage file is no file name', () => {
+    expect(safeSessionId('a1b2')).toBe('a1b2');
+    expect(safeSessionId('a1b2.lineage')).toBeNull();
+    expect(safeSessionId('a1b2.tool')).toBeNull();
+    expect(safeSessionId('a1b2.tools')).toBe('a1b2.tools');
   });
 
   it(`names at most ${MAX_LINEAGE_SESSIONS} sessions (the hook refuses a longer file)`, () => {

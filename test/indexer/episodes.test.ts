@@ -268,6 +268,17 @@ describe('episodes', () => {
     expect(eps[0].sig.sig).not.toBe(eps[1].sig.sig);
   });
 
+  it('a guessed absolute path is stored with no fix (its fix is finding the file); control: the same words about a relative path keep theirs', () => {
+    const eps = episodesOf([
+      step('Bash: ls -la /home/user/work/shop/src/app/api/orders/', "Exit code 2\nls: cannot access '/home/user/work/shop/src/app/api/orders/': No such file or directory", true),
+      step('Bash: ls -la /home/user/work/shop-wt/feature-cart/src/', 'app lib'),
+      step('Bash: ls -la docs/prd.json', "Exit code 2\nls: cannot access 'docs/prd.json': No such file or directory", true),
+      step('Bash: ls -la ../docs/prd.json', 'prd.json'),
+    ]);
+    expect(eps.map((e) => [e.outcome, e.fix])).toEqual([['unresolved', ''], ['succeeded', 'ls -la ../docs/prd.json']]);
+    expect(eps[0].sig.sig).toBe(eps[1].sig.sig); // the same words: only the whole text tells them apart
+  });
+
   it('property: every episode has the signature of its own error text, never comes from a cascade, and steps stay in order', () => {
     const errors = [NO_UPSTREAM, FORMAT_FAIL, LINT_FAIL, 'Error: ENOENT: no such file or directory, open \'/x/y\'', 'Sibling tool call errored', "fatal: pathspec 'feature-cart/lib' did not match any files", 'ok'];
     const actions = ['Bash: git push', 'Bash: mix format', 'Bash: git commit -m x', `Edit: ${CWD}/a.ex`, 'Read: /tmp/a', 'Grep: x in y'];

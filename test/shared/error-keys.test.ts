@@ -99,6 +99,10 @@ describe('generic errors (no Past fix can transfer)', () => {
     expect(genericKind(py, keyLines(py))).toBeNull();
     const both = "Exit code 1\ncat: /home/u/docs/a.json: No such file or directory\nls: cannot access '/srv/x/y': No such file or directory";
     expect(genericKind(both, keyLines(both))).toBe('guessed-path');
+    // A program missing under an install folder is a missing install, not a guess.
+    for (const install of ['Exit code 127\n/bin/bash: line 1: /home/u/proj/node_modules/.bin/vite: No such file or directory', 'Exit code 127\n/bin/bash: line 1: /home/u/proj/.venv/bin/python: No such file or directory']) {
+      expect(genericKind(install, keyLines(install))).toBeNull();
+    }
   });
 
   it('compile errors are not generic by kind: only the very same complaint (the same names) matches', () => {

@@ -27,9 +27,11 @@ describe('markHere', () => {
     expect(sigOf(PATHSPEC('database/'), '/home/ken', 'git add database/')).toBe(elsewhere);
   });
 
-  it('the folder a leading cd / git -C moved to counts, and the one it started in', () => {
-    expect(hereNames('/home/ken', 'cd /home/ken/api-gateway && git add api-gateway/x')).toEqual(['ken', 'api-gateway']);
+  it('the folder the shell is in after the call counts (a cd that worked is in it already), and the one a leading git -C ran in', () => {
+    expect(hereNames('/home/ken/api-gateway', 'cd /home/ken/api-gateway && git add api-gateway/x')).toEqual(['api-gateway']);
+    expect(hereNames('/home/ken/api', 'cd api && ls')).toEqual(['api']);
     expect(hereNames('/home/ken', 'git -C database add database/x')).toEqual(['ken', 'database']);
+    expect(hereNames('/home/ken', '  git -C database add database/x')).toEqual(['ken', 'database']);
     expect(hereNames('/', 'ls')).toEqual([]);
     expect(hereNames(null, '')).toEqual([]);
     expect(hereNames('C:\\Users\\me\\app', 'dir')).toEqual(['app']);
@@ -38,6 +40,12 @@ describe('markHere', () => {
     expect(markHere("fatal: pathspec './app/x.ts' did not match", ['app'])).toContain(HERE_MARK);
     // A longer name that only starts like the folder is another folder.
     expect(markHere("fatal: pathspec 'database-tools/x' did not match", ['database'])).not.toContain(HERE_MARK);
+    // A bare name is a path only on a line that says a path is missing (control: same line shape).
+    expect(markHere('npm error Missing script: "test"', ['test'])).not.toContain(HERE_MARK);
+    expect(markHere("error TS2322: Type 'string' is not assignable to type 'app'.", ['app'])).not.toContain(HERE_MARK);
+    expect(markHere("ModuleNotFoundError: No module named 'app'", ['app'])).toContain(HERE_MARK);
+    // An apostrophe inside a word opens no quote.
+    expect(markHere("error: couldn't find 'database/x' in the index", ['database'])).toBe(`error: couldn't find ${HERE_MARK} in the index`);
   });
 
   it('property: only quoted spans naming the folder change; text without the name is returned as it is', () => {
@@ -63,6 +71,17 @@ describe('the hook and the indexer sign the same', () => {
       callAt: null, resultAt: null, startOffset: 0, endOffset: 1, sessionId: 's', cwd: '/home/ken/database', note: '',
     };
     expect(hook.kind === 'error' && hook.sig).toBe(errorSignature(stepErrorText(step))!.sig);
+    // A leading cd that worked: the hook's payload and the result record both hold the folder
+    // after the call; the call record's (before) is not what either signs by.
+    const cdError = "Exit code 2\nls: cannot access 'src/x': No such file or directory";
+    const cdHook = sign({ ...payload, cwd: '/w/proj', tool_input: { command: 'cd .. && ls src/x' }, error: cdError }, 'PostToolUseFailure');
+    const cdStep: ToolStep = { ...step, summary: 'Bash: cd .. && ls src/x', resultText: cdError, cwd: '/w/proj', callCwd: '/w/proj/src' };
+    expect(cdHook.kind === 'error' && cdHook.sig).toBe(errorSignature(stepErrorText(cdStep))!.sig);
+    expect(cdHook.kind === 'error' && cdHook.sig).toBe(errorSignature(cdError)!.sig); // from /w/proj, src/x is no slip
+    // Leading white space in the payload's command (records are trimmed) signs the same.
+    const ws = sign({ ...payload, tool_input: { command: '\n  git -C database add database/x' }, cwd: '/home/ken' }, 'PostToolUseFailure');
+    const wsStep: ToolStep = { ...step, summary: 'Bash: git -C database add database/x', cwd: '/home/ken', callCwd: '/home/ken' };
+    expect(ws.kind === 'error' && ws.sig).toBe(errorSignature(stepErrorText(wsStep))!.sig);
     // Control: the same error from the parent folder signs otherwise at the hook too.
     const parent = sign({ ...payload, cwd: '/home/ken' }, 'PostToolUseFailure');
     expect(parent.kind === 'error' && parent.sig).not.toBe(hook.kind === 'error' && hook.sig);
