@@ -17,14 +17,6 @@ import { join } from 'node:path';
  */
 const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:v8': ['setFlagsFromString'], 'node:os': ['homedir'] };
 
-/**
- * Syntax esbuild would otherwise rewrite for the node20 target although Node 20 has it: a regex
- * literal with `\p{L}` becomes `new RegExp("…", "u")`, which V8 parses when the line runs — at
- * module load for a top-level one. shared/error-class.ts's word regex (Unicode script classes)
- * cost ~0.8 ms of every hook start that way; as a literal V8 parses it at its first use.
- */
-const SUPPORTED = { 'regexp-unicode-property-escapes': true };
-
 export const BUNDLES = /** @type {const} */ ({
   hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },
   sessionStart: { entry: join('ops', 'plugin-session-start.ts'), dist: 'session-start.bundle.cjs', committed: join('hooks', 'session-start.bundle.cjs') },
@@ -66,7 +58,6 @@ export async function bundle(root, name, outfile) {
     platform: 'node',
     target: 'node20',
     minify: true, // ~40% smaller, less to parse on every prompt
-    supported: SUPPORTED,
     legalComments: 'none',
     logLevel: 'warning',
   });
