@@ -12,9 +12,10 @@ import { join } from 'node:path';
  * Each costs milliseconds of every hook start when loaded up front (docs/HOOK.md, speed choices):
  *   node:crypto  only Redactor.fingerprint hashes (the indexer reads it; the hook never does);
  *   node:v8      loads the stream modules with it; the hook sets its regex flag without it
- *                (hook/regexp-tier.ts) and needs it only where that way is missing.
+ *                (hook/regexp-tier.ts) and needs it only where that way is missing;
+ *   node:os      only homedir, and only without $HOME on POSIX (shared/paths.ts userHome): ~0.5 ms.
  */
-const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:v8': ['setFlagsFromString'] };
+const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:v8': ['setFlagsFromString'], 'node:os': ['homedir'] };
 
 export const BUNDLES = /** @type {const} */ ({
   hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },

@@ -30,6 +30,7 @@
  * hook (hook/tool-gates.ts: gate generic-error) and the daemon's tool step (core/tool-step.ts).
  */
 import { COMPILE_LEAD_RE, LEAD_RE, informativeLines } from './error-signature.js';
+import { lazyRegExp } from './regexp.js';
 
 /** Characters of the raw text the person's and the protocol's notices are looked for in (they
  *  are the first thing a tool result says). */
@@ -62,11 +63,11 @@ const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
 const SEVERITY_RE = /^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/;
 /** Content words: Latin words of 3+ characters, runs of 2+ Han / kana / Hangul characters
  *  (a word there is shorter), other scripts' words of 3+ letters. */
-const WORD_RE = /[a-z][a-z0-9_-]{2,}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}|(?![a-z])\p{L}{3,}/gu;
+const wordRe = lazyRegExp('[a-z][a-z0-9_-]{2,}|[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]{2,}|(?![a-z])\\p{L}{3,}', 'gu');
 const LABELS = new Set(['error', 'errors', 'fatal', 'failed', 'failure', 'fail', 'exception', 'panic', 'err', 'exit', 'code', 'command', 'warning']);
 
-/** Latin words only (WORD_RE's first branch). On text of lowercase ASCII alone WORD_RE's other
- *  branches cannot match, so this counts the same without compiling WORD_RE's script classes,
+/** Latin words only (the word regex's first branch). On text of lowercase ASCII alone its other
+ *  branches cannot match, so this counts the same without building its script classes,
  *  which costs the one-shot hook about a millisecond. */
 const LATIN_WORD_RE = /[a-z][a-z0-9_-]{2,}/g;
 /** A character outside lowercase ASCII (an uppercase letter, any other script). */
@@ -75,7 +76,7 @@ const NOT_LOWER_ASCII_RE = /[^\x00-\x40\x5b-\x7f]/;
 /** Content words of a line that are not severity labels or placeholders. */
 export function contentWordCount(line: string): number {
   const text = line.replace(/<[a-z]+>/g, ' ').replace(SEVERITY_RE, '');
-  return (text.match(NOT_LOWER_ASCII_RE.test(text) ? WORD_RE : LATIN_WORD_RE) ?? []).filter((w) => !LABELS.has(w)).length;
+  return (text.match(NOT_LOWER_ASCII_RE.test(text) ? wordRe() : LATIN_WORD_RE) ?? []).filter((w) => !LABELS.has(w)).length;
 }
 
 /** The language's own words a compiler quotes (built-in types and values of TypeScript,

@@ -1,7 +1,7 @@
 /**
  * Error signatures: a tool error's text → a stable key that is the same when the same error
  * comes back with other paths, branches, numbers, hashes or quoted names, and differs between
- * different errors. Pure and dependency-free; used by the indexer (episodes and notes that
+ * different errors. Pure, dependency-free (shared/regexp.ts aside); used by the indexer (episodes and notes that
  * quote an error), the daemon (tool steps) and the hook (the payload's `error`, to pick the
  * one precomputed fixes file to read). Bounded work: at most MAX_SCAN_CHARS of input.
  *
@@ -20,6 +20,8 @@
  * compiler, test-runner, git and pre-commit output, not by fitting a dataset; `eval pastfix`
  * reports what other values would give (docs/PASTFIX.md).
  */
+
+import { lazyRegExp } from './regexp.js';
 
 /** Characters of an error looked at (the head is what matters; 1 MB errors stay fast). */
 export const MAX_SCAN_CHARS = 16_384;
@@ -124,6 +126,10 @@ const STOPWORDS = new Set(
     'one all any some such been being does did done may might must shall let get got set out off per via').split(' '),
 );
 
+/** Two letters of any script (a line of Chinese or Russian carries something): built on first
+ *  use, as the script-wide class costs every process that parses it (shared/regexp.ts). */
+const letterPairRe = lazyRegExp('\\p{L}{2}', 'u');
+
 /** A quoted span kept as it is (a compile error's names): its paths and numbers still become
  *  placeholders, and a span that is mostly a path is one. */
 function keptQuote(q: string): string {
@@ -160,7 +166,7 @@ function finishLine(line: string): string {
   // Letters of any script count (a Chinese or Russian error is an error too); two ASCII ones
   // first, so a line in Latin letters never compiles the script-wide class.
   const bare = s.replace(/<[a-z]+>/g, '');
-  if (!/[a-z]{2}/.test(bare) && !/\p{L}{2}/u.test(bare)) return '';
+  if (!/[a-z]{2}/.test(bare) && !letterPairRe().test(bare)) return '';
   if (PLACEHOLDER_ONLY_RE.test(s)) return '';
   return s;
 }

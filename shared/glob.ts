@@ -3,14 +3,14 @@
  * `**` matches any run of characters including `/`, `*` any run without `/`, `?` one
  * character; a leading `~/` means the user's home. Everything else is literal.
  */
-import { homedir } from 'node:os';
+import { userHome } from './paths.js';
 
 const cache = new Map<string, RegExp>();
 
 export function globToRegExp(glob: string): RegExp {
   const hit = cache.get(glob);
   if (hit) return hit;
-  let g = glob.startsWith('~/') ? homedir() + glob.slice(1) : glob;
+  let g = glob.startsWith('~/') ? userHome() + glob.slice(1) : glob;
   g = g.replace(/\/+$/, '') || '/';
   let re = '';
   for (let i = 0; i < g.length; i++) {

@@ -9,18 +9,27 @@ import { join, resolve } from 'node:path';
 
 type Env = NodeJS.ProcessEnv;
 
+/** The user's home directory, as os.homedir() gives it. On POSIX that is $HOME when it is set
+ *  (libuv reads the variable first), so a set $HOME is read directly and node:os is not loaded
+ *  for it: the hook's bundle requires node:os on first use only (scripts/bundles.mjs), and its
+ *  load is ~0.5 ms of a start. Windows (USERPROFILE, then the profile API) always asks os. */
+export function userHome(): string {
+  const home = process.platform === 'win32' ? undefined : process.env.HOME;
+  return home || homedir();
+}
+
 export function homeDir(env: Env = process.env): string {
-  return resolve(env.ACTIVE_BRAIN_HOME || join(homedir(), '.active-brain'));
+  return resolve(env.ACTIVE_BRAIN_HOME || join(userHome(), '.active-brain'));
 }
 export function claudeConfigDir(env: Env = process.env): string {
-  return resolve(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'));
+  return resolve(env.CLAUDE_CONFIG_DIR || join(userHome(), '.claude'));
 }
 export function defaultTranscriptsRoot(env: Env = process.env): string {
   return resolve(env.ACTIVE_BRAIN_TRANSCRIPTS || join(claudeConfigDir(env), 'projects'));
 }
 /** Codex CLI's home ($CODEX_HOME, else ~/.codex): hooks.json and sessions/ live there. */
 export function codexHomeDir(env: Env = process.env): string {
-  return resolve(env.CODEX_HOME || join(homedir(), '.codex'));
+  return resolve(env.CODEX_HOME || join(userHome(), '.codex'));
 }
 /** Where Codex CLI writes rollouts: ACTIVE_BRAIN_CODEX_SESSIONS, else <codex home>/sessions. */
 export function defaultCodexSessionsRoot(env: Env = process.env): string {

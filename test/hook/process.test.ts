@@ -151,13 +151,18 @@ describe('hook bundle', () => {
     const required = [...src.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
     expect(required.length).toBeGreaterThan(0);
     for (const s of required) expect(s, `bundle requires ${s}`).toMatch(/^node:/);
+    // Unicode property classes only through lazyRegExp (shared/regexp.ts): a `\p{…}` regex literal
+    // has its classes built from ICU's tables when V8 parses the code around it, and esbuild
+    // turns one into `new RegExp("…")`, built when its line runs (at load for a top-level one).
+    expect(src).not.toMatch(/(?<!\\)\\p\{/);
+    expect(src).not.toMatch(/new RegExp\((["'`])[^"'`]*\\\\p\{/);
   }
 
   it('is small and imports only node built-ins (fresh bundle of hook/main.ts)', async () => {
     checkBundle(await hookBundle());
   });
 
-  it('loads no node:crypto, node:v8 or stream modules on its way to an answer, at a prompt or a tool error (each costs ms of every start); control: a file that requires them', async () => {
+  it('loads no node:crypto, node:v8, node:os or stream modules on its way to an answer, at a prompt or a tool error (each costs ms of every start); control: a file that requires them', async () => {
     const { spawnSync } = await import('node:child_process');
     const ctx = makeCtx();
     writeSettings(ctx, toolSettingsFor(ctx, {}, {}, { state: 'live' }));
@@ -166,13 +171,13 @@ describe('hook bundle', () => {
     // Lists the built-in modules loaded after Node's own start-up, at exit.
     writeFileSync(probe, "const before = new Set(process.moduleLoadList); process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));");
     let runs = 0;
-    const loaded = (args: string[], input: string) => {
+    const loaded = (args: string[], input: string, env: NodeJS.ProcessEnv = ctx.env) => {
       const out = join(ctx.home, `probe-${++runs}.txt`);
-      const r = spawnSync(process.execPath, ['--require', probe, ...args], { env: { ...ctx.env, PROBE_OUT: out }, input, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', probe, ...args], { env: { ...env, PROBE_OUT: out }, input, encoding: 'utf8' });
       expect(r.stderr).toBe('');
       return { stdout: r.stdout, modules: readFileSync(out, 'utf8').split('\n') };
     };
-    const heavy = (ms: string[]) => ms.filter((m) => /^NativeModule (?:crypto|v8|stream|internal\/crypto\/|internal\/streams\/)/.test(m));
+    const heavy = (ms: string[]) => ms.filter((m) => /^NativeModule (?:crypto|v8|os|stream|internal\/crypto\/|internal\/streams\/)/.test(m));
     const bundle = await hookBundle();
     const prompt = loaded([bundle], JSON.stringify(payloadFor(ctx)));
     expect(printedLine(prompt.stdout)).not.toBeNull();
@@ -182,9 +187,14 @@ describe('hook bundle', () => {
     expect(tool.stdout).toBe('');
     expect(heavy(tool.modules)).toEqual([]);
     expect(lastRecord(ctx)).toMatchObject({ channel: 'tool', reason: 'no-fix' });
+    // The default install: no ACTIVE_BRAIN_HOME, the home under $HOME (read without node:os).
+    const { ACTIVE_BRAIN_HOME: _home, ...defaultEnv } = ctx.env;
+    const byDefault = loaded([bundle], JSON.stringify(payloadFor(ctx)), defaultEnv);
+    expect(byDefault.stdout).toBe('');
+    expect(heavy(byDefault.modules)).toEqual([]);
     const control = join(ctx.home, 'control.cjs');
-    writeFileSync(control, "require('node:crypto'); require('node:v8');");
-    expect(heavy(loaded([control], '').modules)).toEqual(expect.arrayContaining(['NativeModule crypto', 'NativeModule v8']));
+    writeFileSync(control, "require('node:crypto'); require('node:v8'); require('node:os');");
+    expect(heavy(loaded([control], '').modules)).toEqual(expect.arrayContaining(['NativeModule crypto', 'NativeModule v8', 'NativeModule os']));
   });
 
   it('dist/hook.bundle.cjs from npm run build passes the same checks (when built)', () => {

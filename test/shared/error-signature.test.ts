@@ -206,3 +206,12 @@ describe('reading from the lead (informativeLines fromLead, what keyLines reads)
     expect(keyLines(passing)).toEqual(informativeLines(passing).slice(0, KEY_LINES));
   });
 });
+
+describe('letters of any script (the Unicode class built on first use: shared/regexp.ts lazyRegExp)', () => {
+  it('a line of Chinese or Russian letters is informative; one of placeholders and punctuation is not (control: Latin letters)', () => {
+    expect(normalizeErrorLine('数据库连接失败')).toBe('数据库连接失败');
+    expect(normalizeErrorLine('Ошибка: нет доступа')).toBe('ошибка: нет доступа');
+    expect(normalizeErrorLine('→ 12 :: /a/b')).toBe('');
+    expect(normalizeErrorLine('ok 12')).toBe('ok <n>');
+  });
+});
