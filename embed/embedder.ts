@@ -18,6 +18,7 @@ import type { Config } from '../config/schema.js';
 import { modelCacheDir } from '../shared/paths.js';
 import { EmbedderError } from './errors.js';
 import { createServerEmbedder, serverModelId } from './server.js';
+import { skipImageLibrary } from './no-images.js';
 
 export { EmbedderError } from './errors.js';
 
@@ -139,6 +140,7 @@ class TransformersEmbedder implements Embedder {
 export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
   if (cfg.url) return createServerEmbedder(cfg, env);
   const model = resolveModel(cfg, env);
+  skipImageLibrary(); // text only: transformers.js would load libvips (embed/no-images.ts)
   const { pipeline, env: tenv } = await import('@xenova/transformers');
   tenv.allowLocalModels = true;
   if (model.local) {
