@@ -19,6 +19,7 @@ import { modelCacheDir } from '../shared/paths.js';
 import { EmbedderError } from './errors.js';
 import { createServerEmbedder, serverModelId } from './server.js';
 import { skipImageLibrary } from './no-images.js';
+import { dropVocabCopy } from './tokenizer-vocab.js';
 
 export { EmbedderError } from './errors.js';
 
@@ -162,6 +163,7 @@ export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.Proce
         : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder ("npm run model:offline" builds a small offline one and prints its path).`,
     );
   }
+  dropVocabCopy(extractor.tokenizer); // a second copy of the vocabulary (embed/tokenizer-vocab.ts)
   const [probe] = await embedBatch(extractor, [PROBE_TEXT]);
   const dim = probe.length;
   return new TransformersEmbedder(model.modelId, dim, extractor, cfg.batchSize, cfg.maxChars);
