@@ -18,6 +18,8 @@ import type { Config } from '../config/schema.js';
 import { modelCacheDir } from '../shared/paths.js';
 import { EmbedderError } from './errors.js';
 import { createServerEmbedder, serverModelId } from './server.js';
+import { skipImageLibrary } from './no-images.js';
+import { dropVocabCopy } from './tokenizer-vocab.js';
 
 export { EmbedderError } from './errors.js';
 
@@ -139,6 +141,7 @@ class TransformersEmbedder implements Embedder {
 export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
   if (cfg.url) return createServerEmbedder(cfg, env);
   const model = resolveModel(cfg, env);
+  skipImageLibrary(); // text only: transformers.js would load libvips (embed/no-images.ts)
   const { pipeline, env: tenv } = await import('@xenova/transformers');
   tenv.allowLocalModels = true;
   if (model.local) {
@@ -160,6 +163,7 @@ export async function createEmbedder(cfg: Config['embedding'], env: NodeJS.Proce
         : `could not load model ${model.name} (${why}). It is downloaded once into ${model.root}; with no network, set ACTIVE_BRAIN_MODEL_PATH to a local transformers.js model folder ("npm run model:offline" builds a small offline one and prints its path).`,
     );
   }
+  dropVocabCopy(extractor.tokenizer); // a second copy of the vocabulary (embed/tokenizer-vocab.ts)
   const [probe] = await embedBatch(extractor, [PROBE_TEXT]);
   const dim = probe.length;
   return new TransformersEmbedder(model.modelId, dim, extractor, cfg.batchSize, cfg.maxChars);

@@ -44,14 +44,14 @@ function labelWeight(label: string): number | undefined {
   return label === 'A' ? BM25_WEIGHTS.title : label === 'B' ? BM25_WEIGHTS.heading : label === 'C' || label === 'D' ? BM25_WEIGHTS.text : undefined;
 }
 
-export interface TsLexeme {
-  lexeme: string;
-  /** Σ over its positions of the position's column weight (a stripped lexeme counts once as text). */
-  tf: number;
-}
-
+/** A chunk's index terms as parallel arrays (one array of strings and one of numbers per chunk,
+ *  not an object per lexeme: an index run reads tens of thousands of lexemes at once). */
 export interface ParsedTsvector {
-  lexemes: TsLexeme[];
+  /** The chunk's lexemes. */
+  lexemes: string[];
+  /** tf[i]: Σ over lexemes[i]'s positions of the position's column weight (a stripped lexeme
+   *  counts once as text). */
+  tf: ArrayLike<number>;
   /** The largest position: the chunk's length in tokens. */
   length: number;
 }
@@ -60,7 +60,8 @@ export interface ParsedTsvector {
  *  and `\` doubled, then `:` and comma-separated positions, each optionally followed by its
  *  weight letter). Malformed input yields the lexemes read up to the fault, never a throw. */
 export function parseTsvector(text: string): ParsedTsvector {
-  const lexemes: TsLexeme[] = [];
+  const lexemes: string[] = [];
+  const tfs: number[] = [];
   let length = 0;
   let i = 0;
   const n = text.length;
@@ -73,7 +74,7 @@ export function parseTsvector(text: string): ParsedTsvector {
     let escaped = false;
     for (;;) {
       j = text.indexOf("'", j);
-      if (j < 0) return { lexemes, length };
+      if (j < 0) return { lexemes, tf: tfs, length };
       if (text[j + 1] !== "'") break;
       escaped = true;
       j += 2;
@@ -103,9 +104,10 @@ export function parseTsvector(text: string): ParsedTsvector {
     } else {
       tf = BM25_WEIGHTS.text;
     }
-    lexemes.push({ lexeme: lex, tf });
+    lexemes.push(lex);
+    tfs.push(tf);
   }
-  return { lexemes, length };
+  return { lexemes, tf: tfs, length };
 }
 
 /** FTS5's IDF: ln((N − n + 0.5) / (n + 0.5)), clamped to MIN_IDF when not positive. */
@@ -130,6 +132,14 @@ class Column<T extends Int32Array | Uint8Array | Float64Array | Float32Array> {
       this.a = b;
     }
     this.a[i] = v;
+  }
+  /** Make room for indexes below n (grown by doubling, as set does). */
+  reserve(n: number): void {
+    if (n > this.a.length) {
+      const b = this.make(Math.max(16, this.a.length * 2, n));
+      b.set(this.a);
+      this.a = b;
+    }
   }
 }
 
@@ -199,7 +209,7 @@ export class KeywordIndex {
 
   /** Add a chunk from its lexemes and length (a chunk id already present is replaced): the
    *  SQLite store's terms come from FTS5's own tokenizer (store/sqlite-terms.ts). */
-  addParsed(chunkId: number, regionId: number, { lexemes, length }: ParsedTsvector): void {
+  addParsed(chunkId: number, regionId: number, { lexemes, tf, length }: ParsedTsvector): void {
     if (this.slotOf.has(chunkId)) this.remove(chunkId);
     const slot = this.slots++;
     this.chunkIds.set(slot, chunkId);
@@ -208,24 +218,45 @@ export class KeywordIndex {
     this.alive.set(slot, 1);
     this.slotOf.set(chunkId, slot);
     this.totalLength += length;
-    for (const { lexeme, tf } of lexemes) {
-      let t = this.termIds.get(lexeme);
+    // Room for every lexeme's posting at once: the loop below writes the typed arrays directly.
+    const end = this.deltaPostings + lexemes.length;
+    this.deltaSlot.reserve(end);
+    this.deltaTf.reserve(end);
+    this.deltaNext.reserve(end);
+    this.deltaTerm.reserve(end);
+    const dSlot = this.deltaSlot.a;
+    const dTf = this.deltaTf.a;
+    const dNext = this.deltaNext.a;
+    const dTerm = this.deltaTerm.a;
+    let head = this.deltaHead.a;
+    let last = this.lastSlot.a;
+    let p = this.deltaPostings;
+    for (let i = 0; i < lexemes.length; i++) {
+      let t = this.termIds.get(lexemes[i]);
       if (t === undefined) {
-        t = this.terms.length;
-        this.termIds.set(lexeme, t);
-        this.terms.push(lexeme);
-        this.deltaHead.set(t, -1);
-        this.lastSlot.set(t, -1);
+        t = this.newTerm(lexemes[i]);
+        head = this.deltaHead.a;
+        last = this.lastSlot.a;
       }
-      if (this.lastSlot.a[t] === slot) continue;
-      this.lastSlot.a[t] = slot;
-      const p = this.deltaPostings++;
-      this.deltaSlot.set(p, slot);
-      this.deltaTf.set(p, tf);
-      this.deltaNext.set(p, this.deltaHead.a[t]);
-      this.deltaTerm.set(p, t);
-      this.deltaHead.a[t] = p;
+      if (last[t] === slot) continue;
+      last[t] = slot;
+      dSlot[p] = slot;
+      dTf[p] = tf[i];
+      dNext[p] = head[t];
+      dTerm[p] = t;
+      head[t] = p++;
     }
+    this.deltaPostings = p;
+  }
+
+  /** Number a lexeme the index has not seen (no postings yet). */
+  private newTerm(lexeme: string): number {
+    const t = this.terms.length;
+    this.termIds.set(lexeme, t);
+    this.terms.push(lexeme);
+    this.deltaHead.set(t, -1);
+    this.lastSlot.set(t, -1);
+    return t;
   }
 
   remove(chunkId: number): void {

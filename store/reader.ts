@@ -159,6 +159,13 @@ export const VECTOR_PAGE = 5_000;
 /** Vector rows per BLOB of a first fill (store/matrix-fill.ts): at 100-d a 400 KB BLOB; at 100k
  *  chunks 1k-row pages cost less CPU than 5k-row ones (measured: 171 vs 199 ms, median of 5). */
 export const VECTOR_RUN_ROWS = 1_000;
+/** Rows asked for by ascending ids that fill at least 1/FETCH_RANGE_SPAN of their id range (the
+ *  chunks an index run appended: all of it) are read with one range scan of each table, the rows
+ *  not asked for skipped, instead of one lookup per id through json_each: at 1,000 appended
+ *  chunks of a 100k store, 1.1 + 1.4 ms CPU (vectors + texts) instead of 4.1 + 4.7 ms (median of
+ *  15). A scan reads the rows between the ids asked for too, ~3× cheaper per row than a lookup
+ *  here, so a span of at most twice the ids asked for stays well ahead. */
+export const FETCH_RANGE_SPAN = 2;
 /** Bytes per stored vector value (Float32). */
 const FLOAT_BYTES = 4;
 
@@ -203,6 +210,9 @@ export function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms)
   const vectors = db.prepare(`SELECT v.chunk_id, v.vec FROM json_each(?) j JOIN vectors v ON v.chunk_id = j.value`).raw();
   const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM json_each(?) j JOIN chunks c ON c.id = j.value
                             JOIN documents d ON d.id = c.document_id`).raw();
+  const vectorRange = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id BETWEEN ? AND ?`).raw();
+  const textRange = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+                                WHERE c.id BETWEEN ? AND ?`).raw();
   const vectorPage = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?`).raw();
   // Through the region index as well (the count over the table's rowid range reads every page).
   const countUpTo = db.prepare(`SELECT count(*) FROM chunks INDEXED BY chunks_region WHERE id <= ?`).pluck();
@@ -261,11 +271,16 @@ export function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms)
         ? columns(after.all(last) as Array<[number, number]>)
         : null,
     fetch: (ids, want) => {
-      const json = JSON.stringify(ids);
+      // Dense ascending ids (FETCH_RANGE_SPAN): range scans, keeping the rows asked for.
+      const range = denseRange(ids);
+      const json = range ? '' : JSON.stringify(ids);
+      const asked = range ? new Set(ids) : null;
+      const read = <R extends [number, ...unknown[]]>(byIds: Database.Statement, byRange: Database.Statement): R[] =>
+        range ? (byRange.all(range[0], range[1]) as R[]).filter((r) => asked!.has(r[0])) : (byIds.all(json) as R[]);
       const out = new Map<number, { id: number; vec?: Uint8Array | null; terms?: ReturnType<SqliteChunkTerms['termsOf']>[number] | null }>();
-      if (want.vec) for (const [id, vec] of vectors.iterate(json) as IterableIterator<[number, Buffer]>) out.set(id, { id, vec });
+      if (want.vec) for (const [id, vec] of read<[number, Buffer]>(vectors, vectorRange)) out.set(id, { id, vec });
       if (want.terms) {
-        const rows = texts.all(json) as Array<[number, string, string, string]>;
+        const rows = read<[number, string, string, string]>(texts, textRange);
         const parsed = terms().termsOf(rows.map((r) => [r[1], r[2], r[3]] as const));
         rows.forEach((r, i) => {
           const e = out.get(r[0]) ?? { id: r[0] };
@@ -315,6 +330,15 @@ export function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms)
       }
     },
   };
+}
+
+/** [first, last] of `ids` when they ascend and fill at least 1/FETCH_RANGE_SPAN of that range; else null. */
+export function denseRange(ids: readonly number[]): [number, number] | null {
+  if (ids.length === 0) return null;
+  for (let i = 1; i < ids.length; i++) if (!(ids[i] > ids[i - 1])) return null;
+  const first = ids[0];
+  const last = ids[ids.length - 1];
+  return last - first + 1 <= ids.length * FETCH_RANGE_SPAN ? [first, last] : null;
 }
 
 export class SqliteStoreReader implements StoreReader {

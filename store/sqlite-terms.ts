@@ -7,10 +7,14 @@
  * the index ranks with the same terms, weighted frequencies and lengths as bm25() on
  * chunks_fts. Words are split here on the characters FTS5's unicode61 tokenizer never keeps
  * (anything but letters, digits, marks and private-use); a word FTS5 splits further yields
- * all its terms. Data in: column texts. Out: ParsedTsvector (lexemes with weighted tf, length).
+ * all its terms. A column of ASCII text is read character by character against the word cache
+ * (store/word-table.ts: no substring per word); other text goes through the regular expression
+ * on its lower-cased form. Data in: column texts. Out: ParsedTsvector (lexemes with weighted tf,
+ * length).
  */
 import { BM25_WEIGHTS, type ParsedTsvector } from './keyword-index.js';
 import { FtsStemmer } from './term-stats.js';
+import { WordTable, HASH_SEED, hashStep, foldAscii } from './word-table.js';
 
 /** Words kept in the word → terms cache before it is cleared (at the start of a call): a corpus's
  *  distinct words (lower-cased) number tens of thousands; this bounds the cache at a few tens of MB. */
@@ -22,6 +26,13 @@ const STEM_BATCH = 2_000;
 const INITIAL_TERMS = 1_024;
 
 const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** A character outside ASCII: the column takes the regular-expression path. */
+const NON_ASCII = /[^\x00-\x7f]/;
+/** In ASCII, WORD's characters are the digits and letters (after lower-casing: 'a'…'z'). */
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+const LOWER_A = 97;
+const LOWER_Z = 122;
 /** Column weights in FTS5's column order (title, heading, text). */
 const WEIGHTS = [BM25_WEIGHTS.title, BM25_WEIGHTS.heading, BM25_WEIGHTS.text] as const;
 const COLUMNS = WEIGHTS.length;
@@ -29,11 +40,11 @@ const COLUMNS = WEIGHTS.length;
 type Row = readonly [title: string, heading: string, text: string];
 
 /** Each word's terms are cached as numbers (one term: the number; else an array), and a chunk's
- *  weighted frequencies summed in a Float64Array by term number: a word costs one Map lookup of
- *  the word and no per-word allocation (a Map of term strings per chunk cost ~3× as much). */
+ *  weighted frequencies summed in a Float64Array by term number: a word costs one lookup in the
+ *  word table and no per-word allocation (a Map of term strings per chunk cost ~3× as much). */
 export class SqliteChunkTerms {
   private readonly stemmer = new FtsStemmer(STEM_BATCH);
-  private readonly wordTerms = new Map<string, number | Int32Array>();
+  private readonly wordTerms = new WordTable<number | Int32Array>();
   private readonly termNumber = new Map<string, number>();
   private readonly termNames: string[] = [];
   private tf = new Float64Array(INITIAL_TERMS);
@@ -66,7 +77,7 @@ export class SqliteChunkTerms {
 
   /** The terms of query tokens (each usually one). */
   queryTerms(tokens: readonly string[]): string[][] {
-    const missing = tokens.filter((t) => !this.wordTerms.has(t));
+    const missing = tokens.filter((t) => this.wordTerms.get(t) === undefined);
     if (missing.length) this.stemmer.termsOf(missing).forEach((terms, j) => this.remember(missing[j], terms));
     return tokens.map((t) => {
       const n = this.wordTerms.get(t);
@@ -81,41 +92,81 @@ export class SqliteChunkTerms {
   /** One chunk's terms, or null (and its unknown words added to `unseen`) when a word is not cached. */
   private parse(cols: Row, unseen: Set<string>): ParsedTsvector | null {
     const tf = this.tf;
+    const touched = this.touched;
     let n = 0;
     let length = 0;
     let complete = true;
-    const add = (t: number, weight: number) => {
-      if (tf[t] === 0) this.touched[n++] = t;
-      tf[t] += weight;
-    };
     for (let c = 0; c < COLUMNS; c++) {
-      if (!cols[c]) continue;
-      const ws = cols[c].toLowerCase().match(WORD);
-      if (!ws) continue;
+      const col = cols[c];
+      if (!col) continue;
       const weight = WEIGHTS[c];
-      for (let i = 0; i < ws.length; i++) {
-        const terms = this.wordTerms.get(ws[i]);
-        if (terms === undefined) {
-          complete = false;
-          unseen.add(ws[i]);
-        } else if (complete) {
-          if (typeof terms === 'number') {
-            add(terms, weight);
-            length++;
-          } else {
-            for (let j = 0; j < terms.length; j++) add(terms[j], weight);
-            length += terms.length;
+      if (NON_ASCII.test(col)) {
+        const ws = col.toLowerCase().match(WORD);
+        if (!ws) continue;
+        for (let i = 0; i < ws.length; i++) {
+          const terms = this.wordTerms.get(ws[i]);
+          if (terms === undefined) {
+            complete = false;
+            unseen.add(ws[i]);
+          } else if (complete) {
+            n = this.count(terms, weight, n);
+            length += typeof terms === 'number' ? 1 : terms.length;
           }
+        }
+        continue;
+      }
+      // ASCII: the runs of digits and letters, lower-cased as they are hashed.
+      let start = -1;
+      let h = HASH_SEED;
+      for (let i = 0; i <= col.length; i++) {
+        const code = i < col.length ? foldAscii(col.charCodeAt(i)) : 0;
+        if ((code >= LOWER_A && code <= LOWER_Z) || (code >= DIGIT_0 && code <= DIGIT_9)) {
+          if (start < 0) {
+            start = i;
+            h = HASH_SEED;
+          }
+          h = hashStep(h, code);
+        } else if (start >= 0) {
+          const terms = this.wordTerms.getSpan(col, start, i, h);
+          if (terms === undefined) {
+            complete = false;
+            unseen.add(col.slice(start, i).toLowerCase());
+          } else if (complete) {
+            n = this.count(terms, weight, n);
+            length += typeof terms === 'number' ? 1 : terms.length;
+          }
+          start = -1;
         }
       }
     }
-    const lexemes = complete ? new Array<{ lexeme: string; tf: number }>(n) : null;
-    for (let i = 0; i < n; i++) {
-      const t = this.touched[i];
-      if (lexemes) lexemes[i] = { lexeme: this.termNames[t], tf: tf[t] };
-      tf[t] = 0;
+    let out: ParsedTsvector | null = null;
+    if (complete) {
+      const lexemes = new Array<string>(n);
+      const tfs = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        lexemes[i] = this.termNames[touched[i]];
+        tfs[i] = tf[touched[i]];
+      }
+      out = { lexemes, tf: tfs, length };
     }
-    return lexemes ? { lexemes, length } : null;
+    for (let i = 0; i < n; i++) tf[touched[i]] = 0;
+    return out;
+  }
+
+  /** Add one word's terms at `weight` to the chunk's frequencies (this.tf; a term's first one is
+   *  listed in this.touched at n); returns the new count of listed terms. */
+  private count(terms: number | Int32Array, weight: number, n: number): number {
+    const tf = this.tf;
+    if (typeof terms === 'number') {
+      if (tf[terms] === 0) this.touched[n++] = terms;
+      tf[terms] += weight;
+      return n;
+    }
+    for (let j = 0; j < terms.length; j++) {
+      if (tf[terms[j]] === 0) this.touched[n++] = terms[j];
+      tf[terms[j]] += weight;
+    }
+    return n;
   }
 
   /** Cache a word's terms as term numbers. */

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { KeywordIndex, bm25Idf, parseTsvector } from '../../store/keyword-index.js';
+import { KeywordIndex, bm25Idf, parseTsvector, type ParsedTsvector } from '../../store/keyword-index.js';
 import { BM25_WEIGHTS } from '../../store/keyword-index.js';
 
 /** A tsvector in PostgreSQL's text form, as tsvectorout writes it. */
@@ -41,10 +41,13 @@ function tsvectorOf(cols: { title: string[]; heading: string[]; text: string[] }
   return formatTsvector([...byLex.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([lexeme, positions]) => ({ lexeme, positions })));
 }
 
+/** A parsed tsvector's lexemes with their frequencies, as pairs. */
+const pairs = (p: ParsedTsvector) => p.lexemes.map((lexeme, i) => ({ lexeme, tf: p.tf[i] }));
+
 describe('parseTsvector', () => {
   it('reads lexemes, weighted frequencies and the length', () => {
     const p = parseTsvector(`'cat':2A,7 'it''s':3B 'back\\\\slash':5 'mat':6C 'strip'`);
-    expect(p.lexemes).toEqual([
+    expect(pairs(p)).toEqual([
       { lexeme: 'cat', tf: BM25_WEIGHTS.title + BM25_WEIGHTS.text },
       { lexeme: "it's", tf: BM25_WEIGHTS.heading },
       { lexeme: 'back\\slash', tf: BM25_WEIGHTS.text },
@@ -52,12 +55,15 @@ describe('parseTsvector', () => {
       { lexeme: 'strip', tf: BM25_WEIGHTS.text },
     ]);
     expect(p.length).toBe(7);
-    expect(parseTsvector('')).toEqual({ lexemes: [], length: 0 });
+    expect(parseTsvector('')).toEqual({ lexemes: [], tf: [], length: 0 });
   });
 
   it('never throws on malformed text and keeps what it read before the fault', () => {
-    expect(parseTsvector(`'a':1 'unterminated`).lexemes.map((l) => l.lexeme)).toEqual(['a']);
-    fc.assert(fc.property(fc.string(), (s) => Array.isArray(parseTsvector(s).lexemes)));
+    expect(parseTsvector(`'a':1 'unterminated`).lexemes).toEqual(['a']);
+    fc.assert(fc.property(fc.string(), (s) => {
+      const p = parseTsvector(s);
+      return Array.isArray(p.lexemes) && p.tf.length === p.lexemes.length;
+    }));
   });
 
   it('round-trips any lexemes and positions in the text form', () => {
@@ -69,7 +75,7 @@ describe('parseTsvector', () => {
       fc.property(fc.uniqueArray(entry, { selector: (e) => e.lexeme, maxLength: 8 }), (entries) => {
         const p = parseTsvector(formatTsvector(entries));
         const w = { '': BM25_WEIGHTS.text, A: BM25_WEIGHTS.title, B: BM25_WEIGHTS.heading, C: BM25_WEIGHTS.text };
-        expect(p.lexemes).toEqual(entries.map((e) => ({ lexeme: e.lexeme, tf: e.positions.length ? e.positions.reduce((s, x) => s + w[x.label], 0) : BM25_WEIGHTS.text })));
+        expect(pairs(p)).toEqual(entries.map((e) => ({ lexeme: e.lexeme, tf: e.positions.length ? e.positions.reduce((s, x) => s + w[x.label], 0) : BM25_WEIGHTS.text })));
         expect(p.length).toBe(Math.max(0, ...entries.flatMap((e) => e.positions.map((x) => x.pos))));
       }),
     );

@@ -3,14 +3,16 @@
  * SQLite rows' vectorRuns in store/reader.ts) holds exactly what the row-by-row fill holds:
  * the same ids, regions and Float32 rows in the same order, and the same search answers —
  * over random ids with gaps, vectors of chunks no longer visible, runs cut anywhere, and a real
- * store larger than one page of runs, after deletes. Also: the id list of a page is checked.
+ * store larger than one page of runs, after deletes. Also: the id list of a page is checked, and
+ * rows fetched by a dense ascending id list (range scans) are those the same ids fetched one by
+ * one give.
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import { join } from 'node:path';
 import { VectorMatrix } from '../../store/vector-matrix.js';
 import { fillMatrix, type VectorRun } from '../../store/matrix-fill.js';
 import { LocalIndexes, type RowSource } from '../../store/local-indexes.js';
-import { sqliteRows, parseIdList, VECTOR_RUN_ROWS } from '../../store/reader.js';
+import { sqliteRows, parseIdList, denseRange, VECTOR_RUN_ROWS } from '../../store/reader.js';
 import { SqliteChunkTerms } from '../../store/sqlite-terms.js';
 import { openReadonlyDb } from '../../store/open.js';
 import { tempDir, makeStore, prng, randomUnit } from './helpers.js';
@@ -127,5 +129,49 @@ describe('SQLite reader: the first fill reads runs of vectors', () => {
     expect(stored).toBeGreaterThan(2 * VECTOR_RUN_ROWS);
     expect(byRuns.matrix!.n).toBe(stored);
     expect(contents(byRuns.matrix!)).toEqual(contents(byRow.matrix!));
+  });
+});
+
+describe('SQLite reader: rows fetched by a dense id list', () => {
+  it('denseRange: ascending ids filling at least half their range', () => {
+    expect(denseRange([4, 5, 7])).toEqual([4, 7]);
+    expect(denseRange([4, 9])).toBeNull();
+    expect(denseRange([5, 4, 6])).toBeNull();
+    expect(denseRange([4, 4, 5])).toBeNull();
+    expect(denseRange([])).toBeNull();
+  });
+
+  it('the same rows (vectors and terms) as fetching the ids one by one: deleted ids, ids not asked for in the range', () => {
+    const t = tempDir();
+    const dim = 4;
+    const f = makeStore(t.dir, dim);
+    cleanups.push(() => t.cleanup());
+    const rand = prng(5);
+    for (let d = 0; d < 40; d++) {
+      f.writer.replaceDocument(
+        { sourceId: f.sources.notes.id, path: join(t.dir, 'notes', `d${d}.md`), hash: `h${d}`, mtime: 1, size: 1, title: `Doc ${d}` },
+        Array.from({ length: 5 }, (_, j) => ({ heading: `Part ${j}`, text: `chunk ${j} of document ${d} Running caches`, createdAt: j })),
+        Array.from({ length: 5 }, () => randomUnit(rand, dim)),
+      );
+    }
+    for (let d = 4; d < 40; d += 7) f.writer.removeDocument(join(t.dir, 'notes', `d${d}.md`));
+    f.writer.close();
+    const db = openReadonlyDb(f.path);
+    const terms = new SqliteChunkTerms();
+    cleanups.push(() => {
+      terms.close();
+      db.close();
+    });
+    const rows = sqliteRows(db, () => terms);
+    const all = db.prepare('SELECT max(id) FROM chunks').pluck().get() as number;
+    // Ascending ids with gaps (deleted chunks, ids skipped) and one id past the end.
+    const asked = Array.from({ length: all + 1 }, (_, i) => i + 1).filter(() => rand() < 0.7);
+    expect(denseRange(asked)).not.toBeNull();
+    const byId = (list: number[]) => [...rows.fetch(list, { vec: true, terms: true })].sort((a, b) => a.id - b.id);
+    const dense = byId(asked);
+    const oneByOne = byId([...asked].reverse()); // not ascending: looked up id by id
+    expect(dense.length).toBeGreaterThan(asked.length / 2);
+    expect(dense).toEqual(oneByOne);
+    expect(dense.every((r) => asked.includes(r.id) && r.vec && r.terms)).toBe(true);
   });
 });

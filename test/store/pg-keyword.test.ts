@@ -115,7 +115,7 @@ describe('team store keyword ranking', () => {
       expect(rows.some((r) => r.lex.some((l) => /[^a-z0-9]/.test(l)))).toBe(true); // the odd text made non-word lexemes
       for (const r of rows) {
         const p = parseTsvector(r.t);
-        const got = [...p.lexemes].sort((a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0));
+        const got = p.lexemes.map((lexeme, i) => ({ lexeme, tf: p.tf[i] })).sort((a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0));
         expect(got.map((l) => l.lexeme)).toEqual(r.lex);
         expect(got.map((l) => l.tf)).toEqual(r.tf);
         expect(p.length).toBe(r.len);

@@ -3,9 +3,12 @@
  * a plain reading gives — every word of each column mapped through FtsStemmer and the weighted
  * frequencies summed in first-seen order — across calls that reuse the word cache, words seen
  * for the first time in a later call, words FTS5 splits into several terms or none, and a
- * cache cleared between calls; query tokens map to the same terms.
+ * cache cleared between calls; query tokens map to the same terms. Columns of ASCII text (read
+ * character by character against the word cache) and others (the regular expression) alike,
+ * including any ASCII text at all (property).
  */
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { SqliteChunkTerms } from '../../store/sqlite-terms.js';
 import { FtsStemmer } from '../../store/term-stats.js';
 import { BM25_WEIGHTS, type ParsedTsvector } from '../../store/keyword-index.js';
@@ -26,7 +29,7 @@ function reference(stemmer: FtsStemmer, row: readonly [string, string, string]):
       length += terms.length;
     }
   });
-  return { lexemes: [...tf].map(([lexeme, f]) => ({ lexeme, tf: f })), length };
+  return { lexemes: [...tf.keys()], tf: Float64Array.from(tf.values()), length };
 }
 
 describe('SqliteChunkTerms', () => {
@@ -44,6 +47,21 @@ describe('SqliteChunkTerms', () => {
       expect(terms.queryTerms(['running', 'données', 'nothingseen', 'x86_64'])).toEqual(stemmer.termsOf(['running', 'données', 'nothingseen', 'x86_64']));
       terms.close();
     }
+    stemmer.close();
+  });
+
+  it('any ASCII text: the same terms as the plain reading (capitals, digits, punctuation, control characters)', () => {
+    const stemmer = new FtsStemmer();
+    const terms = new SqliteChunkTerms();
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+    const wordy = fc.array(fc.oneof(fc.constantFrom(...WORDS.filter((w) => /^[\x00-\x7f]*$/.test(w)), 'RUNNING', 'Caches', 'a1B2'), ascii), { maxLength: 8 }).map((ws) => ws.join(' '));
+    fc.assert(
+      fc.property(fc.tuple(wordy, wordy, wordy), (row) => {
+        expect(terms.termsOf([row])).toEqual([reference(stemmer, row)]);
+      }),
+      { numRuns: 200 },
+    );
+    terms.close();
     stemmer.close();
   });
 });
