@@ -57,6 +57,8 @@ export const MAX_FIX_STEP_CHARS = 90;
 export const MAX_EPISODES_PER_TRANSCRIPT = 500;
 /** A quoted string longer than this in a fix command is a message, shown as <text>. */
 export const MAX_QUOTED_KEPT = 24;
+/** Longest quoted path read as a path in a fix command (a longer span stays <text>). */
+export const MAX_QUOTED_PATH_CHARS = 200;
 
 
 /** Results that only echo another event: not an error of the call itself. */
@@ -193,6 +195,9 @@ function showPath(p: string, cwd: string | null): string {
 const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)/g;
 /** Quoted spans; an unclosed quote runs to the end (the summary was cut inside a message). */
 const QUOTED_RE = /'[^']*(?:'|$)|"[^"]*(?:"|$)/g;
+/** A quoted span that is a path: path characters only (no blank, no shell syntax), with a
+ *  separator, at most MAX_QUOTED_PATH_CHARS. */
+const QUOTED_PATH_RE = new RegExp(`^(?=[^\\n]*[\\\\/])[\\w.@+~/\\\\:-]{1,${MAX_QUOTED_PATH_CHARS}}$`);
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const HASH_RE = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 const ABS_PATH_RE = /(?<![\w.<:/~-])(?:~|\/)[\w.@+-]*(?:\/[\w.@+-]+)*\/?/g;
@@ -204,7 +209,13 @@ const OUTPUT_NOISE_RE = /\s+2>&1|\s+\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?\s*
 export function fixCommandText(cmd: string, cwd: string | null): string {
   let s = cmd.replace(/\s+/g, ' ').trim();
   s = s.replace(HEREDOC_RE, '<message>');
-  s = s.replace(QUOTED_RE, (q) => (q.length - 2 > MAX_QUOTED_KEPT || q.length < 2 || q[q.length - 1] !== q[0] ? '<text>' : q));
+  s = s.replace(QUOTED_RE, (q) => {
+    const closed = q.length >= 2 && q[q.length - 1] === q[0];
+    // A quoted path is a path, however long: where the file is is often what changed
+    // (`cat "docs/prd.json"` → `cat "/home/me/docs/prd.json"`); unquoted, the paths below apply.
+    if (closed && QUOTED_PATH_RE.test(q.slice(1, -1))) return q.slice(1, -1);
+    return q.length - 2 > MAX_QUOTED_KEPT || !closed ? '<text>' : q;
+  });
   s = s.replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
   s = s.replace(BRANCH_AFTER_RE, (_m, w: string) => `${w} <branch>`);
   s = s.replace(ABS_PATH_RE, (p) => (p === '/' ? p : showPath(p, cwd)));

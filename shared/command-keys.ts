@@ -44,6 +44,11 @@ export function segmentWords(segment: string): string[] {
 }
 
 const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;
+/** A file name (`tmp.json`, `index.ts`): an operand like a path, not an action word (`mv
+ *  tmp.json x` and `mv /tmp/x.json y` do one thing) — except after an interpreter, where the
+ *  script is the action (`python train.py`, `node build.js`). */
+const FILE_NAME_RE = /\.[A-Za-z0-9]{1,8}$/;
+const INTERPRETERS = new Set(['python', 'python3', 'py', 'node', 'deno', 'bun', 'ruby', 'perl', 'php', 'bash', 'sh', 'zsh', 'tsx', 'ts-node', 'Rscript', 'julia', 'lua', 'elixir', 'iex', 'java', 'dotnet', 'pwsh', 'powershell']);
 
 /** The words that name a Bash action: `git push`, `mix test`, `npm run build`; '' for none. */
 export function commandKey(cmd: string): string {
@@ -64,6 +69,7 @@ function segmentKey(words: string[]): string {
     }
     if (w.startsWith('-')) continue;
     if (!KEY_WORD_RE.test(w)) break;
+    if (key.length && FILE_NAME_RE.test(w) && !INTERPRETERS.has(key[0])) break;
     key.push(w);
     if (key.length === 2 && RUNNER_WORDS.has(w)) want++;
     if (key.length >= want) break;

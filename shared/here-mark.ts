@@ -24,13 +24,17 @@ const MIN_NAME_CHARS = 2;
 const MAX_QUOTED_CHARS = 300;
 
 /** A quoted path ('…', "…", `…`) — an apostrophe between letters (`couldn't`) opens none.
- *  Unquoted ones are left alone: the shell's own `cd: X: No such file or directory` keeps X in
- *  the signature already (it is no path to the normalizer), and says by itself what happened. */
+ *  Unquoted ones count only on a shell utility's missing-path line (UNQUOTED_MISSING_RE). */
 const QUOTED_PATH_RE = new RegExp(`(?<![A-Za-z0-9])(['"\`])([^'"\`\n]{1,${MAX_QUOTED_CHARS}})\\1`, 'g');
 /** A line that says a path is missing or unusable: there a bare name (`pathspec 'database'`)
  *  is a path too; elsewhere only a span with a separator is (`Missing script: "test"` inside
  *  test/ names a script, `type 'app'` a type). */
 const PATH_LINE_RE = /pathspec|did not match|no such file|not found|cannot (?:access|stat|open|find)|does not exist|no module named|not a directory/i;
+
+/** A shell utility's line naming a missing path unquoted (`cat: P: No such file or directory`,
+ *  `bash: line 1: cd: P: No such file or directory`): P is group 2. The normalizer reads P as a
+ *  path (or, for `cd`, keeps it as words), so the slip would sign like any other missing path. */
+const UNQUOTED_MISSING_RE = /(^|: )([^:'"`\n]+)(: (?:no such file or directory|not a directory))$/i;
 
 /** The last segment of a directory (POSIX or Windows separators); '' for a root. */
 function lastSegment(dir: string): string {
@@ -68,8 +72,10 @@ export function markHere(text: string, names: readonly string[]): string {
     .split('\n')
     .map((line) => {
       const pathLine = PATH_LINE_RE.test(line);
-      return line.replace(QUOTED_PATH_RE, (m, _q: string, inner: string) =>
+      const quoted = line.replace(QUOTED_PATH_RE, (m, _q: string, inner: string) =>
         (pathLine || /[\\/]/.test(inner)) && startsWithName(inner, names) ? HERE_MARK : m);
+      return quoted.replace(UNQUOTED_MISSING_RE, (m, lead: string, path: string, tail: string) =>
+        startsWithName(path, names) ? `${lead}${HERE_MARK}${tail}` : m);
     })
     .join('\n');
 }

@@ -229,6 +229,13 @@ describe('episodes', () => {
     expect(commandKey('npm run build -- --watch')).toBe('npm run build');
     expect(commandKey('python3 -m pytest tests/')).toBe('python3 -m pytest');
     expect(commandKey('git add -A && git commit -m "x"')).toBe('git commit');
+    // A file name is an operand like a path (`mv tmp.json x` and `mv /tmp/p.json y` do one
+    // thing) — after an interpreter it names the action (control).
+    expect(commandKey('jq . a.json > tmp.json && mv tmp.json docs/a.json')).toBe('mv');
+    expect(commandKey('mv /tmp/p.json /home/u/docs/a.json')).toBe('mv');
+    expect(commandKey('python train.py --epochs 3')).toBe('python train.py');
+    expect(commandKey('node scripts/build.mjs')).toBe('node');
+    expect(commandKey('node build.mjs')).toBe('node build.mjs');
     expect(similarAction({ name: 'Bash', summary: 'Bash: npm run build' }, { name: 'Bash', summary: 'Bash: npm run test' })).toBe(false);
     expect(similarAction({ name: 'Edit', summary: 'Edit: /a/b.ts' }, { name: 'Write', summary: 'Write: /a/b.ts' })).toBe(true);
     expect(similarAction({ name: 'Edit', summary: 'Edit: /a/b.ts' }, { name: 'Edit', summary: 'Edit: /a/c.ts' })).toBe(false);
@@ -251,6 +258,30 @@ describe('episodes', () => {
     expect(fixCommandText('grep -n "total" lib/cart.ex', CWD)).toBe('grep -n "total" lib/cart.ex');
     expect(fixCommandText('curl -fsS https://registry.example.org/v2/index.json', CWD)).toBe('curl -fsS https://registry.example.org/v2/index.json');
     expect(fixCommandText('git reset --hard HEAD~1', CWD)).toBe('git reset --hard HEAD~1');
+    // A quoted path stays a path, however long (where the file is is what changed); a quoted
+    // message does not (control).
+    expect(fixCommandText('cat "/home/user/docs/prd-abuse-controls.json" | jq .', CWD)).toBe('cat /home/user/docs/prd-abuse-controls.json | jq .');
+    expect(fixCommandText(`cat "${CWD}/docs/prd-abuse-controls.json"`, CWD)).toBe('cat docs/prd-abuse-controls.json');
+    expect(fixCommandText('cat "docs/prd-abuse-controls.json"', CWD)).not.toBe(fixCommandText('cat "/home/user/docs/prd-abuse-controls.json"', CWD));
+    expect(fixCommandText('echo "see docs/prd-abuse-controls.json for the list"', CWD)).toBe('echo <text>');
+  });
+
+  it('a file read from where it is, after the same update failed on a relative path, is resolved: the path is the fix (control: an unchanged rerun is not)', () => {
+    const MISSING = "Exit code 1\ncat: docs/prd-audit.json: No such file or directory\nmv: cannot move 'tmp.json' to 'docs/prd-audit.json': No such file or directory";
+    const update = (p: string, tmp: string) => `Bash: cat "${p}" | jq "(.stories[0].passes) = true" > ${tmp} && mv ${tmp} "${p}"`;
+    const eps = episodesOf([
+      step(update('docs/prd-audit.json', 'tmp.json'), MISSING, true),
+      step('Bash: find /home/user -name "prd-audit.json"', '/home/user/docs/prd-audit.json'),
+      step(update('/home/user/docs/prd-audit.json', '/tmp/prd.json'), ''),
+    ]);
+    expect(eps[0]).toMatchObject({ outcome: 'succeeded' });
+    expect(eps[0].fix).toContain('cat /home/user/docs/prd-audit.json');
+    const rerun = episodesOf([
+      step(update('docs/prd-audit.json', 'tmp.json'), MISSING, true),
+      step('Bash: find /home/user -name "prd-audit.json"', '/home/user/docs/prd-audit.json'),
+      step(update('docs/prd-audit.json', 'tmp.json'), ''),
+    ]);
+    expect(rerun[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
   });
 
   it('a path naming the folder the call ran in signs as that slip: its fix answers the slip met again, not a missing path elsewhere (control)', () => {

@@ -44,6 +44,12 @@ describe('markHere', () => {
     expect(markHere('npm error Missing script: "test"', ['test'])).not.toContain(HERE_MARK);
     expect(markHere("error TS2322: Type 'string' is not assignable to type 'app'.", ['app'])).not.toContain(HERE_MARK);
     expect(markHere("ModuleNotFoundError: No module named 'app'", ['app'])).toContain(HERE_MARK);
+    // A shell utility's missing-path line names the path unquoted: marked there too (`cd` into
+    // the folder you are in; `cat` of a path under it), not on other lines (control).
+    expect(markHere('/bin/bash: line 1: cd: developer-portal: No such file or directory', ['developer-portal'])).toBe(`/bin/bash: line 1: cd: ${HERE_MARK}: No such file or directory`);
+    expect(markHere('cat: developer-portal/docs/prd.json: No such file or directory', ['developer-portal'])).toBe(`cat: ${HERE_MARK}: No such file or directory`);
+    expect(markHere('cat: docs/prd.json: No such file or directory', ['developer-portal'])).toBe('cat: docs/prd.json: No such file or directory');
+    expect(markHere('warning: developer-portal/x is large', ['developer-portal'])).toBe('warning: developer-portal/x is large');
     // An apostrophe inside a word opens no quote.
     expect(markHere("error: couldn't find 'database/x' in the index", ['database'])).toBe(`error: couldn't find ${HERE_MARK} in the index`);
   });
