@@ -18,11 +18,12 @@ import { commandOf, runAsClaudeCode } from './helpers.js';
 import { decideStart, AUTOSTART_ENV } from '../../ops/plugin-session-start.js';
 import { pidAlive } from '../../daemon/lock.js';
 
-/** The hook's own work over a bare `node -e ''` started the same way just before: what
- *  SessionStart adds to a session's start (measured 0.1–0.2 s here). A shared, loaded 2-core
- *  machine makes Node's own start vary from 0.13 to 0.9 s, so the absolute bound is looser. */
-const OWN_WORK_MS = 500;
-const HARD_MS = 2000;
+/** SessionStart must return within the timeout the host gives it (hooks/hooks.json; Claude Code
+ *  kills the hook after it). How fast it returns is a benchmark's question (docs/PLUGIN.md), not
+ *  a test's: on this shared 2-core machine Node's own start varies from 0.13 to 0.9 s. That it
+ *  does not wait for the daemon is proved below by order (it returns before the daemon reports
+ *  in), not by time. */
+const HOST_TIMEOUT_MS = (JSON.parse(readFileSync(join(repoRoot, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ timeout: number }> }>> }).hooks.SessionStart[0].hooks[0].timeout * 1000;
 const PAYLOAD = { session_id: 'c0ffee00-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', source: 'startup', cwd: '/work/app' };
 
 let e: Env;
@@ -44,14 +45,12 @@ const out = (env: Env) => readFileSafe(join(env.home, 'logs', 'daemon.out'));
 
 async function sessionStart(env: Env, over: NodeJS.ProcessEnv = {}) {
   const full = { ...env.env, CLAUDE_PLUGIN_ROOT: repoRoot, ...over };
-  const bare = await runAsClaudeCode(`node -e ''`, full, '');
   const r = await runAsClaudeCode(commandOf('SessionStart'), full, PAYLOAD);
   expect(r.code).toBe(0);
   expect(r.stdout).toBe(''); // SessionStart stdout would become context
   expect(r.stderr).toBe('');
-  expect(r.ms).toBeLessThan(HARD_MS);
-  expect(r.ms - bare.ms).toBeLessThan(OWN_WORK_MS);
-  console.log(`[plugin] SessionStart ${r.ms.toFixed(0)} ms (bare node ${bare.ms.toFixed(0)} ms)`);
+  expect(r.ms).toBeLessThan(HOST_TIMEOUT_MS);
+  console.log(`[plugin] SessionStart ${r.ms.toFixed(0)} ms`);
   return r;
 }
 
@@ -59,6 +58,9 @@ describe('plugin SessionStart: the daemon, detached', () => {
   it('starts the daemon when none runs and returns at once; run again while it runs: nothing (no second start)', async () => {
     e = tempEnv('ab-plugin-ss-');
     const r = await sessionStart(e);
+    // It did not wait for the daemon: the daemon writes its canary only once it runs (after its
+    // model loaded), and there is none yet when the hook has returned.
+    expect(existsSync(join(e.home, 'canary.json'))).toBe(false);
     const canary = await waitFor(() => readJson<{ pid: number }>(join(e.home, 'canary.json')), 30_000, 'the started daemon\'s canary');
     e.track(canary.pid);
     expect(pidAlive(canary.pid)).toBe(true);
