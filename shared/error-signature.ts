@@ -185,6 +185,29 @@ function finishLine(line: string): string {
   return s;
 }
 
+/** Digits other than 0 (the only digit a rule names: HASH_RE's `0x`). */
+const NONZERO_DIGITS_RE = /[1-9]/g;
+const NONZERO_DIGIT_RE = /[1-9]/;
+
+/**
+ * A raw line normalized, '' when it is dropped (nothing informative, or boilerplate). Lines
+ * that differ only in which of the digits 1-9 stand where (a stack's frames, a test run's
+ * numbered lines) normalize alike: every rule sees any of them as any other (each class holds
+ * all of 1-9 or none; no rule names one), so normalizing commutes with writing each as 1.
+ * Hence a line whose result holds none of them gives its result to every line written the same
+ * way (`seen`, per reading): one normalization instead of one per frame.
+ * test/shared/signature-reference.test.ts checks the lines against the reading without it.
+ */
+function informative(input: string, keepQuoted: boolean, seen: Map<string, string>): string {
+  const key = input.replace(NONZERO_DIGITS_RE, '1');
+  const known = seen.get(key);
+  if (known !== undefined) return known;
+  const n = normalizeErrorLine(input, keepQuoted);
+  const kept = n && !BOILERPLATE_RE.test(n) ? n : '';
+  if (!NONZERO_DIGIT_RE.test(kept)) seen.set(key, kept);
+  return kept;
+}
+
 /** Informative lines read at most (errorSignature looks for the lead among these). Large
  *  enough that a failure line after pages of passing-test output is still found (the scan is
  *  bounded by MAX_SCAN_CHARS anyway; errorSig stops as soon as the head is complete). */
@@ -253,6 +276,7 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
   if (t.includes('\\n')) t = t.replace(WIN_ESCAPE_SAFE_RE, (m) => (/^(?:[A-Za-z]:|\\\\)/.test(m) ? m : '\n'));
   t = t.replace(ANSI_RE, '');
   const out: string[] = [];
+  const seen = new Map<string, string>();
   const raw = t.split('\n');
   // Skipping could only differ when the line cap binds: never with fewer lines than the cap.
   let skipping = fromLead && raw.length <= maxLines;
@@ -276,8 +300,8 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
       if (!mayLead(input)) continue;
       skipping = false;
     }
-    const n = normalizeErrorLine(input, keepQuoted);
-    if (!n || BOILERPLATE_RE.test(n)) continue;
+    const n = informative(input, keepQuoted, seen);
+    if (!n) continue;
     if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
     out.push(n);
     if (out.length >= maxLines || done?.(out)) break;

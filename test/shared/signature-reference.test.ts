@@ -52,7 +52,7 @@ const piece = fc.oneof(
     'unKnown', 'İnvalid', 'ſuch', 'ıgnored', // look-alike letters that lower-case (or not) to ASCII
     'pathspec', "'proj/src/a.ts'", '"proj"', '`proj/x`', "'database/'", 'did not match any files', 'No module named', "'app'",
     '<tool_use_error>', '</tool_use_error>', 'tool_use_error>', '\u001b[31m', '\u001b[0m', '\r', '\u0001', '\uFFFD', '\\n', '\t', '   ', '│', '✗', '×', '*', '|',
-    'https://x.io/a?b=1', '/home/u/proj/src/a.ts:12:4', 'C:\\Users\\me\\my app\\src\\x.ts', '0x1f2e3d4c', 'deadbeef12', '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    'https://x.io/a?b=1', '/home/u/proj/src/a.ts:12:4', 'C:\\Users\\me\\my app\\src\\x.ts', '0x1f2e3d4c', '1x1f2e3d4c', '0x1f2e3d4', 'utf8', 'v18.2', 'e2e', 'deadbeef12', '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
     'branch main', 'origin feature/x-1', 'checkout v2', 'tag', 'TS2304', "Property 'utils' does not exist on type 'Foo'", 'is not assignable to', 'failed to compile',
     'string to replace not found', 'File has not been read yet', 'Request failed with status code 500', 'expected 1 to be 2', '3 tests failed', 'E   assert x',
     'The user doesn\'t want to proceed', 'THE USER HAS REJECTED', 'Interrupted by user', 'cancelled: parallel tool call', 'sibling tool call errored',
@@ -65,7 +65,10 @@ const piece = fc.oneof(
 );
 const line = fc.array(piece, { maxLength: 9 }).chain((ps) => fc.constantFrom(' ', '', ': ', '  ').map((sep) => ps.join(sep)));
 const randomText = fc.array(line, { maxLength: 30 }).map((ls) => ls.join('\n'));
-const errorText = fc.oneof(testRun, randomText, fc.tuple(testRun, randomText).map(([a, b]) => `${b}\n${a}\n${b}`));
+/** Lines that differ in their digits only, one after another (frames, numbered test lines). */
+const digitVariants = fc.tuple(line, fc.array(fc.stringMatching(/^[0-9]{1,3}$/), { minLength: 1, maxLength: 6 }))
+  .map(([l, ds]) => ds.map((d) => l.replace(/[0-9]/g, (c) => String((Number(c) + Number(d)) % 10))).join('\n'));
+const errorText = fc.oneof(testRun, randomText, digitVariants, fc.tuple(testRun, randomText).map(([a, b]) => `${b}\n${a}\n${b}`), fc.tuple(digitVariants, testRun).map(([a, b]) => `${a}\n${b}`));
 const cwd = fc.constantFrom(null, '/home/u/proj', '/srv/database', '/home/u/app', 'C:\\Users\\me\\proj', '/');
 const command = fc.constantFrom('', 'npm test', 'git add database/ docs/x.json', 'git -C proj add proj/src/a.ts', 'cd app && python -c "import app"', '  git status');
 
