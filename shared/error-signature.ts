@@ -233,8 +233,8 @@ const DROPPED_CHAR_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
 const LINE_SPACES_RE = /[^\S\n]{2,}|[^\S\n ]/g;
 
 /**
- * The indexes of the lines of `t` (split at \n) that may lead, in order; null when `t` holds a
- * character a line loses before mayLead reads it. Every line mayLead says yes to is listed
+ * The indexes of the lines of `t` (split at \n) that may lead, in order, for a `t` that holds
+ * no character a line loses before mayLead reads it. Every line mayLead says yes to is listed
  * (test/shared/error-signature.test.ts), so informativeLines skips the others unread: one
  * lower-casing and two replaces over the whole text instead of those and more per line before
  * the failure (a test run's passing lines). The whole text is read as mayLead reads a line —
@@ -242,8 +242,7 @@ const LINE_SPACES_RE = /[^\S\n]{2,}|[^\S\n ]/g;
  * decoration and runs of white space as one space — but with tool_use_error tags left in: each
  * holds "error", so a line with one is listed anyway.
  */
-export function leadLines(t: string): number[] | null {
-  if (DROPPED_CHAR_RE.test(t)) return null;
+function leadLines(t: string): number[] {
   const view = t.toLowerCase().replace(DECOR_RE, ' ').replace(LINE_SPACES_RE, ' ');
   const out: number[] = [];
   let line = 0;
@@ -274,14 +273,17 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
   // A Windows path's `\n…` folder is not a newline: such paths (spaces allowed inside a
   // folder name that a separator follows) are matched first and kept.
   if (t.includes('\\n')) t = t.replace(WIN_ESCAPE_SAFE_RE, (m) => (/^(?:[A-Za-z]:|\\\\)/.test(m) ? m : '\n'));
-  t = t.replace(ANSI_RE, '');
+  // Every ANSI sequence starts with ESC: without one, nothing to remove (nor a regex to build).
+  if (t.includes('\x1b')) t = t.replace(ANSI_RE, '');
+  // Without control characters or U+FFFD, no line loses any (one scan instead of two per line).
+  const clean = !DROPPED_CHAR_RE.test(t);
   const out: string[] = [];
   const seen = new Map<string, string>();
   const raw = t.split('\n');
   // Skipping could only differ when the line cap binds: never with fewer lines than the cap.
   let skipping = fromLead && raw.length <= maxLines;
   // While skipping, only the lines that may lead are read (leadLines).
-  const candidates = skipping ? leadLines(t) : null;
+  const candidates = skipping && clean ? leadLines(t) : null;
   let next = 0;
   for (let i = 0; i < raw.length; i++) {
     if (skipping && candidates) {
@@ -293,7 +295,7 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
     // Carriage-return progress: only what was printed last on the line remains on screen.
     const cr = line.lastIndexOf('\r');
     if (cr >= 0) line = cr === line.length - 1 ? line.slice(0, cr).slice(line.slice(0, cr).lastIndexOf('\r') + 1) : line.slice(cr + 1);
-    line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
+    if (!clean) line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
     if (!line.trim()) continue;
     const input = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
     if (skipping) {
