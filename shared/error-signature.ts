@@ -221,7 +221,7 @@ const LEAD_ANYWHERE_RE = new RegExp(LEAD_RE.source.replace(/\\b/g, ''));
  *  normalizeErrorLine could join words by (case, tool_use_error tags, decoration, runs of
  *  white space) already applied. Its placeholders never make letters, so a line this says no
  *  to is no lead (property-tested: test/shared/error-signature.test.ts). */
-export function mayLead(line: string): boolean {
+function mayLead(line: string): boolean {
   return LEAD_ANYWHERE_RE.test(withoutToolTags(line.toLowerCase()).replace(DECOR_RE, ' ').replace(/\s+/g, ' '));
 }
 
@@ -235,7 +235,8 @@ const LINE_SPACES_RE = /[^\S\n]{2,}|[^\S\n ]/g;
 /**
  * The indexes of the lines of `t` (split at \n) that may lead, in order, for a `t` that holds
  * no character a line loses before mayLead reads it. Every line mayLead says yes to is listed
- * (test/shared/error-signature.test.ts), so informativeLines skips the others unread: one
+ * (test/shared/signature-reference.test.ts: the lines read from the lead are those read
+ * before), so informativeLines skips the others unread: one
  * lower-casing and two replaces over the whole text instead of those and more per line before
  * the failure (a test run's passing lines). The whole text is read as mayLead reads a line —
  * lower-cased (which keeps the \n characters: line k of the result is line k lower-cased),
