@@ -60,11 +60,16 @@ export function readStdin(timeoutMs: number): Promise<{ status: StdinStatus; tex
 }
 
 /** Parsed JSON of a file of at most `maxBytes`; undefined when it does not exist (nor its
- *  directory); 'invalid' when it is too big, unreadable or not JSON. */
+ *  directory); 'invalid' when it is too big, unreadable or not JSON. A missing file is told
+ *  by statSync's undefined, not by a thrown ENOENT: the first fs error a process throws costs
+ *  ~0.4 ms (Node builds its error machinery then), and every later one tens of µs — the tool
+ *  path looks for up to seven fixes files, a tool cache and a lineage file that may not exist. */
 export function readJsonFile(path: string, maxBytes: number): unknown {
   let raw: string;
   try {
-    if (statSync(path).size > maxBytes) return 'invalid';
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    if (st.size > maxBytes) return 'invalid';
     raw = readFileSync(path, 'utf8');
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'invalid';
@@ -135,6 +140,7 @@ export function transcriptLineage(path: unknown, root: string, own: string): str
   if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return [];
   let fd: number | null = null;
   try {
+    if (!statSync(path, { throwIfNoEntry: false })) return []; // no transcript: no exception (readJsonFile)
     fd = openSync(path, 'r');
     const buf = Buffer.alloc(LINEAGE_HEAD_BYTES);
     const n = readSync(fd, buf, 0, LINEAGE_HEAD_BYTES, 0);
@@ -160,6 +166,7 @@ export function transcriptTail(path: unknown, root: string, end?: number): strin
   if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return '';
   let fd: number | null = null;
   try {
+    if (!statSync(path, { throwIfNoEntry: false })) return ''; // no transcript: no exception (readJsonFile)
     fd = openSync(path, 'r');
     const stop = end ?? fstatSync(fd).size;
     const from = Math.max(0, stop - TAIL_BYTES);

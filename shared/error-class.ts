@@ -47,18 +47,47 @@ export type GenericKind = (typeof GENERIC_KINDS)[number];
 export const MIN_CONTENT_WORDS = 2;
 
 /** The person's and the protocol's notices, on the raw text (before normalization). */
-const RAW_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
+export const RAW_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
   ['rejection', /the user doesn't want to (?:proceed|take)|user rejected|the user (?:has )?(?:rejected|denied)|permission to use \S+ (?:was|has been) denied|was blocked by (?:the user|a hook)/i],
   ['interrupt', /\[request interrupted by user|interrupted by user|operation (?:was )?aborted by (?:the )?user/i],
   ['cancelled', /sibling tool call errored|cancelled: parallel tool call|call was cancell?ed because/i],
 ];
 
-/** Tool usage errors whose message says what to do, on normalized key lines. */
-const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
+/** A word every match of a RAW_KINDS regex holds, lower-cased (their letters are ASCII and
+ *  they ignore case): a head without one is none of those notices, and the three case-folding
+ *  regexes are not built. */
+export const RAW_KIND_WORD_RE = /user|denied|blocked|sibling|cancel/;
+
+/** Tool usage errors whose message says what to do, on normalized key lines: each with a
+ *  small regex every match of its own holds (a line without it skips the big one, which is
+ *  then never compiled; test/shared/error-keys.test.ts checks each alternative). */
+export const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
   ['edit-mismatch', /string to replace not found|found <n> matches of the string to replace|old_string and new_string are exactly the same|no changes to make|old_string (?:is|was) not (?:found|unique)/],
   ['protocol', /file has not been read yet|read it first before writing|file has been (?:modified|changed) since (?:it was )?read|exceeds maximum allowed (?:tokens|size)|use (?:the )?offset and limit|file does not exist|inputvalidationerror|invalid tool parameters|is a directory, not a file|eisdir|unknown tool|tool .* not found in available tools|request failed with status code <n>/],
   ['assertion', /\bassertion ?error\b|\bassert(?:ion)? failed\b|\bexpected\b.*\b(?:to (?:be|equal|have|contain|match)|received|but (?:got|was|found))\b|^(?:fail|failed)\b.*\b(?:test|spec)\b|\btests?:\s*<n> failed|\b<n> (?:tests? )?failed\b|^e\s+assert/],
 ];
+
+/** Per LINE_KINDS kind, what every match of its regex holds. */
+export const LINE_KIND_HINTS: Partial<Record<GenericKind, RegExp>> = {
+  'edit-mismatch': /replace|old_string|no changes/,
+  protocol: /read|exceeds|offset|exist|inputvalidationerror|tool|directory|eisdir|status/,
+  assertion: /assert|expected|failed|^fail.*(?:test|spec)/,
+};
+
+/** A word every match of a LINE_KINDS regex holds outside its placeholders (test/shared/
+ *  error-keys.test.ts checks each alternative). Normalizing a line only lower-cases it and puts
+ *  placeholders or spaces in for parts of it, so such a word on a normalized line stands
+ *  letter by letter in the raw line lower-cased — unless the raw text holds characters a line
+ *  loses before it is normalized (ANSI and other control characters, U+FFFD: RAW_DROPPED_RE). */
+export const LINE_KIND_WORD_RE = /replace|old_string|changes|read|exceeds|offset|exist|inputvalidationerror|tool|directory|eisdir|status|assert|expected|fail/;
+const RAW_DROPPED_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
+
+/** Whether the first informative lines of a raw head may match a LINE_KINDS regex: when this
+ *  says no, normalizing them (genericKind's TOP_LINES of the head; a test run's head is many
+ *  passing lines, each normalized and dropped as a repeat) cannot change the verdict. */
+function headMayHoldLineKind(head: string, lower: string): boolean {
+  return RAW_DROPPED_RE.test(head) || LINE_KIND_WORD_RE.test(lower);
+}
 
 const SEVERITY_RE = /^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/;
 /** Content words: Latin words of 3+ characters, runs of 2+ Han / kana / Hangul characters
@@ -118,11 +147,17 @@ const MISSING_PATH_LINES = 8;
  *  which recurs and whose fix transfers. */
 const INSTALL_SEGMENT_RE = /(?:^|[\\/])(?:node_modules|\.bin|bin|sbin|\.?venv|site-packages|dist-packages)(?:[\\/]|$)/i;
 
+/** What a missing-path line says (any case). */
+const MISSING_PHRASE = 'no such file or directory';
+const MISSING_PHRASE_RE = /no such file or directory/i;
+
 /** Every missing-path line among the first lines names an absolute path (and there is one). */
-function missingOnlyAbsolute(head: string): boolean {
+function missingOnlyAbsolute(head: string, lower: string): boolean {
+  // The case-folding test below, on the lower-cased head at once: no line holds it otherwise.
+  if (!lower.includes(MISSING_PHRASE)) return false;
   let any = false;
   for (const line of head.split('\n', MISSING_PATH_LINES)) {
-    if (!/no such file or directory/i.test(line)) continue;
+    if (!MISSING_PHRASE_RE.test(line)) continue;
     const m = MISSING_PATH_RE.exec(line.trim());
     const path = m ? (m[1] ?? m[2] ?? m[3] ?? '').replace(/^["']|["']$/g, '') : '';
     if (!path || !ABSOLUTE_PATH_RE.test(path) || INSTALL_SEGMENT_RE.test(path)) return false;
@@ -134,12 +169,15 @@ function missingOnlyAbsolute(head: string): boolean {
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
   const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
-  for (const [kind, re] of RAW_KINDS) if (re.test(head)) return kind;
+  // Lower-casing maps every letter a case-folding regex of ASCII words matches (and a few more:
+  // the Kelvin sign): a word missing from the lower-cased head is missing for those regexes.
+  const lower = head.toLowerCase();
+  if (RAW_KIND_WORD_RE.test(lower)) for (const [kind, re] of RAW_KINDS) if (re.test(head)) return kind;
   if (!lines.length) return 'uninformative';
-  const look = [...lines.slice(0, TOP_LINES), ...informativeLines(head, TOP_LINES)];
-  for (const [kind, re] of LINE_KINDS) if (look.some((l) => re.test(l))) return kind;
+  const look = [...lines.slice(0, TOP_LINES), ...(headMayHoldLineKind(head, lower) ? informativeLines(head, TOP_LINES) : [])];
+  for (const [kind, re] of LINE_KINDS) if (look.some((l) => LINE_KIND_HINTS[kind]!.test(l) && re.test(l))) return kind;
   if (quotesOnlyLanguage(lines)) return 'code-at-hand';
-  if (missingOnlyAbsolute(head)) return 'guessed-path';
+  if (missingOnlyAbsolute(head, lower)) return 'guessed-path';
   // The lead says nothing to tell it apart, and no line under it does either.
   const lead = lines[0];
   if (contentWordCount(lead) < MIN_CONTENT_WORDS && !lines.slice(1, 3).some((l) => LEAD_RE.test(l) && contentWordCount(l) >= MIN_CONTENT_WORDS)) return 'uninformative';

@@ -114,6 +114,10 @@ const FILE_RE = /\b[\w@+-]+(?:\.[\w-]+)*\.(?:[jt]sx?|mjs|cjs|json|ya?ml|toml|loc
 /** The name after `branch`, `origin`, `tag`, `checkout`, `worktree` is a placeholder too
  *  (not a function word: "the branch and the remote" keeps its words). */
 const BRANCH_RE = /\b(branch|origin|tag|checkout|worktree)\s+(?!<)(?!(?:and|or|has|is|was|to|of|for|with|from|not|the|a|an|in|on|at|as|by|that|which|name|named|called|exists|already)\b)[\w./@+-]+/g;
+/** What every match of URL_RE, QUOTED_RE and BRANCH_RE holds (their guards in normalizeErrorLine). */
+const URL_MARK = '://';
+const QUOTE_CHAR_RE = /['"`‘“]/;
+const BRANCH_WORD_RE = /branch|origin|tag|checkout|worktree/;
 const NUMBER_RE = /(?<![a-z_])[-+]?\d+(?:[.,:]\d+)*(?![a-z_])/g;
 const DECOR_RE = /[\u2500-\u257f\u2580-\u259f\u2190-\u21ff\u25a0-\u25ff\u2022\u00b7*•►▶✗✘✖×|^~]+/g;
 const PLACEHOLDER_ONLY_RE = /^(?:<(?:n|q|path|url|id|hash|name)>[\s,.:;()[\]{}-]*)+$/;
@@ -137,11 +141,20 @@ function keptQuote(q: string): string {
   return /^<path>$/.test(inner.trim()) ? '<q>' : `${q[0]}${inner}${q[q.length - 1]}`;
 }
 
+/** The tool_use_error tags Claude Code wraps some errors in, as spaces. */
+const TOOL_TAG = 'tool_use_error>';
+const withoutToolTags = (s: string) => (s.includes(TOOL_TAG) ? s.replace(/<\/?tool_use_error>/g, ' ') : s);
+
 /** A line with placeholders in for its variable parts, or '' when it carries nothing.
  *  `keepQuoted`: quoted names stay (the signature of a compile error: shared/error-class.ts). */
 export function normalizeErrorLine(raw: string, keepQuoted = false): string {
-  let s = raw.toLowerCase().replace(/<\/?tool_use_error>/g, ' ');
-  s = s.replace(URL_RE, '<url>').replace(WIN_PATH_RE, '<path>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
+  let s = withoutToolTags(raw.toLowerCase());
+  // A rule runs only on a line that holds what each of its matches holds (the others are
+  // returned unchanged anyway): a regex never run is never compiled, in a one-shot hook.
+  if (s.includes(URL_MARK)) s = s.replace(URL_RE, '<url>');
+  s = s.replace(WIN_PATH_RE, '<path>').replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
+  // No quote: nothing to replace or keep (a NUL-letter-NUL is read as a kept-quote mark below).
+  if (!QUOTE_CHAR_RE.test(s) && !(keepQuoted && s.includes('\u0000'))) return finishLine(normalizeRest(s));
   if (keepQuoted) {
     // Quoted names are kept, but what is around them is normalized as usual: protect them.
     const kept: string[] = [];
@@ -155,7 +168,8 @@ export function normalizeErrorLine(raw: string, keepQuoted = false): string {
 }
 
 function normalizeRest(s: string): string {
-  return s.replace(PATH_RE, '<path>').replace(FILE_RE, '<path>').replace(BRANCH_RE, '$1 <name>').replace(NUMBER_RE, '<n>');
+  const t = s.replace(PATH_RE, '<path>').replace(FILE_RE, '<path>');
+  return (BRANCH_WORD_RE.test(t) ? t.replace(BRANCH_RE, '$1 <name>') : t).replace(NUMBER_RE, '<n>');
 }
 
 function finishLine(line: string): string {
@@ -169,6 +183,29 @@ function finishLine(line: string): string {
   if (!/[a-z]{2}/.test(bare) && !letterPairRe().test(bare)) return '';
   if (PLACEHOLDER_ONLY_RE.test(s)) return '';
   return s;
+}
+
+/** Digits other than 0 (the only digit a rule names: HASH_RE's `0x`). */
+const NONZERO_DIGITS_RE = /[1-9]/g;
+const NONZERO_DIGIT_RE = /[1-9]/;
+
+/**
+ * A raw line normalized, '' when it is dropped (nothing informative, or boilerplate). Lines
+ * that differ only in which of the digits 1-9 stand where (a stack's frames, a test run's
+ * numbered lines) normalize alike: every rule sees any of them as any other (each class holds
+ * all of 1-9 or none; no rule names one), so normalizing commutes with writing each as 1.
+ * Hence a line whose result holds none of them gives its result to every line written the same
+ * way (`seen`, per reading): one normalization instead of one per frame.
+ * test/shared/signature-reference.test.ts checks the lines against the reading without it.
+ */
+function informative(input: string, keepQuoted: boolean, seen: Map<string, string>): string {
+  const key = input.replace(NONZERO_DIGITS_RE, '1');
+  const known = seen.get(key);
+  if (known !== undefined) return known;
+  const n = normalizeErrorLine(input, keepQuoted);
+  const kept = n && !BOILERPLATE_RE.test(n) ? n : '';
+  if (!NONZERO_DIGIT_RE.test(kept)) seen.set(key, kept);
+  return kept;
 }
 
 /** Informative lines read at most (errorSignature looks for the lead among these). Large
@@ -185,7 +222,45 @@ const LEAD_ANYWHERE_RE = new RegExp(LEAD_RE.source.replace(/\\b/g, ''));
  *  white space) already applied. Its placeholders never make letters, so a line this says no
  *  to is no lead (property-tested: test/shared/error-signature.test.ts). */
 function mayLead(line: string): boolean {
-  return LEAD_ANYWHERE_RE.test(line.toLowerCase().replace(/<\/?tool_use_error>/g, ' ').replace(DECOR_RE, ' ').replace(/\s+/g, ' '));
+  return LEAD_ANYWHERE_RE.test(withoutToolTags(line.toLowerCase()).replace(DECOR_RE, ' ').replace(/\s+/g, ' '));
+}
+
+/** Characters a line loses before mayLead reads it (control characters, U+FFFD): taking them
+ *  out could join two halves of a lead word, so a text holding one is read line by line. */
+const DROPPED_CHAR_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
+/** Runs of white space within a line (the \n between lines stays), but single spaces, which
+ *  would be replaced by themselves: the same text as replacing every run, with fewer matches. */
+const LINE_SPACES_RE = /[^\S\n]{2,}|[^\S\n ]/g;
+
+/**
+ * The indexes of the lines of `t` (split at \n) that may lead, in order, for a `t` that holds
+ * no character a line loses before mayLead reads it. Every line mayLead says yes to is listed
+ * (test/shared/signature-reference.test.ts: the lines read from the lead are those read
+ * before), so informativeLines skips the others unread: one
+ * lower-casing and two replaces over the whole text instead of those and more per line before
+ * the failure (a test run's passing lines). The whole text is read as mayLead reads a line —
+ * lower-cased (which keeps the \n characters: line k of the result is line k lower-cased),
+ * decoration and runs of white space as one space — but with tool_use_error tags left in: each
+ * holds "error", so a line with one is listed anyway.
+ */
+function leadLines(t: string): number[] {
+  const view = t.toLowerCase().replace(DECOR_RE, ' ').replace(LINE_SPACES_RE, ' ');
+  const out: number[] = [];
+  let line = 0;
+  let at = 0;
+  for (;;) {
+    const m = LEAD_ANYWHERE_RE.exec(at ? view.slice(at) : view);
+    if (!m) break;
+    const hit = at + m.index;
+    for (let nl = view.indexOf('\n', at); nl >= 0 && nl < hit; nl = view.indexOf('\n', nl + 1)) line++;
+    out.push(line);
+    // The rest of this line adds nothing: go on from the next one.
+    const next = view.indexOf('\n', hit);
+    if (next < 0) break;
+    line++;
+    at = next + 1;
+  }
+  return out;
 }
 
 /** The informative lines of an error, in order: normalized, boilerplate removed. `done`, when
@@ -199,24 +274,37 @@ export function informativeLines(text: string, maxLines = MAX_INFORMATIVE_LINES,
   // A Windows path's `\n…` folder is not a newline: such paths (spaces allowed inside a
   // folder name that a separator follows) are matched first and kept.
   if (t.includes('\\n')) t = t.replace(WIN_ESCAPE_SAFE_RE, (m) => (/^(?:[A-Za-z]:|\\\\)/.test(m) ? m : '\n'));
-  t = t.replace(ANSI_RE, '');
+  // Every ANSI sequence starts with ESC: without one, nothing to remove (nor a regex to build).
+  if (t.includes('\x1b')) t = t.replace(ANSI_RE, '');
+  // Without control characters or U+FFFD, no line loses any (one scan instead of two per line).
+  const clean = !DROPPED_CHAR_RE.test(t);
   const out: string[] = [];
+  const seen = new Map<string, string>();
   const raw = t.split('\n');
   // Skipping could only differ when the line cap binds: never with fewer lines than the cap.
   let skipping = fromLead && raw.length <= maxLines;
-  for (let line of raw) {
+  // While skipping, only the lines that may lead are read (leadLines).
+  const candidates = skipping && clean ? leadLines(t) : null;
+  let next = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (skipping && candidates) {
+      while (next < candidates.length && candidates[next] < i) next++;
+      if (next === candidates.length) break; // no line left that may lead: nothing is kept
+      i = candidates[next];
+    }
+    let line = raw[i];
     // Carriage-return progress: only what was printed last on the line remains on screen.
     const cr = line.lastIndexOf('\r');
     if (cr >= 0) line = cr === line.length - 1 ? line.slice(0, cr).slice(line.slice(0, cr).lastIndexOf('\r') + 1) : line.slice(cr + 1);
-    line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
+    if (!clean) line = line.replace(CONTROL_RE, '').replace(/\uFFFD/g, '');
     if (!line.trim()) continue;
     const input = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
     if (skipping) {
       if (!mayLead(input)) continue;
       skipping = false;
     }
-    const n = normalizeErrorLine(input, keepQuoted);
-    if (!n || BOILERPLATE_RE.test(n)) continue;
+    const n = informative(input, keepQuoted, seen);
+    if (!n) continue;
     if (out.length && out[out.length - 1] === n) continue; // repeated lines say it once
     out.push(n);
     if (out.length >= maxLines || done?.(out)) break;

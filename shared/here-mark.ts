@@ -63,20 +63,34 @@ function startsWithName(path: string, names: readonly string[]): boolean {
   return names.some((n) => p === n || p.startsWith(`${n}/`) || p.startsWith(`${n}\\`));
 }
 
-/** The error text with the paths that start with the folder you are in as HERE_MARK. */
+/** The line of `t` that holds position `at` (without its \n). */
+function lineAt(t: string, at: number): string {
+  const end = t.indexOf('\n', at);
+  return t.slice(t.lastIndexOf('\n', at - 1) + 1, end < 0 ? t.length : end);
+}
+
+/** What every line UNQUOTED_MISSING_RE matches holds, in any case (written in both cases: no
+ *  case folding to compile). A text without it is not split into lines for that rule. */
+const MISSING_WORD_RE = /[dD][iI][rR][eE][cC][tT][oO][rR][yY]/;
+
+/** The error text with the paths that start with the folder you are in as HERE_MARK.
+ *  Quoted spans in one scan of the text, not one per line: a span never holds a line break,
+ *  and the look-behind sees a \n or nothing before a line's first character alike, so the
+ *  spans are those each line would give; a span's line is looked at only when the span starts
+ *  with a name. Then the unquoted missing-path lines, line by line, only in a text that names
+ *  a directory (test/shared/signature-reference.test.ts checks all against the line-by-line
+ *  reading it replaced). */
 export function markHere(text: string, names: readonly string[]): string {
   if (!names.length || !text) return text;
   const t = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   if (!names.some((n) => t.includes(n))) return text;
-  return t
+  const quoted = t.replace(QUOTED_PATH_RE, (m: string, _q: string, inner: string, at: number) =>
+    startsWithName(inner, names) && (/[\\/]/.test(inner) || PATH_LINE_RE.test(lineAt(t, at))) ? HERE_MARK : m);
+  if (!MISSING_WORD_RE.test(quoted)) return quoted;
+  return quoted
     .split('\n')
-    .map((line) => {
-      const pathLine = PATH_LINE_RE.test(line);
-      const quoted = line.replace(QUOTED_PATH_RE, (m, _q: string, inner: string) =>
-        (pathLine || /[\\/]/.test(inner)) && startsWithName(inner, names) ? HERE_MARK : m);
-      return quoted.replace(UNQUOTED_MISSING_RE, (m, lead: string, path: string, tail: string) =>
-        startsWithName(path, names) ? `${lead}${HERE_MARK}${tail}` : m);
-    })
+    .map((line) => line.replace(UNQUOTED_MISSING_RE, (m, lead: string, path: string, tail: string) =>
+      startsWithName(path, names) ? `${lead}${HERE_MARK}${tail}` : m))
     .join('\n');
 }
 

@@ -26,7 +26,9 @@ export function leadingDirectory(cmd: string): string | null {
 
 /** The directory of a leading `git -C X` (git runs there; the shell stays), null for none. */
 export function gitDirectory(cmd: string): string | null {
-  return unquote(GIT_C_RE.exec(cmd.trimStart()));
+  const c = cmd.trimStart();
+  // Most commands are no git call: GIT_C_RE is then never run (nor compiled, in the hook).
+  return c.startsWith('git') ? unquote(GIT_C_RE.exec(c)) : null;
 }
 
 /** The directory a call ran in: its leading `cd X` / `git -C X` resolved against the cwd it

@@ -1,0 +1,267 @@
+// Reference copy (test only): shared/redact.ts as it was before the hook's tool-path pass
+// (December 2026, docs/HOOK.md "Tool path, third pass"), kept so that
+// test/shared/signature-reference.test.ts can show the rewritten functions give the same
+// results on random and real-shaped inputs. Not imported by product code.
+/**
+ * Secret redaction: text → the same text with each credential replaced by a typed marker
+ * (`‹secret:github-token›`), so what the indexer stores stays readable and an error's
+ * signature stays stable (the same secret in two sessions gives the same text, hence the same
+ * signature). Built-in rules live in shared/redact-rules.ts; the user adds `redact.patterns`
+ * (their own token formats) and `redact.allow` (values never redacted) in config.
+ *
+ * Pure: a Redactor is compiled once from the rules and used by the indexer (notes and
+ * transcript records before anything is chunked), the team-store writer and `store push`
+ * (chunks on their way out), and `store scan` / doctor (findings, never values).
+ *
+ * Cost: a cheap trigger test first (TRIGGER_RE: one pass, no capture); only a string that
+ * holds a trigger runs the rules. docs/REDACTION.md has the per-MB figures.
+ */
+import { createHash } from 'node:crypto';
+import { BUILTIN_RULES, type RedactRule } from '../../../shared/redact-rules.js';
+
+/** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
+ *  separators and survive error-signature normalization. */
+export const MARKER_OPEN = '‹secret:';
+export const MARKER_CLOSE = '›';
+/** Bump when a built-in rule changes: stores redacted by an older set are re-scrubbed. */
+export const RULES_VERSION = 1;
+
+/** Any string that may hold a built-in secret holds one of these (lower-cased test). */
+const TRIGGER_RE =
+  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential/i;
+
+/** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
+ *  strings — ids, types, flags, most JSON values of a record — are returned untouched, untested. */
+export const MIN_SECRET_CHARS = 8;
+/** Object keys shorter than this are not tested: a key holding a secret is a pasted token or
+ *  assignment (≥ 20 characters); short keys (`input_tokens`, `api_key`) are names. */
+export const MIN_KEY_SECRET_CHARS = 20;
+
+export interface UserPattern {
+  /** Marker kind (letters, digits, dashes). */
+  kind: string;
+  /** Regular expression source; its named group `v` is the secret when present. */
+  pattern: string;
+}
+
+export interface RedactConfig {
+  patterns: UserPattern[];
+  /** Regular expression sources: a detected value matching one (whole value) is left alone. */
+  allow: string[];
+}
+
+export interface Finding {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+export function marker(kind: string): string {
+  return `${MARKER_OPEN}${kind}${MARKER_CLOSE}`;
+}
+
+export class Redactor {
+  /** The fingerprint, or how to compute it: hashed on first read (the indexer and `store push`
+   *  read it; the hook, which only redacts, never does and so never loads node:crypto). */
+  private fp: string | (() => string);
+  private readonly allow: RegExp[];
+  private readonly userTrigger: boolean;
+
+  /** One scan for every rule's hint: group i+1 ↔ hints[i]; built at the first scan (a text
+   *  without a trigger, as most are, never needs it). */
+  private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
+
+  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string)) {
+    this.allow = [...allow];
+    this.fp = fingerprint;
+    this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
+  }
+
+  /** Names the rules and allow list in force (stores record the one they were scrubbed by). */
+  get fingerprint(): string {
+    if (typeof this.fp !== 'string') this.fp = this.fp();
+    return this.fp;
+  }
+
+  /** The hinted rules whose hint occurs in `text`. */
+  private hinted(text: string): Set<RedactRule> {
+    const out = new Set<RedactRule>();
+    if (!this.hints) {
+      const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
+      this.hints = { re: hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null, rules: hints.map((h) => this.rules.filter((r) => r.hint === h)) };
+    }
+    const { re, rules } = this.hints;
+    if (!re) return out;
+    let seen = 0;
+    for (const m of text.matchAll(re)) {
+      const g = m.findIndex((x, i) => i > 0 && x !== undefined) - 1;
+      if (g < 0 || out.has(rules[g][0])) continue;
+      for (const r of rules[g]) out.add(r);
+      if (++seen === rules.length) break;
+    }
+    return out;
+  }
+
+  /** Where secrets are in `text` (sorted, not overlapping). */
+  findings(text: string): Finding[] {
+    if (!text || (!this.userTrigger && (text.length < MIN_SECRET_CHARS || !TRIGGER_RE.test(text)))) return [];
+    const found: Finding[] = [];
+    const anchors = new Map<RegExp, number[]>();
+    const hinted = this.hinted(text);
+    for (const rule of this.rules) {
+      if (rule.hint && !hinted.has(rule)) continue;
+      for (const m of this.matches(rule, text, anchors)) {
+        const v = m.groups?.v ?? m[0];
+        if (!v) continue;
+        if (rule.accept && !rule.accept(v)) continue;
+        if (this.allow.some((a) => a.test(v))) continue;
+        const start = m.groups?.v !== undefined ? m.index! + m[0].lastIndexOf(v) : m.index!;
+        found.push({ kind: rule.kind, start, end: start + v.length });
+      }
+    }
+    if (found.length < 2) return found;
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    const out: Finding[] = [];
+    for (const f of found) {
+      const last = out[out.length - 1];
+      if (last && f.start < last.end) {
+        if (f.end > last.end) last.end = f.end; // overlapping detections: one marker over both
+        continue;
+      }
+      out.push({ ...f });
+    }
+    return out;
+  }
+
+  /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
+   *  its anchor matches (found once per text for every rule sharing the anchor). */
+  private *matches(rule: RedactRule, text: string, anchors: Map<RegExp, number[]>): Generator<RegExpExecArray> {
+    if (!rule.anchor) {
+      yield* text.matchAll(rule.re);
+      return;
+    }
+    let at = anchors.get(rule.anchor);
+    if (!at) {
+      at = [];
+      const a = new RegExp(rule.anchor.source, rule.anchor.flags.includes('g') ? rule.anchor.flags : rule.anchor.flags + 'g');
+      for (let m = a.exec(text); m; m = a.exec(text)) {
+        at.push(m.index);
+        a.lastIndex = m.index + 1; // overlapping keywords ("secretoken") each get their try
+      }
+      anchors.set(rule.anchor, at);
+    }
+    if (at.length === 0) return;
+    const sticky = this.sticky(rule);
+    let end = 0;
+    for (const p of at) {
+      if (p < end) continue; // inside the previous match of this rule
+      sticky.lastIndex = p;
+      const m = sticky.exec(text);
+      if (m) {
+        end = m.index + m[0].length;
+        yield m;
+      }
+    }
+  }
+
+  private readonly stickies = new Map<RedactRule, RegExp>();
+  private sticky(rule: RedactRule): RegExp {
+    let re = this.stickies.get(rule);
+    if (!re) {
+      re = new RegExp(rule.re.source, rule.re.flags.replace('g', '') + 'y');
+      this.stickies.set(rule, re);
+    }
+    return re;
+  }
+
+  /** `text` with every secret replaced by its marker; the same string when none. */
+  redact(text: string): string {
+    const f = this.findings(text);
+    if (f.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const x of f) {
+      out += text.slice(at, x.start) + marker(x.kind);
+      at = x.end;
+    }
+    return out + text.slice(at);
+  }
+
+  /** Every string inside a parsed JSON value redacted (objects and arrays copied only where
+   *  something changed). Keys are redacted too: a tool input may carry a secret as a key. */
+  redactValue<T>(value: T): T {
+    return this.walk(value) as T;
+  }
+
+  private walk(v: unknown): unknown {
+    if (typeof v === 'string') return this.redact(v);
+    if (Array.isArray(v)) {
+      let copy: unknown[] | null = null;
+      for (let i = 0; i < v.length; i++) {
+        const w = this.walk(v[i]);
+        if (w !== v[i]) (copy ??= v.slice())[i] = w;
+      }
+      return copy ?? v;
+    }
+    if (v !== null && typeof v === 'object') {
+      let changed = false;
+      const entries = Object.entries(v).map(([k, x]) => {
+        const k2 = k.length < MIN_KEY_SECRET_CHARS ? k : this.redact(k);
+        const w = this.walk(x);
+        if (k2 !== k || w !== x) changed = true;
+        return [k2, w] as const;
+      });
+      return changed ? Object.fromEntries(entries) : v;
+    }
+    return v;
+  }
+}
+
+/** Config errors name the field; a bad user pattern must stop the run, not store a secret. */
+export class RedactConfigError extends Error {}
+
+function compile(source: string, what: string, flags: string): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch (e) {
+    throw new RedactConfigError(`${what}: ${(e as Error).message}`);
+  }
+}
+
+const KIND_RE = /^[a-z0-9][a-z0-9-]{0,40}$/;
+
+/** The redactor for a config: built-in rules, then the user's patterns; the allow list. */
+export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, rules: readonly RedactRule[] = BUILTIN_RULES): Redactor {
+  const user: RedactRule[] = cfg.patterns.map((p, i) => {
+    if (!KIND_RE.test(p.kind)) throw new RedactConfigError(`redact.patterns[${i}].kind "${p.kind}": use lower-case letters, digits and dashes`);
+    const re = compile(p.pattern, `redact.patterns[${i}].pattern`, 'g');
+    if (re.test('')) throw new RedactConfigError(`redact.patterns[${i}].pattern matches the empty string`);
+    return { kind: p.kind, re };
+  });
+  const allow = cfg.allow.map((a, i) => compile(`^(?:${a})$`, `redact.allow[${i}]`, ''));
+  // The config as it is now (a copy: the caller's object may change later); it is named and
+  // hashed at the first read.
+  const named = [...rules];
+  const patterns = cfg.patterns.map((p) => ({ ...p }));
+  const allowed = [...cfg.allow];
+  const fingerprint = () =>
+    createHash('sha256')
+      .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
+      .digest('hex')
+      .slice(0, 16);
+  return new Redactor([...rules, ...user], allow, fingerprint);
+}
+
+let builtin: Redactor | null = null;
+/** The built-in rules' redactor, made once per process (the hook's and the daemon's default
+ *  when no configured one is given: an error is signed as the indexer stored it). */
+export function builtinRedactor(): Redactor {
+  return (builtin ??= createRedactor());
+}
+
+/** Findings per kind, for reports (`store scan`, doctor). */
+export function countByKind(findings: readonly Finding[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of findings) out[f.kind] = (out[f.kind] ?? 0) + 1;
+  return out;
+}
