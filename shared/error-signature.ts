@@ -96,8 +96,9 @@ const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-
 const CONTROL_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>]+/g;
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
-/** Hex runs of 7+ that contain a digit (commit hashes, object ids, addresses). */
-const HASH_RE = /\b(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}\b/g;
+/** Hex runs of 7+ that contain a digit (commit hashes, object ids, addresses), standing alone:
+ *  not a piece of a path or a name (`feature/a0aa000-1` is a branch, the path rule's). */
+const HASH_RE = /(?<![\w./-])(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}(?![\w/-])/g;
 /** Quoted spans on one line: '…', "…", `…`, ‘…’, “…” (bounded, so a stray quote cannot eat a line). */
 const QUOTED_RE = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`|‘[^’\n]{1,200}’|“[^”\n]{1,200}”/g;
 /** Paths with a separator (optionally ~, ., drive letter; :line:col kept out by the number rule). */

@@ -50,6 +50,13 @@ describe('errorSignature', () => {
     expect(errorSignature("fatal: pathspec 'a.txt' did not match any files")!.sig).toBe(errorSignature("fatal: pathspec 'b/c.md' did not match any files")!.sig);
   });
 
+  it('a hex-looking piece of a branch or path name is no hash: the name is a path as a whole (found by the property above)', () => {
+    const push = (b: string) => `Exit code 1\nfatal: The current branch ${b} has no upstream branch.`;
+    expect(errorSignature(push('feature/a0aa000-1'))!.sig).toBe(errorSignature(push('feature/a_0-1'))!.sig);
+    // Control: a hash standing alone is still a hash.
+    expect(normalizeErrorLine('error: object 1a2b3c4d5e6f is corrupt')).toBe('error: object <hash> is corrupt');
+  });
+
   it('differs between different errors', () => {
     fc.assert(
       fc.property(vars, vars, (a, b) => {

@@ -1,7 +1,8 @@
 // Reference copy (test only): shared/error-signature.ts as it was before the hook's tool-path pass
 // (December 2026, docs/HOOK.md "Tool path, third pass"), kept so that
 // test/shared/signature-reference.test.ts can show the rewritten functions give the same
-// results on random and real-shaped inputs. Not imported by product code.
+// results on random and real-shaped inputs. Not imported by product code. One later change is
+// applied to both: HASH_RE takes only a standalone hex run.
 /**
  * Error signatures: a tool error's text → a stable key that is the same when the same error
  * comes back with other paths, branches, numbers, hashes or quoted names, and differs between
@@ -101,7 +102,7 @@ const CONTROL_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>]+/g;
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 /** Hex runs of 7+ that contain a digit (commit hashes, object ids, addresses). */
-const HASH_RE = /\b(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}\b/g;
+const HASH_RE = /(?<![\w./-])(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{7,}(?![\w/-])/g;
 /** Quoted spans on one line: '…', "…", `…`, ‘…’, “…” (bounded, so a stray quote cannot eat a line). */
 const QUOTED_RE = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`|‘[^’\n]{1,200}’|“[^”\n]{1,200}”/g;
 /** Paths with a separator (optionally ~, ., drive letter; :line:col kept out by the number rule). */
