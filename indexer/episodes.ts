@@ -38,6 +38,13 @@ import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, s
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
 
+/** The version of the rules that cut and sign episodes: this module's fix extraction and the
+ *  signing it calls (shared/error-signature.ts, shared/error-keys.ts, shared/error-class.ts,
+ *  shared/here-mark.ts, shared/command-keys.ts). Bump it with any change that signs an error or
+ *  cuts a fix otherwise: a store recorded with another version has every document re-read at the
+ *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
+export const EPISODE_RULES_VERSION = '2026-12-03.1';
+
 /** Steps looked at after a failure. In the real transcripts the fix of a failure came within
  *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
  *  while keeping an unrelated success much later in the session from counting. */

@@ -41,6 +41,7 @@ import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
 import { scanStore, type ScanSummary } from '../store/secret-scan.js';
+import { EPISODE_RULES_VERSION } from './episodes.js';
 
 export interface IndexSummary {
   sources: number;
@@ -70,6 +71,11 @@ export interface IndexSummary {
    *  document was re-read; `findings` = secrets still stored after the run (documents the run
    *  could not re-read, e.g. of a missing source); `scrubbed` = none left, fingerprint recorded. */
   redaction: { rescrubbed: boolean; scrubbed: boolean; findings: number };
+  /** The store's episodes were cut and signed by other rules (an older active-brain): every
+   *  document was re-read so their signatures match what the daemon and the hook sign now
+   *  (unchanged chunks keep their vectors); the new version is recorded after a run over every
+   *  source. */
+  episodes_recut: boolean;
 }
 
 export interface IndexOptions {
@@ -147,6 +153,7 @@ class IndexRun {
     chunks_per_s: 0,
     problems: [],
     redaction: { rescrubbed: false, scrubbed: false, findings: 0 },
+    episodes_recut: false,
   };
   private readonly redactor: Redactor;
   private pending: PendingDoc[] = [];
@@ -203,6 +210,14 @@ class IndexRun {
       store.markAllStale(); // re-read and re-redact every document; unchanged chunks keep their vectors
       this.summary.redaction.rescrubbed = true;
     }
+    // Episodes signed by other rules would never meet the errors signed now: re-cut them all.
+    let recut = store.episodeRules() !== EPISODE_RULES_VERSION;
+    if (recut && store.info().documents === 0) {
+      store.setEpisodeRules(EPISODE_RULES_VERSION);
+      recut = false;
+    }
+    if (recut && !rescrub) store.markAllStale();
+    this.summary.episodes_recut = recut;
 
     const listings = sources.map((s) => ({ source: s, listing: listSourceFiles(s.path, s.kind) }));
     const total = listings.reduce((n, l) => n + l.listing.files.length, 0);
@@ -225,6 +240,8 @@ class IndexRun {
     }
     this.summary.files_seen = this.filesDone;
     this.recordRedaction(fingerprint, rescrub);
+    // Every source re-read (a file that could not be is still marked stale, and re-read next run).
+    if (recut && !this.opts.sources) store.setEpisodeRules(EPISODE_RULES_VERSION);
     this.summary.chunks_total = store.info().chunks;
     const seconds = (performance.now() - t0) / 1000;
     this.summary.seconds = Math.round(seconds * 100) / 100;

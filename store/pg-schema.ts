@@ -21,6 +21,7 @@ export const PG_SCHEMA_VERSION = 2;
 export const DEFAULT_PG_SCHEMA = 'active_brain';
 /** Meta key of the redaction fingerprint the team store's text was redacted with (shared/redact.ts). */
 export const PG_REDACTION_META = 'redaction';
+export const PG_EPISODE_RULES_META = 'episode_rules';
 /** Sources' audiences: the whole team, one user, or the sessions of one project. */
 export const AUDIENCE_PATTERN = /^(team|user:[a-z][a-z0-9_]{0,30}|project:.+)$/;
 const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,30}$/;

@@ -10,7 +10,7 @@
  */
 import { basename, extname, resolve } from 'node:path';
 import { pgStoredTexts, type StoredText } from './stored-texts.js';
-import { PG_REDACTION_META } from './pg-schema.js';
+import { PG_EPISODE_RULES_META, PG_REDACTION_META } from './pg-schema.js';
 import { EPISODE_OUTCOMES, STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
 import { isOneOf } from '../shared/vocabulary.js';
 import { float32ToBlob } from './vector-matrix.js';
@@ -306,6 +306,16 @@ export class PgStoreWriter implements StoreWriter {
   setRedaction(fingerprint: string): void {
     this.transaction(() => {
       this.write(`INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [PG_REDACTION_META, fingerprint]);
+    });
+  }
+
+  episodeRules(): string | null {
+    return this.db.one<{ value: string }>(`SELECT value FROM meta WHERE key = $1`, [PG_EPISODE_RULES_META])?.value ?? null;
+  }
+
+  setEpisodeRules(version: string): void {
+    this.transaction(() => {
+      this.write(`INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [PG_EPISODE_RULES_META, version]);
     });
   }
 

@@ -62,6 +62,8 @@ function backfillV4(db: Database.Database): void {
 
 /** Meta key of the redaction fingerprint the stored text was redacted with ('' = unscrubbed). */
 export const REDACTION_META = 'redaction';
+/** Meta key of the episode rules' version the stored episodes were cut with. */
+export const EPISODE_RULES_META = 'episode_rules';
 
 /** v5 back-fill: the store holds text from before redaction: unscrubbed, every document stale. */
 function backfillV5(db: Database.Database): void {

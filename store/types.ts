@@ -297,6 +297,10 @@ export interface StoreWriter {
    *  null or '' when it holds text from before redaction (unscrubbed). */
   redaction(): string | null;
   setRedaction(fingerprint: string): void;
+  /** The version of the rules episodes were cut and signed with (indexer/episodes.ts
+   *  EPISODE_RULES_VERSION); null when never recorded. */
+  episodeRules(): string | null;
+  setEpisodeRules(version: string): void;
   /** Mark every document stale (the next index run re-reads each); returns how many. */
   markAllStale(): number;
   /** Every stored text field (for the secret scan, store/secret-scan.ts). */

@@ -31,7 +31,7 @@ import type Database from 'better-sqlite3';
 import { basename, extname, relative, resolve, sep } from 'node:path';
 import { EPISODE_OUTCOMES, STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type DocumentStat, type EpisodeInput, type Region, type SourceKind, type SourceRecord, type StoreInfo, type StoreWriter } from './types.js';
 import { isOneOf } from '../shared/vocabulary.js';
-import { migrate, getMeta, REDACTION_META } from './schema.js';
+import { migrate, getMeta, EPISODE_RULES_META, REDACTION_META } from './schema.js';
 import { sqliteStoredTexts, type StoredText } from './stored-texts.js';
 import { float32ToBlob } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
@@ -351,6 +351,14 @@ export class SqliteStoreWriter implements StoreWriter {
 
   setRedaction(fingerprint: string): void {
     this.stmts.setMeta.run(REDACTION_META, fingerprint);
+  }
+
+  episodeRules(): string | null {
+    return getMeta(this.db, EPISODE_RULES_META);
+  }
+
+  setEpisodeRules(version: string): void {
+    this.stmts.setMeta.run(EPISODE_RULES_META, version);
   }
 
   markAllStale(): number {

@@ -70,11 +70,13 @@ daemon): the Past fix at a failure needs no daemon.
 --json prints one object: {"sources","files_seen","indexed","unchanged","removed",
 "skipped":{reason:count},"warnings":{…},"chunks_added","chunks_embedded","episodes_added",
 "chunks_total","seconds","chunks_per_s","problems":[{path,reason,message}],
-"redaction":{"rescrubbed","scrubbed","findings"}} (plus "region", "source", "registered": true
+"redaction":{"rescrubbed","scrubbed","findings"},"episodes_recut"} (plus "region", "source", "registered": true
 for add). Secrets (API keys, tokens, private keys, passwords…: docs/REDACTION.md) are replaced
 by markers such as ‹secret:github-token› before anything is chunked, embedded or stored. A
 store indexed before redaction, or with other redact.* config, has every document re-read and
-redacted by the next run (rescrubbed; unchanged chunks keep their vectors).
+redacted by the next run (rescrubbed; unchanged chunks keep their vectors). Likewise a store
+whose error episodes were cut by an older active-brain's rules is re-read once, so their
+signatures match what the hook signs now (episodes_recut).
 chunks_embedded counts the chunks that needed the model; a re-indexed
 file reuses the stored vectors of its unchanged chunks. Transcripts also give error
 episodes (a failed tool call and what fixed it: episodes_added), found by error signature.
@@ -113,6 +115,7 @@ function summaryLine(s: IndexSummary): string {
   if (nSkipped) parts.push(`skipped ${nSkipped} (${skipped.map(([r, c]) => `${r} ${c}`).join(', ')})`);
   const warnings = Object.entries(s.warnings);
   if (warnings.length) parts.push(`warnings: ${warnings.map(([w, c]) => `${w} ${c}`).join(', ')}`);
+  if (s.episodes_recut) parts.push('error episodes re-cut with this version\'s rules');
   if (s.redaction.rescrubbed) parts.push(s.redaction.scrubbed ? 'every document re-redacted' : s.redaction.findings ? `${s.redaction.findings} secret finding(s) still stored (\`active-brain store scan\`)` : 're-redaction pending: run `active-brain index` without a source');
   parts.push(`${s.chunks_total} chunks in store`);
   parts.push(`${s.seconds} s${s.chunks_added ? ` (${s.chunks_per_s} chunks/s)` : ''}`);

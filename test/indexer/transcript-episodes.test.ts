@@ -15,6 +15,8 @@ import { ConfigSchema } from '../../config/schema.js';
 import { openStoreReader, openStoreWriter } from '../../store/sqlite-store.js';
 import type { ChunkRecord, StoreReader, StoreWriter } from '../../store/types.js';
 import { runIndex } from '../../indexer/indexer.js';
+import { EPISODE_RULES_VERSION } from '../../indexer/episodes.js';
+import Database from 'better-sqlite3';
 import { OPEN_TURN_QUIET_MS } from '../../indexer/transcript-file.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
@@ -104,6 +106,36 @@ describe('transcript episodes through the indexer', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Fix: git push --set-upstream origin <branch>');
     expect(r.stdout).toContain('Error episode (resolved)');
+  });
+
+  it('a store whose episodes were cut by other rules has every document re-read once, their signatures re-made, vectors reused (control: same rules, nothing re-read)', async () => {
+    const root = join(tmp, 'projects');
+    cpSync(join(repoRoot, 'test', 'fixtures', 'transcripts', 'projects'), root, { recursive: true });
+    store.addSource('past', root, 'transcripts');
+    const first = await index();
+    expect(first.episodes_recut).toBe(false); // an empty store has nothing to re-cut
+    expect(store.episodeRules()).toBe(EPISODE_RULES_VERSION);
+    const sigs = () => withReader((r) => r.episodeIndex().map((e) => e.sig).sort());
+    const good = sigs();
+    // An older active-brain's store: other signatures, another rules version recorded.
+    const raw = new Database(storePath);
+    raw.prepare(`UPDATE episodes SET sig = 'aaaaaaaaaaaaaa'`).run();
+    raw.prepare(`UPDATE chunks SET row_key = 'older' WHERE chunk_kind = 'episode'`).run(); // what the older rules stored
+    raw.close();
+    // Control: with the same rules, the unchanged files are not read again and the stale
+    // signatures stay (what an upgrade without this rule would have left).
+    const same = await index();
+    expect(same).toMatchObject({ episodes_recut: false, indexed: 0 });
+    expect(sigs().every((s) => s === 'aaaaaaaaaaaaaa')).toBe(true);
+    store.setEpisodeRules('older');
+    embedder.reset();
+    const again = await index();
+    expect(again.episodes_recut).toBe(true);
+    expect(again.indexed).toBe(first.indexed);
+    expect(embedder.texts).toEqual([]); // unchanged chunks keep their vectors
+    expect(sigs()).toEqual(good);
+    expect(store.episodeRules()).toBe(EPISODE_RULES_VERSION);
+    expect((await index()).episodes_recut).toBe(false); // once
   });
 
   it('a note quoting the error is found by the same signature as the episode', async () => {
