@@ -137,13 +137,20 @@ function looksMalformed(line: string): boolean {
   }
 }
 
+/** The daemon's store connection keeps SQLite's own default page cache (2000 KiB) instead of
+ *  better-sqlite3's 16 MB: the keyword index and matrix are built in one pass over the chunks,
+ *  a reaction reads a handful of rows, and the file sits in the OS page cache anyway. With a
+ *  10k-chunk store the 16 MB cache filled during that pass and stayed resident (docs/DAEMON.md,
+ *  idle memory, fourth pass). */
+export const DAEMON_PAGE_CACHE_KIB = 2000;
+
 /** Open the store read-only (watched by `guard`) and check it was built with this embedder's
  *  model. An unreachable server is `store-down` (retried), not `store-unreadable` (a setup error). */
 function openStore(path: string, embedder: Embedder, guard: StoreGuard): { store: StoreReader | null; silence: string | null; problem: string | null; error?: unknown } {
   if (!storePresent(path)) return { store: null, silence: 'no-store', problem: null };
   let store: StoreReader;
   try {
-    store = guard.wrap(openStoreReader(path));
+    store = guard.wrap(openStoreReader(path, { pageCacheKiB: DAEMON_PAGE_CACHE_KIB }));
   } catch (e) {
     return { store: null, silence: isStoreUnreachable(e) ? STORE_DOWN : 'store-unreadable', problem: errMsg(e), error: e };
   }

@@ -14,17 +14,24 @@
  * its mmap threshold (up to 32 MB) each time a large mmapped block is freed — start-up frees
  * the model's 32 MB buffers — after which large blocks come from the heap, and memory freed
  * there stays resident. Fixed, large blocks are mmapped and unmapped when freed. A daemon with
- * a 10k-chunk store, idle after the GC above: RSS 164–166 → 147–152 MB (docs/DAEMON.md). Other
- * C libraries (macOS) ignore the variables. Pure constants.
+ * a 10k-chunk store, idle after the GC above: RSS 164–166 → 147–152 MB (docs/DAEMON.md). And
+ * one malloc arena (MALLOC_ARENA_MAX = DAEMON_MALLOC_ARENAS) instead of up to 8 per core: the
+ * daemon's other threads (libuv's pool, V8's workers, the ONNX runtime's) allocate little, and
+ * each arena of their own kept its freed blocks resident; the daemon bench, three runs each:
+ * idle RSS 146 / 145 / 146 → 142 / 143 / 142 MB, catch-up and reaction times no worse
+ * (docs/DAEMON.md, fourth pass). Other C libraries (macOS) ignore the variables. Pure constants.
  */
 export const DAEMON_SEMI_SPACE_MB = 2;
 export const DAEMON_NODE_FLAGS = [`--max-semi-space-size=${DAEMON_SEMI_SPACE_MB}`, '--expose-gc'] as const;
 
 /** glibc's default mmap threshold (128 KiB), fixed instead of raised (see the header). */
 export const MALLOC_THRESHOLD_BYTES = 128 * 1024;
+/** glibc malloc arenas the daemon may use (see the header). */
+export const DAEMON_MALLOC_ARENAS = 1;
 export const DAEMON_ENV: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: String(MALLOC_THRESHOLD_BYTES),
   MALLOC_TRIM_THRESHOLD_: String(MALLOC_THRESHOLD_BYTES),
+  MALLOC_ARENA_MAX: String(DAEMON_MALLOC_ARENAS),
 };
 
 /** The daemon's environment: `env` with DAEMON_ENV's variables where `env` sets none. */

@@ -22,6 +22,9 @@ export interface ReaderOptions {
   /** SQLite only: the keyword arm ('memory' default: the in-memory index; 'fts5': FTS5 on disk,
    *  no build at open — for short-lived readers). The team store always searches in memory. */
   keywords?: KeywordArm;
+  /** SQLite only: the connection's page cache in KiB (store/open.ts ReadonlyDbOptions; default
+   *  better-sqlite3's 16 MB). The daemon, a long-lived reader, keeps it small. */
+  pageCacheKiB?: number;
 }
 
 /** Open the store read-only. Throws StoreError (STORE_MISSING, STORE_EMPTY, SCHEMA_OLD /

@@ -24,8 +24,15 @@ export function missingStoreMessage(path: string): string {
   return `no knowledge store at ${path}: build one with \`active-brain index add <path> --region <name>\``;
 }
 
+export interface ReadonlyDbOptions {
+  /** SQLite's page cache limit for this connection in KiB (`PRAGMA cache_size = -N`). Unset:
+   *  better-sqlite3's build default, 16 MB, which a long-lived reader fills (the keyword index
+   *  build reads every chunk once) and glibc then keeps resident. */
+  pageCacheKiB?: number;
+}
+
 /** A connection that cannot write (the test suite proves a write through it fails). */
-export function openReadonlyDb(path: string): Database.Database {
+export function openReadonlyDb(path: string, opts: ReadonlyDbOptions = {}): Database.Database {
   const file = resolve(path);
   if (!existsSync(file)) throw new StoreError('STORE_MISSING', missingStoreMessage(file));
   let db: Database.Database;
@@ -36,6 +43,7 @@ export function openReadonlyDb(path: string): Database.Database {
   }
   db.pragma('query_only = ON');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (opts.pageCacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(0, Math.floor(opts.pageCacheKiB))}`);
   return db;
 }
 

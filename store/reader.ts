@@ -752,9 +752,9 @@ export class SqliteStoreReader implements StoreReader {
 /** Open the SQLite store read-only (store/open-store.ts chooses between this and the team
  *  store). Throws StoreError STORE_MISSING (file absent), STORE_EMPTY, SCHEMA_OLD /
  *  SCHEMA_TOO_NEW; each message says what to run. */
-export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions; keywords?: KeywordArm } = {}): StoreReader {
+export function openSqliteStoreReader(path: string, opts: { scanMethod?: ScanMethod; prune?: PruneOptions; keywords?: KeywordArm; pageCacheKiB?: number } = {}): StoreReader {
   const file = resolve(path);
-  const db = openReadonlyDb(file);
+  const db = openReadonlyDb(file, { pageCacheKiB: opts.pageCacheKiB });
   try {
     return new SqliteStoreReader(file, db, opts.scanMethod, opts.prune, opts.keywords);
   } catch (e) {

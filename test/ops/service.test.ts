@@ -26,6 +26,7 @@ describe('service files', () => {
     // The daemon's malloc environment (shared/daemon-node-flags.ts), the caller's pinned values after it.
     expect(u).toContain('Environment="MALLOC_MMAP_THRESHOLD_=131072"');
     expect(u).toContain('Environment="MALLOC_TRIM_THRESHOLD_=131072"');
+    expect(u).toContain('Environment="MALLOC_ARENA_MAX=1"');
     expect(u).toContain('Environment="ACTIVE_BRAIN_HOME=/home/u/.active-brain"');
     expect(u).toContain('Environment="ACTIVE_BRAIN_TRANSCRIPTS=/t/p%%x"');
   });
