@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { failurePayload, hookRecords, runHook } from './hook-process.js';
 import { errorSignature } from '../../shared/error-signature.js';
+import { writeConfig } from '../helpers/faults.js';
 import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
 
 let e: Env;
@@ -25,6 +26,10 @@ afterEach(() => e?.cleanup());
 
 /** An earlier session of project -work-app met "no upstream branch" and fixed it; the real
  *  CLI indexes its folder. */
+/** The hook's own deadline made generous: these tests are about what it prints, and a loaded
+ *  shared machine can stretch its ~15 ms past the default 150 ms (then it is silent: 'deadline'). */
+const HOOK_CONFIG = { hook: { deadlineMs: 2000 } };
+
 function indexFixedPush(env: Env): string {
   const hist = join(env.home, '..', 'history', '-work-app');
   mkdirSync(hist, { recursive: true });
@@ -38,6 +43,7 @@ function indexFixedPush(env: Env): string {
 describe('Past fix at the failure, end to end', () => {
   it('soak logs would-fire and prints nothing; live prints the fix; a first-seen error stays silent', async () => {
     e = tempEnv('ab-pastfix-e2e-');
+    writeConfig(e, HOOK_CONFIG);
     indexFixedPush(e);
     const d = startDaemon(e);
     await waitCanary(e, d.pid);
@@ -77,6 +83,7 @@ describe('Past fix at the failure, end to end', () => {
 
   it('a near match: the same telling line under another head gets the Past fix at that failure (real daemon, real hook process); control: an unrelated error stays silent', async () => {
     e = tempEnv('ab-pastfix-near-');
+    writeConfig(e, HOOK_CONFIG);
     indexFixedPush(e);
     const d = startDaemon(e);
     await waitCanary(e, d.pid);
@@ -99,6 +106,7 @@ describe('Past fix at the failure, end to end', () => {
 
   it('a continued copy of the past session (records re-stamped, uuids kept): the daemon writes its lineage and the hook does not offer the session its own past; control: without that file it would', async () => {
     e = tempEnv('ab-pastfix-lineage-');
+    writeConfig(e, HOOK_CONFIG);
     const pastPath = indexFixedPush(e);
     const d = startDaemon(e);
     await waitCanary(e, d.pid);
@@ -127,6 +135,7 @@ describe('Past fix at the failure, end to end', () => {
 
   it('no daemon needed at the failure: the indexer writes the fixes files, the hook prints with no daemon running; `stop` keeps them, the kill file silences them', async () => {
     e = tempEnv('ab-pastfix-nodaemon-');
+    writeConfig(e, HOOK_CONFIG);
     indexFixedPush(e);
     const sig = errorSignature(NO_UPSTREAM('feature-cart'))!.sig;
     expect(existsSync(join(e.home, 'fixes', `${sig}.json`))).toBe(true); // written by the index run itself
