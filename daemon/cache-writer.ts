@@ -10,7 +10,7 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
-import { LINEAGE_SUFFIX, safeSessionId } from '../shared/paths.js';
+import { LINEAGE_SUFFIX, TOOL_CACHE_SUFFIX, safeSessionId } from '../shared/paths.js';
 import type { LineageCache, OfferCache, ToolCache } from '../shared/types.js';
 
 export class CacheWriter {
@@ -23,7 +23,7 @@ export class CacheWriter {
 
   /** Write one session's tool-channel cache (`<session>.tool.json`) atomically. */
   writeTool(cache: ToolCache): string {
-    return this.writeFor(cache.sessionId, '.tool.json', cache);
+    return this.writeFor(cache.sessionId, TOOL_CACHE_SUFFIX, cache);
   }
 
   /** Write one session's lineage (`<session>.lineage.json`) atomically. */

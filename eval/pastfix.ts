@@ -341,7 +341,7 @@ async function replayOne(
       rep.recalled++;
       if (resolved) addRecalledResolved(1);
     } else {
-      rep.misses.push({ project, session: basename(path, '.jsonl'), step: s.step, head: errorSignature(stepErrorText(s))!.head.join(' | ').slice(0, 160), hook: here?.hook ?? null });
+      rep.misses.push({ project, session: basename(path, '.jsonl'), step: s.step, head: sig.head.join(' | ').slice(0, 160), hook: here?.hook ?? null });
     }
   }
   for (const r of rows) {

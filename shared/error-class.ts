@@ -29,7 +29,7 @@
  * Used by the indexer's fixes (core/fixes.ts: a generic episode is never a Past fix), the
  * hook (hook/tool-gates.ts: gate generic-error) and the daemon's tool step (core/tool-step.ts).
  */
-import { COMPILE_LEAD_RE, LEAD_RE, informativeLines } from './error-signature.js';
+import { COMPILE_LEAD_RE, DROPPED_CHAR_RE, LEAD_RE, informativeLines } from './error-signature.js';
 import { lazyRegExp } from './regexp.js';
 
 /** Characters of the raw text the person's and the protocol's notices are looked for in (they
@@ -78,15 +78,14 @@ export const LINE_KIND_HINTS: Partial<Record<GenericKind, RegExp>> = {
  *  error-keys.test.ts checks each alternative). Normalizing a line only lower-cases it and puts
  *  placeholders or spaces in for parts of it, so such a word on a normalized line stands
  *  letter by letter in the raw line lower-cased — unless the raw text holds characters a line
- *  loses before it is normalized (ANSI and other control characters, U+FFFD: RAW_DROPPED_RE). */
+ *  loses before it is normalized (ANSI and other control characters, U+FFFD: DROPPED_CHAR_RE). */
 export const LINE_KIND_WORD_RE = /replace|old_string|changes|read|exceeds|offset|exist|inputvalidationerror|tool|directory|eisdir|status|assert|expected|fail/;
-const RAW_DROPPED_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
 
 /** Whether the first informative lines of a raw head may match a LINE_KINDS regex: when this
  *  says no, normalizing them (genericKind's TOP_LINES of the head; a test run's head is many
  *  passing lines, each normalized and dropped as a repeat) cannot change the verdict. */
 function headMayHoldLineKind(head: string, lower: string): boolean {
-  return RAW_DROPPED_RE.test(head) || LINE_KIND_WORD_RE.test(lower);
+  return DROPPED_CHAR_RE.test(head) || LINE_KIND_WORD_RE.test(lower);
 }
 
 const SEVERITY_RE = /^(?:fatal|error|err!?|warning|exception|panic|failed|failure)\b/;

@@ -228,7 +228,7 @@ function mayLead(line: string): boolean {
 
 /** Characters a line loses before mayLead reads it (control characters, U+FFFD): taking them
  *  out could join two halves of a lead word, so a text holding one is read line by line. */
-const DROPPED_CHAR_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
+export const DROPPED_CHAR_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\uFFFD]/;
 /** Runs of white space within a line (the \n between lines stays), but single spaces, which
  *  would be replaced by themselves: the same text as replacing every run, with fewer matches. */
 const LINE_SPACES_RE = /[^\S\n]{2,}|[^\S\n ]/g;

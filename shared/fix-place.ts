@@ -15,6 +15,7 @@
  * an error in those files (FixOffer.edits), and is offered only at an error that names one.
  */
 import { escapeRegExp } from './regexp.js';
+import { lastSegment } from './run-dir.js';
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
 const FIX_DIR_RES = [/^in ((?:[A-Za-z]:)?[^:]+):/, /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)/, /\s-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/] as const;
@@ -36,13 +37,13 @@ export function fixDirectory(fix: string): string | null {
 }
 
 /** A path's last segment, quotes around it dropped ('' for none). */
-function lastSegment(path: string): string {
-  return path.trim().replace(/^["']|["']$/g, '').split(/[/\\]+/).filter(Boolean).pop() ?? '';
+function unquotedLastSegment(path: string): string {
+  return lastSegment(path.trim().replace(/^["']|["']$/g, ''));
 }
 
 /** Adds a file's name (its last segment) to `names`; false when it has none or is too long. */
 function addFileName(names: string[], path: string): boolean {
-  const name = lastSegment(path);
+  const name = unquotedLastSegment(path);
   if (!name || name.length > MAX_PLACE_CHARS) return false;
   if (!names.includes(name)) names.push(name);
   return true;
@@ -54,7 +55,7 @@ function addFileName(names: string[], path: string): boolean {
 export function fixPlace(fix: string): string | null {
   const dir = fixDirectory(fix);
   if (!dir) return null;
-  const last = lastSegment(dir);
+  const last = unquotedLastSegment(dir);
   if (!last || /^(\.{1,2}|~|-)$/.test(last) || /[<>$`*?]/.test(last) || last.length > MAX_PLACE_CHARS) return null;
   return last;
 }

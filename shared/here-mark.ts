@@ -14,7 +14,7 @@
  * the hook (the payload) all sign through markHere, so their signatures agree.
  */
 import { MAX_SCAN_CHARS } from './error-signature.js';
-import { gitDirectory, ranInDir } from './run-dir.js';
+import { gitDirectory, lastSegment, ranInDir } from './run-dir.js';
 
 /** The placeholder a path naming the folder you are in becomes (a word the normalizer keeps). */
 export const HERE_MARK = '<here>';
@@ -35,12 +35,6 @@ const PATH_LINE_RE = /pathspec|did not match|no such file|not found|cannot (?:ac
  *  `bash: line 1: cd: P: No such file or directory`): P is group 2. The normalizer reads P as a
  *  path (or, for `cd`, keeps it as words), so the slip would sign like any other missing path. */
 const UNQUOTED_MISSING_RE = /(^|: )([^:'"`\n]+)(: (?:no such file or directory|not a directory))$/i;
-
-/** The last segment of a directory (POSIX or Windows separators); '' for a root. */
-function lastSegment(dir: string): string {
-  const parts = dir.split(/[\\/]+/).filter(Boolean);
-  return parts.length ? parts[parts.length - 1] : '';
-}
 
 /**
  * The names of the folder the shell is in and, for `git -C X …`, of X (git ran there; the

@@ -62,7 +62,8 @@ export function safeSessionId(id: string): string | null {
 }
 export const sessionCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.json`);
 /** The daemon's tool-channel decision for a session (ToolCache): `cache/<session>.tool.json`. */
-export const sessionToolCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), `${sessionId}.tool.json`);
+export const TOOL_CACHE_SUFFIX = '.tool.json';
+export const sessionToolCachePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), sessionId + TOOL_CACHE_SUFFIX);
 /** The sessions sharing this session's message uuids (LineageCache): `cache/<session>.lineage.json`. */
 export const LINEAGE_SUFFIX = '.lineage.json';
 export const sessionLineagePath = (sessionId: string, env: Env = process.env) => join(cacheDir(env), sessionId + LINEAGE_SUFFIX);

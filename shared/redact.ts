@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
+import { lazyRegExp } from './regexp.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
  *  separators and survive error-signature normalization. */
@@ -32,8 +33,7 @@ export const TRIGGER_SOURCE =
  *  hook at a tool error (docs/HOOK.md). Built on first use. */
 export const TRIGGER_CASELESS_SOURCE =
   '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]';
-let trigger: RegExp | null = null;
-const triggerRe = () => (trigger ??= new RegExp(TRIGGER_CASELESS_SOURCE));
+const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
  *  strings — ids, types, flags, most JSON values of a record — are returned untouched, untested. */

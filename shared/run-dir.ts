@@ -14,6 +14,11 @@ const GIT_C_RE = /^git\s+-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/;
  *  in the same directory. `git -C X` stays: it is part of the git command. */
 export const LEAD_CD_PART_RE = /^cd\s+(?:"[^"]+"|'[^']+'|[^\s;&|]+)[ \t]*(?:&&|;|\n)\s*/;
 
+/** The last segment of a path (POSIX or Windows separators); '' for a root. */
+export function lastSegment(path: string): string {
+  return path.split(/[\\/]+/).filter(Boolean).pop() ?? '';
+}
+
 const unquote = (m: RegExpExecArray | null) => (m ? m[1].replace(/^["']|["']$/g, '') : null);
 
 /** The directory a command's leading `cd X` or `git -C X` names, as written; null for none.
