@@ -10,6 +10,10 @@
  *   - tool-near:    the same environment error under another failing test's name (another
  *                   head): no exact file, its key line's file → one line (issue 21)
  *   - tool-no-fix:  an error no file answers (a first-seen error: every key looked up) → silent
+ *   - tool-printed-no-code-cache: tool-printed with ACTIVE_BRAIN_HOOK_CODE_CACHE=off (what the
+ *                   launcher's V8 code cache saves, side by side; docs/HOOK.md "Code cache")
+ * Any code cache beside the bundle is deleted first: the first warm-up run writes it, as the
+ * first hook run after an install or upgrade does.
  * The tool cases' home holds the fixes folder of a 1,000-session store (FIXES_SESSIONS
  * synthetic sessions of three errors each, built by core/fixes.ts and written by the
  * daemon's own FixesWriter), not one file.
@@ -18,7 +22,7 @@
  * per case. State lives in opts.workDir and is deleted afterwards.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
@@ -35,6 +39,8 @@ import { seededRandom } from '../shared/prng.js';
 const TARGET_MEDIAN_RATIO = 1.25;
 const TARGET_P99_MS = 60;
 const TARGET_RSS_MB = 60;
+/** The launcher's switch for its V8 code cache (bin/active-brain-hook.cjs). */
+const CODE_CACHE_ENV = 'ACTIVE_BRAIN_HOOK_CODE_CACHE';
 const RUNS = 150;
 const RUNS_QUICK = 40;
 const RSS_RUNS = 12;
@@ -74,10 +80,10 @@ function packageRoot(): string {
   throw new Error('package root not found');
 }
 
-const CASE_NAMES = ['bare', 'no-cache', 'printed', 'tool-printed', 'tool-near', 'tool-no-fix'] as const;
+const CASE_NAMES = ['bare', 'no-cache', 'printed', 'tool-printed', 'tool-near', 'tool-no-fix', 'tool-printed-no-code-cache'] as const;
 type CaseName = (typeof CASE_NAMES)[number];
 /** Session id prefix of each hook case (its log records are told apart by it). */
-const PREFIX: Record<Exclude<CaseName, 'bare'>, string> = { 'no-cache': 'nc', printed: 'pr', 'tool-printed': 'tp', 'tool-near': 'tr', 'tool-no-fix': 'tn' };
+const PREFIX: Record<Exclude<CaseName, 'bare'>, string> = { 'no-cache': 'nc', printed: 'pr', 'tool-printed': 'tp', 'tool-near': 'tr', 'tool-no-fix': 'tn', 'tool-printed-no-code-cache': 'tu' };
 
 /** The fixes folder of a store of FIXES_SESSIONS sessions: their episodes (synthetic error
  *  heads of the real shapes, ERRORS_PER_SESSION each), plus the bench error's own episode. */
@@ -180,7 +186,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     { name: 'tool-printed', args: [bin], input: (i) => toolPayload(`tp-${i}`) },
     { name: 'tool-near', args: [bin], input: (i) => toolPayload(`tr-${i}`, nearError) },
     { name: 'tool-no-fix', args: [bin], input: (i) => toolPayload(`tn-${i}`, noFixError), env: envNoFix },
+    { name: 'tool-printed-no-code-cache', args: [bin], input: (i) => toolPayload(`tu-${i}`), env: { ...env, [CODE_CACHE_ENV]: 'off' } },
   ];
+  const codeCaches = () => readdirSync(join(root, 'dist')).filter((f) => f.startsWith('hook.bundle.cjs.') && f.endsWith('.codecache'));
+  for (const f of codeCaches()) rmSync(join(root, 'dist', f));
 
   const n = opts.quick ? RUNS_QUICK : RUNS;
   const perCase = <T>(v: () => T) => Object.fromEntries(CASE_NAMES.map((k) => [k, v()])) as Record<CaseName, T>;
@@ -293,6 +302,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     { metric: 'runs printing an offer: printed / no-cache', value: `${outputs.printed}/${n} / ${outputs['no-cache']}/${n}`, target: `${n}/${n} / 0/${n}`, pass: outputs.printed === n && outputs['no-cache'] === 0 },
     { metric: 'runs printing an offer: tool-printed / tool-near / tool-no-fix', value: `${outputs['tool-printed']}/${n} / ${outputs['tool-near']}/${n} / ${outputs['tool-no-fix']}/${n}`, target: `${n}/${n} / ${n}/${n} / 0/${n}`, pass: outputs['tool-printed'] === n && outputs['tool-near'] === n && outputs['tool-no-fix'] === 0 },
     { metric: 'non-zero exits or stderr output', value: badExits, target: '0', pass: badExits === 0 },
+    {
+      metric: 'tool-printed without the code cache: median / bare node (with it: tool-printed above)',
+      value: round(med('tool-printed-no-code-cache') / med('bare'), 2), unit: '×',
+    },
+    { metric: 'runs printing an offer: tool-printed-no-code-cache', value: `${outputs['tool-printed-no-code-cache']}/${n}`, target: `${n}/${n}`, pass: outputs['tool-printed-no-code-cache'] === n },
+    { metric: 'code cache written by the first run', value: codeCaches().length ? 'yes' : 'no', target: 'yes', pass: codeCaches().length > 0 },
   );
   rmSync(base, { recursive: true, force: true });
   return {

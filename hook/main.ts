@@ -16,7 +16,6 @@
  * deadline and the logged latency_ms count from this module's start (the hook's own time);
  * boot_ms is the Node start-up before it.
  */
-import './regexp-tier.js'; // first: before any regex runs
 import { existsSync, writeSync } from 'node:fs';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';
@@ -27,6 +26,9 @@ import { readStdin, readCache, readFixFile, readLineageCache, readToolCache, tra
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
 import { transcriptRootFor } from './host.js';
+
+/** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of the code, warmed up. */
+export { warmUp } from './warm.js';
 
 /** Time kept back from the deadline for writing state, output and the log. */
 const DEADLINE_MARGIN_MS = 10;

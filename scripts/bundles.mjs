@@ -11,11 +11,9 @@ import { join } from 'node:path';
  * it imports from each (a name missing here fails the build: the stand-in is an ES module).
  * Each costs milliseconds of every hook start when loaded up front (docs/HOOK.md, speed choices):
  *   node:crypto  only Redactor.fingerprint hashes (the indexer reads it; the hook never does);
- *   node:v8      loads the stream modules with it; the hook sets its regex flag without it
- *                (hook/regexp-tier.ts) and needs it only where that way is missing;
  *   node:os      only homedir, and only without $HOME on POSIX (shared/paths.ts userHome): ~0.5 ms.
  */
-const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:v8': ['setFlagsFromString'], 'node:os': ['homedir'] };
+const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:os': ['homedir'] };
 
 export const BUNDLES = /** @type {const} */ ({
   hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },

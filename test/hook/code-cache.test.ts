@@ -1,0 +1,143 @@
+/**
+ * The launcher's V8 code cache (bin/active-brain-hook.cjs, docs/HOOK.md "Code cache"), through
+ * real processes in a temp package root (bin/ + dist/): the first run writes the cache, a
+ * second run uses it (not rewritten) and prints the same line; a cache V8 refuses or of another
+ * bundle is replaced; ACTIVE_BRAIN_HOOK_CODE_CACHE=off writes none; a cache path that cannot be
+ * written leaves the run as it was (exit 0, nothing on stderr). And the warm-up (hook/warm.ts)
+ * takes every sample all the way to an offer, so the cache holds both channels' code.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, toolPayloadFor, offer, printedLine, hookBundle, tempDir, cleanupTemp, lastRecord, type Ctx } from './helpers.js';
+import { errorSignature } from '../../shared/error-signature.js';
+import { warmUp } from '../../hook/warm.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ERROR = 'Exit code 128\nfatal: The current branch feature/x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature/x\n';
+const SIG = errorSignature(ERROR)!.sig;
+const CACHE = `hook.bundle.cjs.${process.version}-${process.arch}.codecache`;
+
+let pkg: string;
+
+/** A package root as installed: bin/active-brain-hook.cjs and dist/hook.bundle.cjs. */
+async function packageRoot(): Promise<string> {
+  const root = tempDir('ab-codecache-');
+  mkdirSync(join(root, 'bin'));
+  mkdirSync(join(root, 'dist'));
+  copyFileSync(join(ROOT, 'bin', 'active-brain-hook.cjs'), join(root, 'bin', 'active-brain-hook.cjs'));
+  copyFileSync(await hookBundle(), join(root, 'dist', 'hook.bundle.cjs'));
+  return root;
+}
+
+function eligible(): Ctx {
+  const ctx = makeCtx();
+  writeSettings(ctx, toolSettingsFor(ctx));
+  writeFixFile(ctx, SIG, fixFileFor(SIG, [{
+    offer: offer({ id: `fix-${SIG}-7`, chunkId: 7, handle: 'sessions/258c7280#ep-3', confidence: 0.86, channel: 'tool', reason: 'fixed by git push --set-upstream origin <branch>' }),
+    sourceSession: '258c7280-ae70-4798-800f-63464d01a85d', scope: 'global',
+  }]));
+  return ctx;
+}
+
+function run(root: string, ctx: Ctx, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'active-brain-hook.cjs')], {
+    input: JSON.stringify(toolPayloadFor(ctx, ERROR)), env: { ...ctx.env, ...env }, cwd: ctx.cwd, encoding: 'utf8',
+  });
+  expect(r.status).toBe(0);
+  expect(r.stderr).toBe('');
+  return printedLine(r.stdout, 'PostToolUseFailure');
+}
+
+const cacheFile = (root: string) => join(root, 'dist', CACHE);
+const caches = (root: string) => readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.codecache'));
+
+beforeAll(async () => {
+  pkg = await packageRoot();
+});
+afterAll(cleanupTemp);
+
+describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
+  it('the first run writes it (headed by the bundle stamp); the next run uses it as it is and prints the same line', () => {
+    const root = pkg;
+    const first = run(root, eligible());
+    expect(first).toContain('[active-brain · Past fix · 0.86]');
+    expect(caches(root)).toEqual([CACHE]);
+    const bytes = readFileSync(cacheFile(root));
+    expect(bytes.toString('latin1', 0, 40)).toMatch(/^active-brain hook code cache v1 \d+ /);
+    const before = statSync(cacheFile(root));
+    const second = run(root, eligible());
+    expect(second).toBe(first);
+    const after = statSync(cacheFile(root));
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]); // accepted: not written again
+    expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a cache V8 refuses (same header, other bytes) is replaced; the run prints as before', async () => {
+    const root = await packageRoot();
+    const good = run(root, eligible());
+    const bytes = readFileSync(cacheFile(root));
+    const head = bytes.indexOf(0x0a) + 1;
+    const broken = Buffer.concat([bytes.subarray(0, head), Buffer.alloc(bytes.length - head, 0x5a)]);
+    writeFileSync(cacheFile(root), broken);
+    expect(run(root, eligible())).toBe(good);
+    const rewritten = readFileSync(cacheFile(root));
+    expect(rewritten.subarray(head).equals(broken.subarray(head))).toBe(false);
+    expect(rewritten.subarray(0, head).equals(bytes.subarray(0, head))).toBe(true);
+  });
+
+  it('a cache of another bundle (the bundle rewritten since) is not used but replaced with this one\'s', async () => {
+    const root = await packageRoot();
+    const good = run(root, eligible());
+    const oldHead = readFileSync(cacheFile(root), 'latin1').split('\n')[0];
+    const bundle = join(root, 'dist', 'hook.bundle.cjs');
+    writeFileSync(bundle, readFileSync(bundle)); // same bytes, a new write: another stamp
+    utimesSync(bundle, new Date(Date.now() + 5_000), new Date(Date.now() + 5_000));
+    expect(run(root, eligible())).toBe(good);
+    const newHead = readFileSync(cacheFile(root), 'latin1').split('\n')[0];
+    expect(newHead).not.toBe(oldHead);
+    expect(newHead.startsWith('active-brain hook code cache v1 ')).toBe(true);
+  });
+
+  it('ACTIVE_BRAIN_HOOK_CODE_CACHE=off reads and writes none (control: without it, the same run writes one)', async () => {
+    const root = await packageRoot();
+    const line = run(root, eligible(), { ACTIVE_BRAIN_HOOK_CODE_CACHE: 'off' });
+    expect(line).toContain('Past fix');
+    expect(caches(root)).toEqual([]);
+    expect(run(root, eligible())).toBe(line);
+    expect(caches(root)).toEqual([CACHE]);
+  });
+
+  it('a cache path that cannot be written (a folder in its place) changes nothing: exit 0, no stderr, the same line, no temp file left', async () => {
+    const root = await packageRoot();
+    mkdirSync(cacheFile(root));
+    const ctx = eligible();
+    expect(run(root, ctx)).toContain('Past fix');
+    expect(lastRecord(ctx)).toMatchObject({ outcome: 'print', reason: 'printed' });
+    expect(statSync(cacheFile(root)).isDirectory()).toBe(true);
+    expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    rmSync(cacheFile(root), { recursive: true });
+  });
+
+  it('a prompt run writes a cache as large as a tool run\'s: the warm-up compiled the tool path too', async () => {
+    const promptRoot = await packageRoot();
+    const ctx = eligible();
+    const r = spawnSync(process.execPath, [join(promptRoot, 'bin', 'active-brain-hook.cjs')], {
+      input: JSON.stringify({ session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'hello' }),
+      env: ctx.env, cwd: ctx.cwd, encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    const toolRoot = await packageRoot();
+    run(toolRoot, eligible());
+    const promptSize = statSync(cacheFile(promptRoot)).size;
+    const toolSize = statSync(cacheFile(toolRoot)).size;
+    expect(promptSize / toolSize).toBeGreaterThan(0.9);
+  });
+});
+
+describe('warm-up (hook/warm.ts)', () => {
+  it('takes the prompt sample and both tool samples all the way to a printed offer', () => {
+    expect(warmUp(Date.parse('2026-12-03T10:00:00Z'))).toEqual(['printed', 'printed', 'printed']);
+  });
+});
