@@ -25,6 +25,8 @@ const REGEXP_FLAGS = '--no-regexp-tier-up';
 const BUNDLES = [path.join(__dirname, '..', 'dist', 'hook.bundle.cjs'), path.join(__dirname, '..', 'hooks', 'hook.bundle.cjs')];
 const CODE_CACHE_ENV = 'ACTIVE_BRAIN_HOOK_CODE_CACHE';
 const CODE_CACHE_MAGIC = 'active-brain hook code cache v1';
+/** A cache is ~130 KB; a file far larger is not one (read each run, it would cost more than it saves). */
+const MAX_CODE_CACHE_BYTES = 4 * 1024 * 1024;
 // The CommonJS wrapper Node itself puts around a module: the bundle sees what require gives it.
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAP_TAIL = '\n})';
@@ -54,7 +56,8 @@ function stampOf(st) {
 
 /** The cached bytecode when the file is this bundle's, else undefined. */
 function readCodeCache(file, stamp) {
-  if (!fs.statSync(file, { throwIfNoEntry: false })) return undefined;
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st || !st.isFile() || st.size > MAX_CODE_CACHE_BYTES) return undefined;
   const buf = fs.readFileSync(file);
   const head = Buffer.byteLength(stamp);
   return buf.length > head && buf.toString('latin1', 0, head) === stamp ? buf.subarray(head) : undefined;
@@ -72,17 +75,28 @@ function mayWrite(dir) {
   return (st.mode & 0o002) !== 0;
 }
 
-/** At exit: warm the rest of the code up, then write the cache atomically; any failure: none. */
+/** At exit: warm the rest of the code up, then write the cache atomically; any failure: none.
+ *  The temp file is created first, so that a folder that refuses it (read-only, full) costs
+ *  no warm-up. */
 function writeCodeCache(script, mod, file, stamp) {
   if (!mayWrite(path.dirname(file))) return;
   const tmp = `${file}.${process.pid}.tmp`;
+  let fd;
+  try {
+    fd = fs.openSync(tmp, 'wx', 0o644);
+  } catch {
+    return;
+  }
   try {
     const exported = mod.exports;
     if (exported && typeof exported.warmUp === 'function') exported.warmUp();
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(stamp, 'latin1'), script.createCachedData()]));
+    fs.writeSync(fd, Buffer.concat([Buffer.from(stamp, 'latin1'), script.createCachedData()]));
+    fs.closeSync(fd);
+    fd = undefined;
     fs.renameSync(tmp, file);
   } catch {
     try {
+      if (fd !== undefined) fs.closeSync(fd);
       fs.unlinkSync(tmp);
     } catch {
       // never written
