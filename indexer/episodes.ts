@@ -43,7 +43,7 @@ export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-key
  *  shared/here-mark.ts, shared/command-keys.ts). Bump it with any change that signs an error or
  *  cuts a fix otherwise: a store recorded with another version has every document re-read at the
  *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
-export const EPISODE_RULES_VERSION = '2026-12-03.1';
+export const EPISODE_RULES_VERSION = '2026-12-03.2';
 
 /** Steps looked at after a failure. In the real transcripts the fix of a failure came within
  *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
@@ -309,6 +309,12 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
       continue;
     }
     if (similar) {
+      // A success that only hides what failed (`ls x 2>/dev/null || echo none`) is a probe:
+      // the intent has not got through; look on.
+      if (onlyHides(target(t), target(w.lastFailed))) {
+        w.looked.push(t);
+        continue;
+      }
       w.end = t;
       w.outcome = 'succeeded';
       break;
@@ -353,8 +359,6 @@ function fixOf(w: Walk): { fix: string; note: string } {
   // `/c/…` against a Windows cwd are the same folder spelled otherwise, not a move).
   const posixPath = (d: string | null) => !!d && d.startsWith('/') && !/^\/[a-z]\//i.test(d);
   const moved = posixPath(endIn) && posixPath(failedIn) && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
-  // A success that only hides what failed (`2>/dev/null || echo …`) says nothing was fixed.
-  if (w.outcome === 'succeeded' && onlyHides(target(w.end), target(w.lastFailed))) return { fix: '', note: '' };
   const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t), base))));
   // A way there that threw work away or overrode a safeguard is not a fix to tell anyone.
   if (anyDestructive([...changes, w.end].map((t) => (t.command ? `${t.name}: ${t.command}` : t.summary)))) return { fix: '', note: '' };

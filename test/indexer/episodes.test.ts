@@ -176,6 +176,20 @@ describe('episodes', () => {
     expect(moved[0]).toMatchObject({ resolved: true });
   });
 
+  it('a probe that hid its own failure (`ls x 2>/dev/null || echo …`) does not end the episode: the later real success in another folder is the fix (control: without it, unresolved)', () => {
+    const home = '/home/user';
+    const err = "Exit code 2\nls: cannot access 'docs/': No such file or directory";
+    const probe = () => step('Bash: pwd && ls -la database/ 2>/dev/null || echo "not found"', `${home}/db\nnot found`, false, '', `${home}/db`, `${home}/db`);
+    const found = episodesOf([
+      step('Bash: ls -la docs/', err, true, '', `${home}/db`, `${home}/db`),
+      probe(),
+      step('Bash: ls -la docs/ | grep -i audit', 'prd-audit.json', false, '', home, home),
+    ]);
+    expect(found[0]).toMatchObject({ outcome: 'succeeded', resolved: true, fix: `in ${home}: ls -la docs/ | grep -i audit` });
+    const probedOnly = episodesOf([step('Bash: ls -la docs/', err, true, '', `${home}/db`, `${home}/db`), probe(), step('Bash: git status', 'On branch main', false, '', `${home}/db`, `${home}/db`)]);
+    expect(probedOnly[0]).toMatchObject({ outcome: 'unresolved', resolved: false, fix: '' });
+  });
+
   it('where it ran is the fix: the same command succeeding after the shell moved is "in <dir>: …"; paths are shown from the failing call\'s directory', () => {
     const home = '/home/user';
     const err = 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git';
