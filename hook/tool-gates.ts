@@ -23,7 +23,7 @@ import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
-import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed } from '../shared/fix-place.js';
+import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed, ranBeside } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
 import { markedError } from '../shared/here-mark.js';
@@ -192,7 +192,9 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     // that only edited files only to an error that names one of them (shared/fix-place.ts).
     const text = input.signal.kind === 'error' ? input.signal.text : '';
     const named = inScope.filter((f) => !f.edits || editsNamed(f.edits, text));
-    const place = currentPlace(named.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
+    // A call aimed at a folder beside the cwd asked about that folder: no move is its fix.
+    const command = input.signal.kind === 'error' ? input.signal.command : '';
+    const place = ranBeside(input.cwd, command) ? null : currentPlace(named.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
     const here = named.filter((f) => !f.where || f.where === place);
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown

@@ -15,7 +15,7 @@
  * an error in those files (FixOffer.edits), and is offered only at an error that names one.
  */
 import { escapeRegExp } from './regexp.js';
-import { lastSegment } from './run-dir.js';
+import { lastSegment, ranInDir } from './run-dir.js';
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
 const FIX_DIR_RES = [/^in ((?:[A-Za-z]:)?[^:]+):/, /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)/, /\s-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/] as const;
@@ -92,6 +92,20 @@ export function placeMention(place: string, cwd: string | null, recent: string):
  *  names a path through it (`/api-gateway/`, `\api-gateway"`) or `cd`s into it. */
 export function placeInContext(place: string, cwd: string | null, recent: string): boolean {
   return placeMention(place, cwd, recent) >= 0;
+}
+
+/** Whether the failing call was aimed, by its leading `cd X` / `git -C X`, at a folder beside
+ *  the session's cwd — neither the cwd, nor above it, nor inside it (`git -C /home/me/docs
+ *  status` from /home/me/app). Such a call works on that folder on purpose: a fix that says
+ *  "run it where the project is" answers a call made at the wrong level (the home folder above
+ *  the repositories), not one that asked about another folder. Absolute POSIX paths only;
+ *  false when either is unknown. */
+export function ranBeside(cwd: string | null, command: string): boolean {
+  if (!cwd?.startsWith('/') || !command) return false;
+  const ran = ranInDir(cwd, command);
+  if (!ran?.startsWith('/') || ran === cwd) return false;
+  const under = (a: string, b: string) => a.startsWith(b === '/' ? b : `${b}/`);
+  return !under(cwd, ran) && !under(ran, cwd);
 }
 
 /** Of the places some fixes ran in, the one the session works at now: the one it showed last

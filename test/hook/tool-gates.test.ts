@@ -174,6 +174,7 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['elsewhere', 'the fix ran in another project (`in api-gateway:`) that the session does not work in', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); i.rest.recent = '{"cwd":"/home/u/proj/database"} cd /home/u/proj/database && npm test'; }],
   ['elsewhere', 'the fix only edited a file this error does not name', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ edits: ['otel_trace_helpers.ex'] })]); }],
   ['elsewhere', 'a place, and no transcript to show where the session works', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
+  ['elsewhere', 'a place where the session works, at a call aimed at a folder beside its cwd (`git -C /home/u/proj/docs status` from api-gateway)', 'fix', (i) => { payload(i).cwd = '/home/u/proj/api-gateway'; payload(i).tool_input = { command: 'git -C /home/u/proj/docs status' }; i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
   ['no-fix', 'first-seen error: no fixes file, no tool cache', 'cache', (i) => { i.rest.toolCache = undefined; }],
   ['cache-invalid', 'tool cache not JSON', 'cache', (i) => { i.rest.toolCache = 'invalid'; }],
   ['cache-invalid', 'tool cache without a step', 'cache', (i) => { i.rest.toolCache = { ...toolCache(), step: 'x' }; }],
@@ -239,6 +240,16 @@ describe('tool gates: each gate with its control', () => {
       i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]);
       i.rest.recent = recent;
       expect(run(i), `${cwd} ${recent}`).toMatchObject({ outcome: 'print', source: 'fixes' });
+    }
+  });
+
+  it('a fix with a place prints at a call made from above the project or inside it (control: the call aimed at a folder beside the cwd, above)', () => {
+    for (const command of ['git -C /home/u/proj status', 'cd /home/u && git add -A', 'cd src && git status', 'git status']) {
+      const i = eligible();
+      payload(i).cwd = '/home/u/proj/api-gateway';
+      payload(i).tool_input = { command };
+      i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]);
+      expect(run(i), command).toMatchObject({ outcome: 'print', source: 'fixes' });
     }
   });
 

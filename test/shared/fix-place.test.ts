@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { currentPlace, editsNamed, fixDirectory, fixEdits, fixPlace, fixStaged, placeInContext } from '../../shared/fix-place.js';
+import { currentPlace, editsNamed, fixDirectory, fixEdits, fixPlace, fixStaged, placeInContext, ranBeside } from '../../shared/fix-place.js';
 
 describe('fix place', () => {
   it('the directory a fix moved to, and its last segment', () => {
@@ -22,6 +22,32 @@ describe('fix place', () => {
     expect(fixPlace('cd $PROJECT && ls')).toBeNull();
     expect(fixPlace('cd $HOME/app && ls')).toBe('app');
     expect(fixPlace('npm install')).toBeNull();
+  });
+
+  it('a call aimed at a folder beside the cwd (controls: the cwd, above it, inside it, no cd, unknown shapes)', () => {
+    const cwd = '/home/ken/developer-portal';
+    expect(ranBeside(cwd, 'git -C /home/ken/docs status 2>&1')).toBe(true);
+    expect(ranBeside(cwd, 'cd ../database && git add -A')).toBe(true);
+    expect(ranBeside(cwd, 'cd /home/ken/developer-portal-old && ls')).toBe(true);
+    expect(ranBeside(cwd, 'git -C /home/ken add docs/prd.json')).toBe(false);
+    expect(ranBeside(cwd, 'cd /home/ken && git add -A')).toBe(false);
+    expect(ranBeside(cwd, 'cd / && ls')).toBe(false);
+    expect(ranBeside(cwd, 'cd src && npm test')).toBe(false);
+    expect(ranBeside(cwd, 'git -C /home/ken/developer-portal/ status')).toBe(false);
+    expect(ranBeside(cwd, 'git status')).toBe(false);
+    expect(ranBeside(cwd, 'cd ~/docs && ls')).toBe(false);
+    expect(ranBeside(null, 'cd /tmp && ls')).toBe(false);
+    expect(ranBeside('C:\\Users\\a\\app', 'cd C:\\Users\\a\\docs && dir')).toBe(false);
+  });
+
+  it('property: a call into the cwd, any folder above it or any folder under it is never beside it', () => {
+    const seg = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/);
+    fc.assert(fc.property(fc.array(seg, { minLength: 1, maxLength: 5 }), fc.nat(5), fc.array(seg, { maxLength: 3 }), (segs, up, down) => {
+      const cwd = `/${segs.join('/')}`;
+      const above = `/${segs.slice(0, Math.max(0, segs.length - up)).join('/')}`;
+      const below = [cwd, ...down].join('/');
+      return !ranBeside(cwd, `cd ${above} && ls`) && !ranBeside(cwd, `git -C ${below} status`) && !ranBeside(cwd, `cd ${cwd} && ls`);
+    }));
   });
 
   it('the session works there: its cwd, a path through the place, or a cd into it (controls: a longer name, prose)', () => {
