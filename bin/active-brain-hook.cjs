@@ -15,8 +15,11 @@
 //   "Code cache"). Written after a run that found none or whose cache V8 refused (another
 //   Node, other flags, another bundle: its header names the bundle's size, times and inode),
 //   once the run is over, after the hook's warm-up (hook/warm.ts) so that it holds both
-//   channels' code; atomically (a temp file renamed). ACTIVE_BRAIN_HOOK_CODE_CACHE=off reads and
-//   writes none. A folder the user cannot write gets none: the hook runs as before.
+//   channels' code; atomically (a temp file renamed). Read only when it is a regular file of
+//   this user's (or root's) that nobody else may write: bytecode runs as code. Node options
+//   (execArgv, NODE_OPTIONS) other than none get a file of their own (V8 refuses a cache made
+//   under other flags). ACTIVE_BRAIN_HOOK_CODE_CACHE=off reads and writes none. A folder the
+//   user cannot write gets none: the hook runs as before.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -54,24 +57,57 @@ function stampOf(st) {
   return `${CODE_CACHE_MAGIC} ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}\n`;
 }
 
-/** The cached bytecode when the file is this bundle's, else undefined. */
+/** The Node options this process started with, as a short name part: V8 refuses a cache made
+ *  under other flags, so each set of options keeps its own file ('' for none, the registered
+ *  command's case). FNV-1a, 32 bits: a name, not a check. */
+function optionsTag() {
+  const opts = `${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS || ''}`;
+  if (opts === '|') return '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < opts.length; i++) h = Math.imul(h ^ opts.charCodeAt(i), 0x01000193) >>> 0;
+  return `-${h.toString(16).padStart(8, '0')}`;
+}
+
+const uid = () => (typeof process.geteuid === 'function' ? process.geteuid() : null);
+
+/** The cache file, read only when it is ours to trust: opened without following a link and
+ *  without blocking (a FIFO in its place), a regular file owned by this user (or root) that
+ *  nobody else may write. Bytecode runs as code: a cache anyone else could have written must
+ *  not be loaded. Returns { data } for this bundle's cache; { stale: true } for a file of ours
+ *  that is not (another bundle, damaged: rewrite it); {} when absent; { foreign: true } for a
+ *  file not to touch. */
 function readCodeCache(file, stamp) {
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st || !st.isFile() || st.size > MAX_CODE_CACHE_BYTES) return undefined;
-  const buf = fs.readFileSync(file);
-  const head = Buffer.byteLength(stamp);
-  return buf.length > head && buf.toString('latin1', 0, head) === stamp ? buf.subarray(head) : undefined;
+  if (!fs.statSync(file, { throwIfNoEntry: false })) return {};
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0));
+  try {
+    const st = fs.fstatSync(fd);
+    const me = uid();
+    const trusted = st.isFile() && (me === null || st.uid === me || st.uid === 0) && (me === null || (st.mode & 0o022) === 0);
+    if (!trusted) return { foreign: true };
+    if (st.size > MAX_CODE_CACHE_BYTES) return { stale: true };
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = fs.readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const head = Buffer.byteLength(stamp);
+    return got > head && buf.toString('latin1', 0, head) === stamp ? { data: buf.subarray(head, got) } : { stale: true };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Whether this process may write into dir (a cheap look at its mode, no throwing access()). */
 function mayWrite(dir) {
   const st = fs.statSync(dir, { throwIfNoEntry: false });
   if (!st) return false;
-  if (typeof process.getuid !== 'function') return true;
-  const uid = process.getuid();
-  if (uid === 0) return true;
-  if (st.uid === uid) return (st.mode & 0o200) !== 0;
-  if (process.getgroups().includes(st.gid)) return (st.mode & 0o020) !== 0;
+  const me = uid();
+  if (me === null || me === 0) return true;
+  if (st.uid === me) return (st.mode & 0o200) !== 0;
+  const groups = new Set([...(typeof process.getgroups === 'function' ? process.getgroups() : []), typeof process.getegid === 'function' ? process.getegid() : -1]);
+  if (groups.has(st.gid)) return (st.mode & 0o020) !== 0;
   return (st.mode & 0o002) !== 0;
 }
 
@@ -107,24 +143,31 @@ function writeCodeCache(script, mod, file, stamp) {
 /** Compile the bundle with its code cache, run it, and keep the cache current. */
 function runCached(bundle, st) {
   const { Script } = require('node:vm');
-  const cacheFile = `${bundle}.${process.version}-${process.arch}.codecache`;
+  const cacheFile = `${bundle}.${process.version}-${process.arch}${optionsTag()}.codecache`;
   const stamp = stampOf(st);
-  let cachedData;
+  let read;
   try {
-    cachedData = readCodeCache(cacheFile, stamp);
+    read = readCodeCache(cacheFile, stamp);
   } catch {
-    cachedData = undefined;
+    read = { foreign: true }; // unreadable: leave it alone
   }
-  const script = new Script(WRAP_HEAD + fs.readFileSync(bundle, 'utf8') + WRAP_TAIL, { filename: bundle, cachedData });
+  const script = new Script(WRAP_HEAD + fs.readFileSync(bundle, 'utf8') + WRAP_TAIL, { filename: bundle, cachedData: read.data });
   const mod = { exports: {} };
-  if (!cachedData || script.cachedDataRejected) process.once('exit', () => writeCodeCache(script, mod, cacheFile, stamp));
+  const write = read.data ? script.cachedDataRejected === true : !read.foreign;
+  if (write) process.once('exit', () => writeCodeCache(script, mod, cacheFile, stamp));
   return () => script.runInThisContext()(mod.exports, require, mod, bundle, path.dirname(bundle));
 }
 
+/** The first bundle that exists, run; any failure before or during its run: exit 0, silent. */
 function main() {
   setRegexpFlags();
   for (const bundle of BUNDLES) {
-    const st = fs.statSync(bundle, { throwIfNoEntry: false });
+    let st;
+    try {
+      st = fs.statSync(bundle, { throwIfNoEntry: false });
+    } catch {
+      continue; // a folder in the way (not a folder, not readable): the next copy
+    }
     if (!st) continue;
     let run;
     try {
@@ -142,4 +185,8 @@ function main() {
   process.exit(0);
 }
 
-main();
+try {
+  main();
+} catch {
+  process.exit(0);
+}

@@ -3,12 +3,16 @@
  * real processes in a temp package root (bin/ + dist/): the first run writes the cache, a
  * second run uses it (not rewritten) and prints the same line; a cache V8 refuses or of another
  * bundle is replaced; ACTIVE_BRAIN_HOOK_CODE_CACHE=off writes none; a cache path that cannot be
- * written leaves the run as it was (exit 0, nothing on stderr). And the warm-up (hook/warm.ts)
- * takes every sample all the way to an offer, so the cache holds both channels' code.
+ * written leaves the run as it was (exit 0, nothing on stderr); a cache someone else could
+ * have written (another owner, group- or world-writable) is neither loaded nor touched — a
+ * forged one runs its code when trusted (the control) and not otherwise; Node options get a
+ * file of their own; a package folder the user cannot write gets none; a bundle path that
+ * cannot be read is silence. And the warm-up (hook/warm.ts) takes every sample all the way to
+ * an offer, so the cache holds both channels' code.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, toolPayloadFor, offer, printedLine, hookBundle, tempDir, cleanupTemp, lastRecord, type Ctx } from './helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
@@ -41,14 +45,42 @@ function eligible(): Ctx {
   return ctx;
 }
 
-function run(root: string, ctx: Ctx, env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'active-brain-hook.cjs')], {
-    input: JSON.stringify(toolPayloadFor(ctx, ERROR)), env: { ...ctx.env, ...env }, cwd: ctx.cwd, encoding: 'utf8',
-  });
+function spawnHook(root: string, ctx: Ctx, env: NodeJS.ProcessEnv = {}, as: string[] = []) {
+  const args = [join(root, 'bin', 'active-brain-hook.cjs')];
+  const [cmd, argv] = as.length ? [as[0], [...as.slice(1), process.execPath, ...args]] : [process.execPath, args];
+  const r = spawnSync(cmd, argv, { input: JSON.stringify(toolPayloadFor(ctx, ERROR)), env: { ...ctx.env, ...env }, cwd: ctx.cwd, encoding: 'utf8' });
   expect(r.status).toBe(0);
   expect(r.stderr).toBe('');
-  return printedLine(r.stdout, 'PostToolUseFailure');
+  return r.stdout;
 }
+
+function run(root: string, ctx: Ctx, env: NodeJS.ProcessEnv = {}, as: string[] = []) {
+  return printedLine(spawnHook(root, ctx, env, as), 'PostToolUseFailure');
+}
+
+/** A code cache of other code of the bundle's exact length, headed as this bundle's: what a
+ *  forger who can write beside the bundle but not the bundle itself would leave there. Made in
+ *  a process with the launcher's V8 flag, so that V8 accepts it. */
+function forgeCache(root: string): Buffer {
+  const bundle = join(root, 'dist', 'hook.bundle.cjs');
+  const len = readFileSync(bundle, 'utf8').length;
+  const code = 'process.stdout.write("FORGED\\n");process.exit(0);';
+  const fake = (code + '/*').padEnd(len - 2, ' ') + '*/';
+  const maker = join(root, 'forge.cjs');
+  writeFileSync(maker, `
+process.noDeprecation = true; process.binding('v8').setFlagsFromString('--no-regexp-tier-up');
+const { Script } = require('node:vm');
+const s = new Script('(function (exports, require, module, __filename, __dirname) { ' + ${JSON.stringify(fake)} + '\\n})', { filename: ${JSON.stringify(bundle)} });
+process.stdout.write(s.createCachedData().toString('base64'));`);
+  const r = spawnSync(process.execPath, [maker], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const st = statSync(bundle);
+  const stamp = `active-brain hook code cache v1 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}\n`;
+  return Buffer.concat([Buffer.from(stamp, 'latin1'), Buffer.from(r.stdout, 'base64')]);
+}
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const NOBODY = 65534;
 
 const cacheFile = (root: string) => join(root, 'dist', CACHE);
 const caches = (root: string) => readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.codecache'));
@@ -118,6 +150,63 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     expect(statSync(cacheFile(root)).isDirectory()).toBe(true);
     expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     rmSync(cacheFile(root), { recursive: true });
+  });
+
+  it('a cache another user owns, or one anyone may write, is not loaded and not touched; the same forged file of this user\'s runs (the control)', async () => {
+    const root = await packageRoot();
+    const forged = forgeCache(root);
+    writeFileSync(cacheFile(root), forged);
+    chmodSync(cacheFile(root), 0o666);
+    expect(run(root, eligible())).toContain('Past fix');
+    expect(readFileSync(cacheFile(root)).equals(forged)).toBe(true);
+    expect(statSync(cacheFile(root)).mode & 0o777).toBe(0o666);
+    chmodSync(cacheFile(root), 0o664);
+    expect(run(root, eligible())).toContain('Past fix');
+    if (isRoot) {
+      chmodSync(cacheFile(root), 0o644);
+      chownSync(cacheFile(root), NOBODY, NOBODY);
+      expect(run(root, eligible())).toContain('Past fix');
+      expect(readFileSync(cacheFile(root)).equals(forged)).toBe(true);
+      chownSync(cacheFile(root), 0, 0);
+    }
+    chmodSync(cacheFile(root), 0o644);
+    expect(spawnHook(root, eligible())).toBe('FORGED\n'); // trusted, it runs: what the checks stop
+  });
+
+  it('Node options get a cache of their own: runs with and without them keep theirs (no rewrite on each switch)', async () => {
+    const root = await packageRoot();
+    const line = run(root, eligible());
+    const plain = statSync(cacheFile(root));
+    expect(run(root, eligible(), { NODE_OPTIONS: '--max-old-space-size=200' })).toBe(line);
+    expect(caches(root)).toHaveLength(2);
+    const other = caches(root).find((f) => f !== CACHE)!;
+    const otherSt = statSync(join(root, 'dist', other));
+    expect(run(root, eligible())).toBe(line);
+    expect(run(root, eligible(), { NODE_OPTIONS: '--max-old-space-size=200' })).toBe(line);
+    expect(statSync(cacheFile(root)).ino).toBe(plain.ino);
+    expect(statSync(join(root, 'dist', other)).ino).toBe(otherSt.ino);
+  });
+
+  it('a bundle path that cannot be read (dist/ a file) falls to the committed copy, else silence: exit 0, nothing on stderr', async () => {
+    const root = await packageRoot();
+    rmSync(join(root, 'dist'), { recursive: true });
+    writeFileSync(join(root, 'dist'), 'not a folder');
+    const ctx = eligible();
+    expect(spawnHook(root, ctx)).toBe('');
+    mkdirSync(join(root, 'hooks'));
+    copyFileSync(await hookBundle(), join(root, 'hooks', 'hook.bundle.cjs'));
+    expect(run(root, eligible())).toContain('Past fix');
+  });
+
+  it.skipIf(!isRoot || !existsSync('/usr/sbin/runuser'))('a package folder the hook\'s user cannot write gets no cache, and the run prints as before (run as nobody)', async () => {
+    const root = await packageRoot();
+    const ctx = eligible();
+    for (const d of [join(ctx.home, '..'), ctx.home, ctx.cwd, ctx.root]) spawnSync('chmod', ['-R', 'a+rwX', d]);
+    chmodSync(join(root, '..'), 0o755);
+    chmodSync(root, 0o755);
+    expect(run(root, ctx, {}, ['/usr/sbin/runuser', '-u', 'nobody', '--'])).toContain('Past fix');
+    expect(caches(root)).toEqual([]);
+    expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a prompt run writes a cache as large as a tool run\'s: the warm-up compiled the tool path too', async () => {
