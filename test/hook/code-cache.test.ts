@@ -201,8 +201,9 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
   it.skipIf(!isRoot || !existsSync('/usr/sbin/runuser'))('a package folder the hook\'s user cannot write gets no cache, and the run prints as before (run as nobody)', async () => {
     const root = await packageRoot();
     const ctx = eligible();
-    for (const d of [join(ctx.home, '..'), ctx.home, ctx.cwd, ctx.root]) spawnSync('chmod', ['-R', 'a+rwX', d]);
-    chmodSync(join(root, '..'), 0o755);
+    // The temp folders are 0700 (mkdtemp): open the session's to nobody, and let it read (not
+    // write) the package root. Only folders this test made; the system's temp dir is untouched.
+    spawnSync('chmod', ['-R', 'a+rwX', join(ctx.home, '..')]);
     chmodSync(root, 0o755);
     expect(run(root, ctx, {}, ['/usr/sbin/runuser', '-u', 'nobody', '--'])).toContain('Past fix');
     expect(caches(root)).toEqual([]);
