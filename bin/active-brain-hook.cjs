@@ -18,8 +18,9 @@
 //   channels' code; atomically (a temp file renamed). Read only when it is a regular file of
 //   this user's (or root's) that nobody else may write: bytecode runs as code. Node options
 //   (execArgv, NODE_OPTIONS) other than none get a file of their own (V8 refuses a cache made
-//   under other flags). ACTIVE_BRAIN_HOOK_CODE_CACHE=off reads and writes none. A folder the
-//   user cannot write gets none: the hook runs as before.
+//   under other flags). ACTIVE_BRAIN_HOOK_CODE_CACHE=off reads and writes none, and so does
+//   Windows (no owner to check a cache against). A folder the user cannot write gets none:
+//   the hook runs as before.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -82,9 +83,13 @@ function readCodeCache(file, stamp) {
   try {
     const st = fs.fstatSync(fd);
     const me = uid();
-    const trusted = st.isFile() && (me === null || st.uid === me || st.uid === 0) && (me === null || (st.mode & 0o022) === 0);
+    // One link: the launcher makes a cache by rename, never a second name for another file.
+    const trusted = st.isFile() && st.nlink === 1 && (st.uid === me || st.uid === 0) && (st.mode & 0o022) === 0;
     if (!trusted) return { foreign: true };
-    if (st.size > MAX_CODE_CACHE_BYTES) return { stale: true };
+    // Not this bundle's: rewrite it only when it is this user's (a root-owned one in a shared
+    // folder could not be replaced, and trying would cost a warm-up on every run).
+    const stale = st.uid === me ? { stale: true } : { foreign: true };
+    if (st.size > MAX_CODE_CACHE_BYTES) return stale;
     const buf = Buffer.allocUnsafe(st.size);
     let got = 0;
     while (got < st.size) {
@@ -93,7 +98,7 @@ function readCodeCache(file, stamp) {
       got += n;
     }
     const head = Buffer.byteLength(stamp);
-    return got > head && buf.toString('latin1', 0, head) === stamp ? { data: buf.subarray(head, got) } : { stale: true };
+    return got > head && buf.toString('latin1', 0, head) === stamp ? { data: buf.subarray(head, got) } : stale;
   } finally {
     fs.closeSync(fd);
   }
@@ -115,18 +120,21 @@ function mayWrite(dir) {
  *  The temp file is created first, so that a folder that refuses it (read-only, full) costs
  *  no warm-up. */
 function writeCodeCache(script, mod, file, stamp) {
-  if (!mayWrite(path.dirname(file))) return;
-  const tmp = `${file}.${process.pid}.tmp`;
+  let tmp = null;
   let fd;
   try {
+    if (!mayWrite(path.dirname(file))) return;
+    tmp = `${file}.${process.pid}.tmp`;
     fd = fs.openSync(tmp, 'wx', 0o644);
   } catch {
-    return;
+    return; // refused (read-only, full, a leftover of the same pid): no warm-up either
   }
   try {
     const exported = mod.exports;
     if (exported && typeof exported.warmUp === 'function') exported.warmUp();
-    fs.writeSync(fd, Buffer.concat([Buffer.from(stamp, 'latin1'), script.createCachedData()]));
+    const bytes = Buffer.concat([Buffer.from(stamp, 'latin1'), script.createCachedData()]);
+    // A short write (a full disk) must not become a cache V8 refuses at every start.
+    if (fs.writeSync(fd, bytes) !== bytes.length) throw new Error('short write');
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(tmp, file);
@@ -140,18 +148,38 @@ function writeCodeCache(script, mod, file, stamp) {
   }
 }
 
+/** The bundle's text and the stamp of the very file it was read from (one open: a bundle
+ *  rewritten between a stat and a read would otherwise meet the old one's cache). */
+function readBundle(bundle) {
+  const fd = fs.openSync(bundle, 'r');
+  try {
+    const st = fs.fstatSync(fd);
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = fs.readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got !== st.size) throw new Error('bundle changed while read');
+    return { source: buf.toString('utf8'), stamp: stampOf(st) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Compile the bundle with its code cache, run it, and keep the cache current. */
-function runCached(bundle, st) {
+function runCached(bundle) {
   const { Script } = require('node:vm');
   const cacheFile = `${bundle}.${process.version}-${process.arch}${optionsTag()}.codecache`;
-  const stamp = stampOf(st);
+  const { source, stamp } = readBundle(bundle);
   let read;
   try {
     read = readCodeCache(cacheFile, stamp);
   } catch {
     read = { foreign: true }; // unreadable: leave it alone
   }
-  const script = new Script(WRAP_HEAD + fs.readFileSync(bundle, 'utf8') + WRAP_TAIL, { filename: bundle, cachedData: read.data });
+  const script = new Script(WRAP_HEAD + source + WRAP_TAIL, { filename: bundle, cachedData: read.data });
   const mod = { exports: {} };
   const write = read.data ? script.cachedDataRejected === true : !read.foreign;
   if (write) process.once('exit', () => writeCodeCache(script, mod, cacheFile, stamp));
@@ -171,7 +199,9 @@ function main() {
     if (!st) continue;
     let run;
     try {
-      run = process.env[CODE_CACHE_ENV] === 'off' ? () => require(bundle) : runCached(bundle, st);
+      // Windows: no owner to check a cache against (no geteuid), no O_NOFOLLOW: none there.
+      const cached = process.env[CODE_CACHE_ENV] !== 'off' && process.platform !== 'win32' && uid() !== null;
+      run = cached ? runCached(bundle) : () => require(bundle);
     } catch {
       run = () => require(bundle); // the cache could not be used: compile as Node would
     }

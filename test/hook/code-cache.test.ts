@@ -12,7 +12,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, toolPayloadFor, offer, printedLine, hookBundle, tempDir, cleanupTemp, lastRecord, type Ctx } from './helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
@@ -152,7 +152,7 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     rmSync(cacheFile(root), { recursive: true });
   });
 
-  it('a cache another user owns, or one anyone may write, is not loaded and not touched; the same forged file of this user\'s runs (the control)', async () => {
+  it('a cache another user owns, one anyone may write, or one with a second name is not loaded and not touched; the same forged file of this user\'s runs (the control)', async () => {
     const root = await packageRoot();
     const forged = forgeCache(root);
     writeFileSync(cacheFile(root), forged);
@@ -170,6 +170,9 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
       chownSync(cacheFile(root), 0, 0);
     }
     chmodSync(cacheFile(root), 0o644);
+    linkSync(cacheFile(root), `${cacheFile(root)}.link`); // a second name: not a file the launcher made
+    expect(run(root, eligible())).toContain('Past fix');
+    rmSync(`${cacheFile(root)}.link`);
     expect(spawnHook(root, eligible())).toBe('FORGED\n'); // trusted, it runs: what the checks stop
   });
 
