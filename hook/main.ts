@@ -108,6 +108,8 @@ of its key lines) or the session's tool cache, and — only when a fix was found
 (where the session works). Prints at most one line of JSON (additionalContext) or nothing;
 always exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
+Its launcher keeps a V8 code cache beside the bundle (<bundle>.<node>-<arch>.codecache),
+written once after a run that found none; ACTIVE_BRAIN_HOOK_CODE_CACHE=off: none.
 Docs: docs/HOOK.md.
 `;
 
