@@ -71,6 +71,18 @@ function optionsTag() {
 
 const uid = () => (typeof process.geteuid === 'function' ? process.geteuid() : null);
 
+/** Up to `size` bytes of an open file from its start (fewer when it ended sooner). */
+function readOpen(fd, size) {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const n = fs.readSync(fd, buf, got, size - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
 /** The cache file, read only when it is ours to trust: opened without following a link and
  *  without blocking (a FIFO in its place), a regular file owned by this user (or root) that
  *  nobody else may write. Bytecode runs as code: a cache anyone else could have written must
@@ -90,15 +102,9 @@ function readCodeCache(file, stamp) {
     // folder could not be replaced, and trying would cost a warm-up on every run).
     const stale = st.uid === me ? { stale: true } : { foreign: true };
     if (st.size > MAX_CODE_CACHE_BYTES) return stale;
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = fs.readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
+    const buf = readOpen(fd, st.size);
     const head = Buffer.byteLength(stamp);
-    return got > head && buf.toString('latin1', 0, head) === stamp ? { data: buf.subarray(head, got) } : stale;
+    return buf.length > head && buf.toString('latin1', 0, head) === stamp ? { data: buf.subarray(head) } : stale;
   } finally {
     fs.closeSync(fd);
   }
@@ -109,7 +115,7 @@ function mayWrite(dir) {
   const st = fs.statSync(dir, { throwIfNoEntry: false });
   if (!st) return false;
   const me = uid();
-  if (me === null || me === 0) return true;
+  if (me === 0) return true;
   if (st.uid === me) return (st.mode & 0o200) !== 0;
   const groups = new Set([...(typeof process.getgroups === 'function' ? process.getgroups() : []), typeof process.getegid === 'function' ? process.getegid() : -1]);
   if (groups.has(st.gid)) return (st.mode & 0o020) !== 0;
@@ -154,14 +160,8 @@ function readBundle(bundle) {
   const fd = fs.openSync(bundle, 'r');
   try {
     const st = fs.fstatSync(fd);
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = fs.readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    if (got !== st.size) throw new Error('bundle changed while read');
+    const buf = readOpen(fd, st.size);
+    if (buf.length !== st.size) throw new Error('bundle changed while read');
     return { source: buf.toString('utf8'), stamp: stampOf(st) };
   } finally {
     fs.closeSync(fd);
@@ -199,8 +199,8 @@ function main() {
     if (!st) continue;
     let run;
     try {
-      // Windows: no owner to check a cache against (no geteuid), no O_NOFOLLOW: none there.
-      const cached = process.env[CODE_CACHE_ENV] !== 'off' && process.platform !== 'win32' && uid() !== null;
+      // No owner to check a cache against (Windows: no geteuid, no O_NOFOLLOW either): none.
+      const cached = process.env[CODE_CACHE_ENV] !== 'off' && uid() !== null;
       run = cached ? runCached(bundle) : () => require(bundle);
     } catch {
       run = () => require(bundle); // the cache could not be used: compile as Node would

@@ -193,8 +193,9 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     const text = input.signal.kind === 'error' ? input.signal.text : '';
     const named = inScope.filter((f) => !f.edits || editsNamed(f.edits, text));
     // A call aimed at a folder beside the cwd asked about that folder: no move is its fix.
+    const places = named.flatMap((f) => (f.where ? [f.where] : []));
     const command = input.signal.kind === 'error' ? input.signal.command : '';
-    const place = ranBeside(input.cwd, command) ? null : currentPlace(named.flatMap((f) => (f.where ? [f.where] : [])), input.cwd, input.recent ?? '');
+    const place = places.length && !ranBeside(input.cwd, command) ? currentPlace(places, input.cwd, input.recent ?? '') : null;
     const here = named.filter((f) => !f.where || f.where === place);
     if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
     // The error met again in this session: another session's fix, not the one already shown
