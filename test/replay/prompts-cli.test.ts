@@ -4,8 +4,11 @@
  * under a new session id, uuids kept). Each session is replayed against a store of only the
  * earlier ones; the report counts the prompts the hook ran for (the copy's repeated prompts are
  * history: no hook), gives the hook's reason at each prompt and, with a gold, scores each gold
- * prompt with its reason when silent. A gold of another project, or naming a prompt the
- * transcripts do not have, is exit 2 naming it.
+ * prompt with its reason when silent. A project whose earlier session fixed the error a later
+ * one meets again shows that Past fix at the later session's next prompt: scored a hit when the
+ * gold names that session as the source, wrong when the reviewer judged the offered exchange N
+ * or the prompt needed nothing. A gold of another project, or naming a prompt the transcripts
+ * do not have, is exit 2 naming it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -25,7 +28,8 @@ let project: string;
 let env: NodeJS.ProcessEnv;
 
 /** One session's lines with uuids of its own (the helper numbers them from 1 in every file). */
-const own = (id: string, t0: number) => sessionLines({ sessionId: id, t0 }).map((l) => l.replaceAll('00000000-0000-4000-8000-', `${id.slice(0, 8)}-0000-4000-8000-`));
+const own = (id: string, t0: number) =>
+  sessionLines({ sessionId: id, t0 }).map((l) => l.replaceAll('00000000-0000-4000-8000-', `${id.slice(0, 8)}-0000-4000-8000-`).replaceAll('toolu_pg1', `toolu_${id.slice(0, 8)}`));
 /** The prompt uuids of a file, in order. */
 const promptUuids = (path: string) =>
   readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; uuid: string; message: { content: unknown } })
@@ -60,7 +64,44 @@ function gold(items: unknown[], name = '-work-app'): string {
   return f;
 }
 
+/** A project where session A met the postgres ECONNRESET and fixed it, and B (a day later)
+ *  meets it again: the daemon's decision on B's error turn reaches the hook at B's next prompt. */
+function fixedProject(): { dir: string; closing: string } {
+  const dir = join(tmp, 'fixed', '-work-app');
+  const a = own(A, SESSION_T0);
+  const i = a.findIndex((l) => l.includes('The postgres connection pool drops'));
+  const rec = JSON.parse(a[i]) as { message: { content: unknown } };
+  rec.message.content = [{ type: 'text', text: 'The pool handed out dead sockets. Fixed by setting idleTimeoutMillis to 10000 in src/db/pool.ts; npm run test:db passes now.' }];
+  a[i] = JSON.stringify(rec);
+  writeLines(join(dir, `${A}.jsonl`), a);
+  const b = writeLines(join(dir, `${B}.jsonl`), own(B, SESSION_T0 + DAY));
+  return { dir, closing: promptUuids(b).at(-1)! };
+}
+
 describe('eval prompts', () => {
+  it('an offer the hook shows at a prompt is scored: a hit from the source session; wrong from a candidate judged N or where nothing was needed', () => {
+    const f = fixedProject();
+    const aPrompts = promptUuids(join(f.dir, `${A}.jsonl`));
+    const pgExchange = aPrompts[4]; // A's postgres turn, where the fix is
+    const score = (it: Record<string, unknown>) => {
+      const r = cli(['eval', 'prompts', f.dir, '--gold', gold([{ id: 'w:p1', session: B, uuid: f.closing, ...it }]), '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { shown_offers: number; self_lineage_offers: number; offers: Array<{ exchange: string; line: string }>; gold: Record<string, unknown> & { events: Array<Record<string, unknown>> } };
+    };
+    const hit = score({ needs_past: true, sources: [{ session: A, uuid: pgExchange, type: 'past-fix' }], judged_candidates: [{ session: A, uuid: pgExchange, verdict: 'W' }] });
+    expect(hit).toMatchObject({ shown_offers: 1, self_lineage_offers: 0 });
+    // The offered chunk's exchange is found by its time, and the line carries what was met.
+    expect(hit.offers[0].exchange).toBe(pgExchange);
+    expect(hit.offers[0].line).toContain('same ECONNRESET');
+    expect(hit.gold).toMatchObject({ needs_past: 1, hits: 1, recall: 1, right_offers: 1, wrong_offers: 0, precision: 1, unjudged_offers: 0 });
+    expect(hit.gold.events).toMatchObject([{ item: 'w:p1', outcome: 'hit', exchange: pgExchange, reason: null }]);
+    const judgedN = score({ needs_past: true, sources: [{ session: A, uuid: aPrompts[0], type: 'fact' }], judged_candidates: [{ session: A, uuid: pgExchange, verdict: 'N' }] });
+    expect(judgedN.gold).toMatchObject({ hits: 0, misses: 1, wrong_offers: 1, precision: 0 });
+    const needless = score({ needs_past: false, sources: [], judged_candidates: [] });
+    expect(needless.gold).toMatchObject({ needs_past: 0, wrong_offers: 1, precision: 0 });
+    expect(needless.gold.events[0]).toMatchObject({ outcome: 'wrong-offer' });
+  });
+
   it('replays in time order and reads the hook at each prompt it ran for; a resumed copy\'s repeated prompts are history', () => {
     const r = cli(['eval', 'prompts', project, '--json']);
     expect(r.code, r.stderr).toBe(0);
