@@ -28,7 +28,7 @@ offer shown there whose chunk comes from one of its sources, not from a candidat
 miss, silent (needs nothing, nothing shown), wrong-offer; each other shown offer is
 unjudged-offer.
   gold.recall       hits / prompts that need the past
-  gold.precision    right / (right + wrong) shown offers at judged prompts
+  gold.precision    right / (right + wrong) shown offers at judged prompts (0 when none)
   gold.offer_rate   shown offers / typed prompts (all prompts of the project, not only judged)
   gold.events       one per gold prompt and per other shown offer, with the hook's reason
                     when silent (--json)
@@ -52,7 +52,7 @@ function table(r: PromptsReport): string {
   if (g) {
     lines.push(
       `judged gold (${g.project}, ${g.items} prompts): need the past ${g.needs_past} · hit ${g.hits} (recall ${pct(g.recall)}) · missed ${g.misses}`,
-      `shown offers ${g.shown_offers}: right ${g.right_offers} · wrong ${g.wrong_offers} · unjudged ${g.unjudged_offers} · precision ${pct(g.precision)}`,
+      `shown offers ${g.shown_offers}: right ${g.right_offers} · wrong ${g.wrong_offers} · unjudged ${g.unjudged_offers} · precision ${g.right_offers + g.wrong_offers ? pct(g.precision) : '— (no offer at a judged prompt)'}`,
     );
     for (const e of g.events) {
       if (e.outcome === 'silent') continue;
