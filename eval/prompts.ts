@@ -34,9 +34,10 @@ export interface PromptOffer {
 export interface PromptsReport {
   projects: number;
   sessions: number;
-  /** Prompts a person typed (the hook ran for them; not injected, not empty, not copies). */
+  /** Prompts a person typed (not injected, not empty, not copies) that the hook's gates judged
+   *  (past its worker refusal: a `claude -p` session's prompts are no person's). */
   typed_prompts: number;
-  /** Prompts the hook ran for (typed ones and injected ones). */
+  /** Prompts the hook's gates judged (typed ones and injected ones). */
   hooked_prompts: number;
   /** Offers the hook would show (printed live or would-fire in soak) at those prompts. */
   shown_offers: number;
@@ -95,8 +96,10 @@ export async function evalPrompts(dir: string, opts: PromptsOptions): Promise<Pr
     onPrompts: (s) => {
       replayed = s.project;
       uuidsOf.set(s.session, new Set(s.uuids));
+      // Typed by a person, in a session the hook answers (a worker session's prompts are refused
+      // by its prelude and never reach a person's view).
       const typed = new Set(s.typed.filter((t) => !t.injected && !t.empty).map((t) => t.uuid));
-      rep.typed_prompts += typed.size;
+      rep.typed_prompts += s.verdicts.filter((v) => typed.has(v.uuid)).length;
       rep.hooked_prompts += s.verdicts.length;
       const shownIds = s.verdicts.filter((v) => v.offer && hookShows(v.reason)).map((v) => v.offer!.chunkId);
       // The offered chunks' times, read while this session's store is open (mapped to their
