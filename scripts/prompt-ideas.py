@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 Offline estimates of prompt-channel ideas against the judged prompt gold (issue 39; the figures
-of docs/OFFERS.md "Ideas measured, none kept", items 2-7). Not product code: each idea is
+of docs/OFFERS.md "Ideas measured, none kept", items 2-8). Not product code: each idea is
 simulated over the raw transcripts of ../shared/eval/claude-code-real/projects in time order
 (a session sees only earlier sessions; worker sessions, entrypoint sdk-cli, get no offer) and
 scored as prompt-gold/README.md says (right: from a source session and not from a candidate
@@ -294,7 +294,25 @@ def judged_candidates():
         print(f'  {v}: {len(share[v])} candidates, mean share {sum(share[v]) / max(1, len(share[v])):.2f}; same request again (>= 50% of 4-word shingles) {again[v]}')
 
 
+# The person says the past holds something ("we added earlier", "already pushed", "existing").
+PAST_CUE = re.compile(r"\b(earlier|before|already|previous(ly)?|last (time|session)|we (added|did|made|built|had|implemented|pushed|wrote)|existing|where (we|we're|were) (at|left)|continue|again|you were working on|as before|remember)\b", re.I)
+
+
+def past_cue():
+    """Idea 8: a prompt that refers to past work, against the gold's needs_past (an upper bound on precision)."""
+    print('\n8. the prompt refers to past work (cue words): judged prompts with the cue, needing the past or not')
+    for p in PROJECTS:
+        items, sessions = load(p)
+        by = {e['uuid']: e for s in sessions for e in s['exchanges']}
+        c = Counter()
+        for it in items.values():
+            t = by[it['uuid']]['prompt'] if it['uuid'] in by else it['prompt']
+            c[(bool(PAST_CUE.search(t[:2000])), it['needs_past'])] += 1
+        print(f'  {p}: with the cue {c[(True, True)]} need / {c[(True, False)]} do not; without it {c[(False, True)]} need / {c[(False, False)]} do not')
+
+
 if __name__ == '__main__':
+    past_cue()
     judged_candidates()
     leave_one_out('2. outcome facts by the prompt\'s rare words (weight, idf)', [(t, n) for t in (8, 12, 16, 20, 24) for n in (2, 3, 4, 5)], lambda t, n: words_idea(t, n))
     fixed('3. a failed lookup in the exchange before, named elsewhere by an earlier session', lookup_idea)
