@@ -5,7 +5,9 @@
  * indexer (indexer/indexer.ts: exchanges and error episodes) into a temp store as the
  * scheduled indexer would; the session is then replayed through the daemon's own pipeline
  * and the hook's own gates (eval/replay.ts feedSession: both channels, the fixes files the
- * daemon would write from that store).
+ * daemon would write from that store). Calls and prompts a resumed or forked file repeats
+ * from an earlier file are history: no hook ran for them (`eval prompts`, eval/prompts.ts,
+ * reads the same replay at each prompt through `onPrompts`).
  *
  * Gold: every tool error the hook sees (a failure Claude Code runs PostToolUseFailure for —
  * not a `<tool_use_error>` rejection, which fires no hook) whose signature matches an episode
