@@ -5,7 +5,9 @@
  * indexer (indexer/indexer.ts: exchanges and error episodes) into a temp store as the
  * scheduled indexer would; the session is then replayed through the daemon's own pipeline
  * and the hook's own gates (eval/replay.ts feedSession: both channels, the fixes files the
- * daemon would write from that store).
+ * daemon would write from that store). Calls and prompts a resumed or forked file repeats
+ * from an earlier file are history: no hook ran for them (`eval prompts`, eval/prompts.ts,
+ * reads the same replay at each prompt through `onPrompts`).
  *
  * Gold: every tool error the hook sees (a failure Claude Code runs PostToolUseFailure for —
  * not a `<tool_use_error>` rejection, which fires no hook) whose signature matches an episode
@@ -35,7 +37,7 @@ import { stepErrorText } from '../transcript/tool-steps.js';
 import { seededRandom } from '../shared/prng.js';
 import { quantile } from '../ops/stats.js';
 import { readTimedExchanges, type FileExchanges } from './replay-read.js';
-import { SessionReplay, hookShows, type ReplayRow } from './replay-session.js';
+import { SessionReplay, hookShows, type PromptVerdict, type ReplayRow } from './replay-session.js';
 import { feedSession, replayConfig, sessionSeed } from './replay.js';
 import { checkGold, emptyTally, handleSession, scoreSession, type GoldItem, type GoldTally, type PastfixEvent, type PastfixGold, type ScoredStep } from './pastfix-gold.js';
 
@@ -105,7 +107,27 @@ export interface PastfixOptions {
   workParent?: string;
   /** A judged gold for one project of the folder (eval/pastfix-gold.ts). */
   gold?: PastfixGold;
+  /** Only the project of this name (a folder of several; `eval prompts --gold`). */
+  project?: string;
+  /** After each session's replay, with the store of the earlier ones still open: the hook's
+   *  verdict at each typed prompt (`eval prompts`, eval/prompts.ts). */
+  onPrompts?: (p: SessionPrompts) => void | Promise<void>;
   onSession?: (done: number, total: number) => void;
+}
+
+/** One replayed session's prompt channel, for `eval prompts`. */
+export interface SessionPrompts {
+  project: string;
+  session: string;
+  /** The prompts the hook ran for (typed by a person; not copies of an earlier file). */
+  typed: Array<{ uuid: string; injected: boolean; empty: boolean }>;
+  verdicts: PromptVerdict[];
+  /** Every prompt record's uuid in the file (copies included). */
+  uuids: string[];
+  /** Earlier session files this one repeats records of (its lineage). */
+  lineage: ReadonlySet<string>;
+  /** The store of the earlier sessions (open during the call). */
+  store: StoreReader | null;
 }
 
 interface SessionFile {
@@ -171,8 +193,8 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
   const indexMs: number[] = [];
   let recalledResolved = 0;
   let projects = findProjects(dir);
-  if (opts.gold) {
-    const want = opts.gold.project;
+  if (opts.gold || opts.project) {
+    const want = opts.gold?.project ?? opts.project;
     const named = projects.filter((p) => p.name === want);
     // A folder of one project checks the gold against it (and says when it is another's).
     projects = named.length ? named : projects.slice(0, 1);
@@ -200,6 +222,9 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
       // Calls seen in an earlier session file, by the session that made them: a resumed or
       // forked copy repeats them (and so names its lineage).
       const seenCalls = new Map<string, string>();
+      // Prompts seen in an earlier session file, by the session that had them (a resumed or
+      // forked copy repeats them: no hook ran for them there, the daemon reads them as history).
+      const seenPrompts = new Map<string, string>();
       const root = join(work, String(pi));
       const history = join(root, 'history', project.name);
       mkdirSync(history, { recursive: true });
@@ -231,13 +256,33 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         const reader = si > 0 ? openStoreReader(storePath) : null;
         try {
           const read = reads.get(f.path)!;
+          const sessionId = basename(f.path, '.jsonl');
           const copied = new Set(read.steps.map((t) => t.step.toolUseId).filter((x): x is string => !!x && seenCalls.has(x)));
           rep.copied_steps += copied.size;
           const lineage = new Set([...copied].map((id) => seenCalls.get(id)!));
-          const scored = await replayOne(f.path, read, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), copied);
+          for (const t of read.exchanges) {
+            const from = t.exchange.uuid ? seenPrompts.get(t.exchange.uuid) : undefined;
+            if (from && from !== sessionId) lineage.add(from);
+          }
+          const fed: FileExchanges = { ...read, exchanges: read.exchanges.map((t) => (t.exchange.uuid && seenPrompts.has(t.exchange.uuid) && seenPrompts.get(t.exchange.uuid) !== sessionId ? { ...t, seed: true, hookFires: false } : t)) };
+          let replayed: SessionReplay | null = null;
+          const scored = await replayOne(f.path, fed, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), copied, (s) => (replayed = s));
+          const session = replayed as SessionReplay | null;
+          if (session && opts.onPrompts) {
+            await opts.onPrompts({
+              project: project.name,
+              session: sessionId,
+              typed: fed.exchanges.filter((t) => t.hookFires && !t.seed && !t.exchange.isSidechain).map((t) => ({ uuid: t.exchange.uuid, injected: t.exchange.injected, empty: t.exchange.user.trim() === '' })),
+              verdicts: session.promptVerdicts,
+              uuids: read.exchanges.map((t) => t.exchange.uuid).filter((u) => !!u),
+              lineage,
+              store: reader,
+            });
+          }
           rep.self_lineage_offers += scored.filter((x) => x.shown && lineage.has(handleSession(x.shown.handle))).length;
-          if (opts.gold) events.push(...scoreSession(basename(f.path, '.jsonl'), scored, itemsBySession.get(basename(f.path, '.jsonl')) ?? [], tally));
-          for (const t of read.steps) if (t.step.toolUseId && !seenCalls.has(t.step.toolUseId)) seenCalls.set(t.step.toolUseId, basename(f.path, '.jsonl'));
+          if (opts.gold) events.push(...scoreSession(sessionId, scored, itemsBySession.get(sessionId) ?? [], tally));
+          for (const t of read.steps) if (t.step.toolUseId && !seenCalls.has(t.step.toolUseId)) seenCalls.set(t.step.toolUseId, sessionId);
+          for (const t of read.exchanges) if (t.exchange.uuid && !seenPrompts.has(t.exchange.uuid)) seenPrompts.set(t.exchange.uuid, sessionId);
         } finally {
           reader?.close();
         }
@@ -281,6 +326,7 @@ async function replayOne(
   hookMs: number[],
   addRecalledResolved: (n: number) => void,
   copied: ReadonlySet<string>,
+  onReplayed?: (session: SessionReplay) => void,
 ): Promise<ScoredStep[]> {
   const index = store ? store.episodeIndex() : [];
   const earlier = new Set(index.map((e) => e.sig));
@@ -309,6 +355,7 @@ async function replayOne(
   });
   await feedSession(session, read, (t) => (clock = t));
   const rows = session.finish().filter((r) => r.channel === 'tool');
+  onReplayed?.(session);
   const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));
   const steps = read.steps.map((t) => t.step).filter((s) => !s.toolUseId || !copied.has(s.toolUseId));
   rep.tool_steps += steps.length;

@@ -113,6 +113,18 @@ export interface ReplayRow {
   already_in_session?: boolean;
 }
 
+/** The hook at one prompt: its reason code, the offer it met (shown or not), the line it would
+ *  print, and the daemon's last prompt-channel decision before it (what filled the cache). */
+export interface PromptVerdict {
+  /** The prompt record's uuid. */
+  uuid: string;
+  at: number;
+  reason: HookDecision['reason'];
+  offer: { handle: string; chunkId: number; type: OfferType; confidence: number } | null;
+  line: string | null;
+  daemon: { silence: string | null; trigger: string | null; handle: string | null } | null;
+}
+
 /** The chunk id in a Past fix offer id (`fix-<sig>-<chunkId>`), or -1. */
 function chunkIdOf(id: string): number {
   const m = /^fix-[0-9a-f]{14}-(\d+)$/.exec(id);
@@ -179,6 +191,8 @@ export class SessionReplay {
   /** Offers' one-line reasons (from the store, never the replayed session's text), by row:
    *  for the report page, not for the JSON. */
   readonly reasons = new Map<ReplayRow, string>();
+  /** The hook's verdict at each prompt it ran for (`eval prompts` scores these). */
+  readonly promptVerdicts: PromptVerdict[] = [];
 
   /** The session's entrypoint: the option, else the first one an exchange names. */
   private entrypoint: string | null;
@@ -422,6 +436,16 @@ export class SessionReplay {
     });
     this.hookState = nextState(this.hookState, pre.sessionId, d, now);
     const p = this.pending;
+    const cached = this.cache?.offer && d.offer && d.offer.id === this.cache.offer.id ? this.cache.offer : null;
+    const last = this.rows.filter((r) => r.channel === 'prompt').at(-1) ?? null;
+    this.promptVerdicts.push({
+      uuid: ex.uuid,
+      at: now,
+      reason: d.reason,
+      offer: cached ? { handle: cached.handle, chunkId: cached.chunkId, type: cached.type, confidence: round4(cached.confidence) } : null,
+      line: d.text ?? null,
+      daemon: last ? { silence: last.silence, trigger: last.trigger, handle: last.offer?.handle ?? null } : null,
+    });
     if (p?.offer && d.offer && this.cache?.offer && d.offer.id === this.cache.offer.id) {
       p.hook = d.reason;
       if (hookShows(d.reason)) this.pending = null;

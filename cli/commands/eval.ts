@@ -29,6 +29,7 @@ export const EVALS: Record<string, Entry> = {
   drift: { summary: 'TIAGE topic shifts: drift trigger precision/recall/F1/Pk (--tiage FILE)', load: () => importEval('drift-cmd') },
   stall: { summary: 'OpenHands trajectories: stall trigger precision/recall/F1 (--openhands FILE)', load: () => importEval('stall-cmd') },
   pastfix: { summary: 'Past fix at the failure over transcripts in time order: recall, precision, offers per 100 steps', load: () => importEval('pastfix-cmd') },
+  prompts: { summary: 'the prompt channel over transcripts in time order: offers per typed prompt; recall, precision against a judged gold (--gold)', load: () => importEval('prompts-cmd') },
   'locomo-replay': { summary: 'LoCoMo conversations replayed as live sessions: fire rate, gold share', load: () => importEval('locomo-replay-cmd') },
 };
 

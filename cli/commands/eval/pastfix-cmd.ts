@@ -21,7 +21,8 @@ indexed by the real indexer (exchanges and error episodes); the session is then 
 through the daemon's pipeline and the hook's gates (both channels; every mode's tool channel
 as configured, soak counting as would-fire).
 Calls a resumed or forked session file repeats from an earlier one are not replayed through
-the hook (Claude Code ran none for them); they count as copied_steps.
+the hook (Claude Code ran none for them); they count as copied_steps. Its repeated prompts
+are history too (the daemon reads them, no hook runs).
 
 --gold FILE: a judged gold for one project of the folder (format: the README of
 ../shared/eval/claude-code-real). Scores each item: hit (the hook showed, at that call or the
