@@ -27,7 +27,7 @@ import type { Decision, Pipeline } from '../core/pipeline.js';
 import { publishDecision, publishLineage, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
 import { findFixFile, hasPlace, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
-import { CLAUDE_EVENT_SET, postToolUseReaches } from '../hook/install.js';
+import { CLAUDE_EVENT_SET, postToolUseReaches } from '../ops/hook-install.js';
 import type { Exchange, FixFile, HookSettings, HookState, LineageCache, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { claudeConfigDir } from '../shared/paths.js';
 import { PLUGIN_NAME } from './plugin-manifest.js';
-import { settingsPathFor } from '../hook/install-files.js';
+import { settingsPathFor } from './hook-install-files.js';
 
 export interface PluginRegistration {
   /** `<name>@<marketplace>`. */

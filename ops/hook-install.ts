@@ -5,7 +5,7 @@
  * PostToolUse), idempotent — an older entry of ours is updated in place, an older install
  * (UserPromptSubmit only) gains the tool event, one under an event no longer registered (an
  * older install's PostToolUse) is removed —, remove only ours, count ours (duplicate detection across scopes), and a
- * small line diff for --dry-run. File IO lives in hook/install-files.ts.
+ * small line diff for --dry-run. File IO lives in ops/hook-install-files.ts.
  *
  * Shape (Claude Code hooks reference, https://code.claude.com/docs/en/hooks): {"hooks":
  * {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": 5}]}]}};
