@@ -15,6 +15,7 @@
  * the file is kept as it was.
  */
 import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** Seconds Claude Code waits for the hook (its default is long; never rely on it). The hook
  *  gives up on its own after hook.deadlineMs (150 ms): this is only the backstop. */
@@ -72,9 +73,6 @@ export const HOOK_EVENT: HookEvent = 'UserPromptSubmit';
 const OURS_RE = /active-brain-hook(?:\.c?js)?['"]?\s*$/;
 
 export class SettingsShapeError extends Error {}
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 export interface HookEntry {
   type: 'command';

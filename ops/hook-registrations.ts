@@ -13,6 +13,7 @@ import type { HookEvent } from '../shared/vocabulary.js';
 import { CLAUDE_EVENTS, isOurEntry } from './hook-install.js';
 import { settingsPathFor } from './hook-install-files.js';
 import { pluginRegistrations } from './plugin-registration.js';
+import { isObj } from '../shared/json-object.js';
 
 export interface HookRegistration {
   event: HookEvent;
@@ -23,8 +24,6 @@ export interface HookRegistration {
   /** Every file looked at. */
   looked: string[];
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The settings files Claude Code merges for a session started in `cwd`. */
 export function settingsFiles(env: NodeJS.ProcessEnv, cwd: string): string[] {

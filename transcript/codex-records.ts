@@ -35,6 +35,7 @@ import {
   type ToolCall,
 } from './records.js';
 import { codexErrorText, readCodexToolOutput } from '../shared/codex-output.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** Codex tool names that run a shell command: shown as `Bash` (the name Codex's hooks use). */
 export const CODEX_SHELL_TOOLS = ['exec_command', 'shell', 'shell_command', 'local_shell', 'container.exec'] as const;
@@ -49,8 +50,6 @@ const TURN_END_EVENTS: Readonly<Record<string, 'turn-duration' | 'interrupted'>>
   turn_aborted: 'interrupted',
 };
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const clip = (s: string, max: number) => (s.length <= max ? s : s.slice(0, max));
 

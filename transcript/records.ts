@@ -8,6 +8,7 @@
  * local-command system lines, unknown types, malformed JSON). Pure; never throws.
  */
 import { MAX_COMMAND_CHARS } from '../shared/command-keys.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** What a user-side prompt record is. Only `human` is typed by the person. */
 export type PromptKind =
@@ -100,9 +101,6 @@ export const MAX_TOOL_CALLS_PER_RECORD = 32;
 /** Content blocks looked at in one record (a hostile line cannot make us loop long). */
 const MAX_BLOCKS = 256;
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function clip(s: string, max: number): string {
