@@ -28,6 +28,7 @@ import {
   MAX_PROMPT_CHARS,
   MAX_TOOL_CALLS_PER_RECORD,
   MAX_TOOL_RESULT_CHARS,
+  decodeJsonLine,
   toolCall,
   type ParsedRecord,
   type PromptKind,
@@ -148,16 +149,7 @@ export class CodexRecordParser {
 
   /** One rollout line → a record, or null (skipped). Never throws. */
   parseLine(line: string): ParsedRecord | null {
-    if (typeof line !== 'string') return null;
-    const t = line.trim();
-    if (!t.startsWith('{')) return null;
-    let v: unknown;
-    try {
-      v = JSON.parse(t);
-    } catch {
-      return null;
-    }
-    return this.parseValue(v);
+    return this.parseValue(decodeJsonLine(line));
   }
 
   /** An already-decoded line → a record, or null. Never throws. */

@@ -365,16 +365,20 @@ export function parseValue(value: unknown): ParsedRecord | null {
   }
 }
 
+/** One JSONL line → its decoded JSON value, or undefined when it is no JSON object line
+ *  (blank, not starting with `{`, broken). Never throws. Both hosts' parsers read lines so. */
+export function decodeJsonLine(line: string): unknown {
+  if (typeof line !== 'string') return undefined;
+  const t = line.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+}
+
 /** One transcript line → a normalized record, or null (skipped). Never throws. */
 export function parseLine(line: string): ParsedRecord | null {
-  if (typeof line !== 'string') return null;
-  const t = line.trim();
-  if (!t.startsWith('{')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(t);
-  } catch {
-    return null;
-  }
-  return parseValue(value);
+  return parseValue(decodeJsonLine(line));
 }
