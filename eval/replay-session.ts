@@ -33,6 +33,7 @@ import type { Exchange, FixFile, HookSettings, HookState, LineageCache, OfferCac
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
 import { hostEnvFor } from '../shared/workers.js';
+import { round4 } from './metrics.js';
 
 /** An exchange as the replay feeds it. */
 export interface TimedExchange {
@@ -129,8 +130,6 @@ export function hookShows(v: HookVerdict | null): boolean {
 export function replayOfferId(salt: string, session: string, turn: number, chunkId: number): string {
   return `replay-${createHash('sha256').update(`${salt}\u0000${session}\u0000${turn}\u0000${chunkId}`).digest('hex').slice(0, 16)}`;
 }
-
-const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
 export interface SessionReplayOptions {
   pipeline: Pipeline;
