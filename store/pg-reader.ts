@@ -14,7 +14,7 @@
 import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, NameMatch, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { blobToFloat32, type MatrixFilter, type ScanMethod, type VectorMatrix } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
+import { episodeOrder, episodesBySignature, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
 import { checkPgSchema, connectPg, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';
@@ -244,17 +244,13 @@ export class PgStoreReader implements StoreReader {
   }
 
   episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
-    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
-    if (wanted.length === 0) return [];
-    const sel = this.select(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    const rows = this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.sig = ANY($1::text[]) UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig = ANY($1::text[])`, [wanted]);
-    return rows
-      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
-      .map(toEpisode)
-      .sort(episodeOrder)
-      .slice(0, MAX_EPISODES_BY_SIGNATURE);
+    return episodesBySignature(
+      sigs,
+      filter,
+      (f) => this.select(f),
+      (wanted) => this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.sig = ANY($1::text[]) UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig = ANY($1::text[])`, [wanted]),
+      toEpisode,
+    );
   }
 
   episodeIndex(): EpisodeIndexEntry[] {

@@ -97,3 +97,34 @@ export function nameSearch(
     .slice(0, k)
     .map(([id, v], i) => ({ chunkId: id, score: NAME_MATCH_SCORE[v.match], rank: i + 1, match: v.match }));
 }
+
+/** An episode row as both stores' queries return it: the fields the filter reads. */
+export interface EpisodeRowRef {
+  chunkId: number;
+  regionId: number;
+}
+
+/**
+ * Episodes (and notes' quoted signatures) for some error signatures: the store's rows for the
+ * distinct signatures asked, those outside the filter's regions or excluded dropped, resolved
+ * first then newest, at most MAX_EPISODES_BY_SIGNATURE. `rows` runs the store's own query;
+ * `toEpisode` maps a row.
+ */
+export function episodesBySignature<R extends EpisodeRowRef>(
+  sigs: string[],
+  filter: SearchFilter | undefined,
+  select: (filter: SearchFilter | undefined) => RegionSelection | null,
+  rows: (wanted: string[]) => R[],
+  toEpisode: (row: R) => EpisodeRecord,
+): EpisodeRecord[] {
+  const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
+  if (wanted.length === 0) return [];
+  const sel = select(filter);
+  if (sel && sel.ids.length === 0) return [];
+  const exclude = new Set(filter?.excludeChunkIds ?? []);
+  return rows(wanted)
+    .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
+    .map(toEpisode)
+    .sort(episodeOrder)
+    .slice(0, MAX_EPISODES_BY_SIGNATURE);
+}

@@ -27,7 +27,7 @@ import { resolve } from 'node:path';
 import { SqliteLineage } from './lineage-sql.js';
 import { sqliteRows, WARM_PAGE } from './sqlite-rows.js';
 import { readerStatements, toEpisode, toRecord, type ChunkRow, type EpisodeRow, type ReaderStatements } from './sqlite-queries.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
+import { episodeOrder, episodesBySignature, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
 
 /** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
  *  and filters in memory (cheap); only when that leaves too few does it run the filtered SQL join. */
@@ -320,18 +320,13 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
-    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
-    if (wanted.length === 0) return [];
-    const sel = this.selectRegions(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    const rows = this.stmts.episodesBySig.all({ sigs: JSON.stringify(wanted) }) as EpisodeRow[];
-    return rows
-      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
-      .map(toEpisode)
-      .sort(episodeOrder)
-      .slice(0, MAX_EPISODES_BY_SIGNATURE)
-      .map((e) => this.withLineage(e));
+    return episodesBySignature(
+      sigs,
+      filter,
+      (f) => this.selectRegions(f),
+      (wanted) => this.stmts.episodesBySig.all({ sigs: JSON.stringify(wanted) }) as EpisodeRow[],
+      toEpisode,
+    ).map((e) => this.withLineage(e));
   }
 
   /** The episode with its session's lineage, when the session shares messages with others. */
