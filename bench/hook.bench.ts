@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import type { FixFile, HookSettings, OfferCache } from '../shared/types.js';
 import { quantile } from './stats.js';
-import { hookCommand } from '../hook/install.js';
+import { hookCommand } from '../ops/hook-install.js';
 import { errorSignature } from '../shared/error-signature.js';
 import { buildFixFiles } from '../core/fixes.js';
 import { FixesWriter } from '../daemon/fixes-writer.js';
@@ -233,7 +233,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
 
   // Inherited environment: a user with NODE_EXTRA_CA_CERTS set (a CA bundle read at every Node
   // start). Both through /bin/sh as Claude Code runs hooks: bare `node -e 0` vs the command
-  // `install` registers, which clears the variable for the hook (hook/install.ts).
+  // `install` registers, which clears the variable for the hook (ops/hook-install.ts).
   const caBundle = [process.env.NODE_EXTRA_CA_CERTS, ...CA_BUNDLES].find((p): p is string => !!p && existsSync(p));
   const inherited: { bare: number[]; registered: number[] } = { bare: [], registered: [] };
   if (caBundle) {

@@ -13,7 +13,8 @@ import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
 import { parseLocomo } from '../eval/locomo.js';
-import { replayLocomo, speakersA, DEFAULT_LINK_WINDOW } from '../eval/locomo-replay.js';
+import { replayLocomo, DEFAULT_LINK_WINDOW } from '../eval/locomo-replay.js';
+import { speakersA } from '../eval/locomo-exchanges.js';
 
 /** Target: would-fire offers over exchanges. */
 export const MAX_FIRE_RATE = 0.15;

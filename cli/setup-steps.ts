@@ -2,7 +2,7 @@
  * The steps of `active-brain setup`, each idempotent and each saying what it changed or that
  * it was already done: the model loads; the transcripts root is a `transcripts` source in
  * region `sessions`; it is indexed (cli/commands/index-cmd.ts runIndexJob, recorded like any
- * index run); the Claude Code hooks are registered (hook/install-files.ts installHook and
+ * index run); the Claude Code hooks are registered (ops/hook-install-files.ts installHook and
  * config/hook-settings.ts — what `active-brain install` calls), and Codex CLI's when it is
  * there (`install --host codex`); the daemon and the scheduled
  * index are installed (ops/service.ts); a health summary from the status functions. With
@@ -20,8 +20,8 @@ import { listSourceFiles } from '../indexer/files.js';
 import { createProgress } from '../indexer/progress.js';
 import { openStoreReader } from '../store/sqlite-store.js';
 import type { SourceRecord } from '../store/types.js';
-import { installCodexHook, installHook, packageRoot, settingsPathFor } from '../hook/install-files.js';
-import { countOurs, parseSettingsText, SettingsShapeError } from '../hook/install.js';
+import { installCodexHook, installHook, packageRoot, settingsPathFor } from '../ops/hook-install-files.js';
+import { countOurs, parseSettingsText, SettingsShapeError } from '../ops/hook-install.js';
 import { commandsOk, installService, probeManager, type Platform } from '../ops/service.js';
 import { applyChoices, choicesFrom, persistChoices } from '../config/persist.js';
 import type { Source } from '../config/load.js';

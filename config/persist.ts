@@ -13,6 +13,7 @@ import { ConfigSchema, type Config } from './schema.js';
 import { ConfigError, readConfigFile, type Source } from './load.js';
 import { configPath, defaultTranscriptsRoot, homeDir } from '../shared/paths.js';
 import { ensureDir, writeFileAtomic } from '../shared/atomic.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** Keys persisted when they came from the environment or a flag; `path` ones are made absolute. */
 export const PERSISTED_KEYS = [
@@ -27,9 +28,6 @@ export const PERSISTED_KEYS = [
 
 /** Sources whose values live only as long as the shell (or the command line) that set them. */
 const TRANSIENT: readonly Source[] = ['env', 'flag'];
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function getPath(o: Obj, key: string): unknown {
   let v: unknown = o;

@@ -10,36 +10,30 @@
  *            ─▶ gates: observed? (worker / sidechain / seed / injected) · mode · trigger ·
  *               cooldown · store ─▶ OfferBuilder (retrieval/) ─▶ session FIFO
  *
- * Session state is keyed by transcript path (a subagent file never shares its parent's
- * state), bounded (daemon.maxSessions, idle eviction). Decisions carry ids, figures and
- * reason codes only; the exchange text stays in memory (a few recent exchanges per session
- * for the offer builder) and never reaches a Decision.
+ * Session state lives in core/sessions.ts (keyed by transcript path, bounded); the records
+ * decided, in core/decision.ts. Decisions carry ids, figures and reason codes only; the
+ * exchange text stays in memory (a few recent exchanges per session for the offer builder)
+ * and never reaches a Decision.
  */
 import { createRedactor, type Redactor } from '../shared/redact.js';
 import { ModeSchema, type Config, type Mode } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbedderUnavailable } from '../embed/errors.js';
-import type { OfferBuilder, OfferTypeEvidence, TriggerKind } from '../retrieval/types.js';
-import { SessionShingles, exchangeSeenText } from '../retrieval/novelty.js';
-import type { Exchange, ModeState, Offer } from '../shared/types.js';
+import type { OfferBuilder } from '../retrieval/types.js';
+import { exchangeSeenText } from '../retrieval/novelty.js';
+import type { Exchange } from '../shared/types.js';
 import { modeFor } from '../shared/modes.js';
 import { exchangeTexts } from './exchange-text.js';
 import { exchangeFeatures } from './exchange-features.js';
-import {
-  centroidUnit,
-  createSessionState,
-  isPromptOnly,
-  markBuild,
-  recordExchange,
-  rememberOffered,
-  type ExchangeFeatures,
-  type SessionState,
-} from './session-state.js';
-import { evaluateTriggers, type TriggerResult } from './triggers.js';
-import { isWorkerSession, type WorkerReason } from './workers.js';
-import { decideToolStep, LOOP_RING, type EpisodeLookup, type LoopEntry } from './tool-step.js';
+import { centroidUnit, isPromptOnly, markBuild, recordExchange, rememberOffered, type ExchangeFeatures } from './session-state.js';
+import { evaluateTriggers } from './triggers.js';
+import type { WorkerReason } from './workers.js';
+import { decideToolStep, LOOP_RING, type EpisodeLookup } from './tool-step.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
-import { isMessageUuid } from '../shared/message-uuid.js';
+import { baseDecision, buildFigures, numbersOnly, triggerSilence, triggerValues, type Decision, type Gate, type ToolDecision } from './decision.js';
+import { Sessions, type Eviction, type SessionEntry } from './sessions.js';
+
+export type { Decision, Gate, ToolDecision } from './decision.js';
 
 /** Recent exchanges per session handed to the offer builder (oldest first, newest last). */
 export const RECENT_EXCHANGES = 4;
@@ -84,45 +78,6 @@ export interface PipelineInput {
   provisional?: boolean;
 }
 
-export interface Gate {
-  gate: string;
-  pass: boolean;
-  reason: string | null;
-}
-
-export interface Decision {
-  sessionId: string;
-  path: string;
-  turn: number;
-  exchangeUuid: string;
-  /** Transcript byte offset just past the exchange. */
-  offset: number;
-  mode: string | null;
-  modeState: ModeState | null;
-  worker: WorkerReason | null;
-  sidechain: boolean;
-  seed: boolean;
-  promptOnly: boolean;
-  injected: boolean;
-  trigger: TriggerKind | null;
-  triggerValues: Record<string, number>;
-  gates: Gate[];
-  offer: Offer | null;
-  /** Reason code for silence; null when an offer was made. */
-  silence: string | null;
-  sufficiency: number | null;
-  candidates: number;
-  latency: Record<string, number>;
-  /** This exchange opened a new session in memory. */
-  newSession: boolean;
-  /** Whether the hook may be told about this decision (an offer cache for this session). */
-  cacheable: boolean;
-  /** Decided on an open exchange (see PipelineInput.provisional). */
-  provisional: boolean;
-  /** With an offer: the rule behind its type and its novelty figures (retrieval/types.ts). */
-  typeEvidence?: OfferTypeEvidence;
-}
-
 /** Input of the tool channel: one tool step of a transcript (transcript/tool-steps.ts). */
 export interface ToolStepInput {
   step: ToolStep;
@@ -137,104 +92,18 @@ export interface ToolStepInput {
   isSidechain?: boolean;
 }
 
-/** The tool channel's decision on one step: ids, codes and figures only (no text). */
-export interface ToolDecision {
-  channel: 'tool';
-  sessionId: string;
-  path: string;
-  /** 1-based ordinal of the tool call among the session's main-lane tool calls. */
-  step: number;
-  toolUseId: string | null;
-  /** Transcript byte offset just past the step's result. */
-  offset: number;
-  mode: string | null;
-  /** The mode's tool-channel state. */
-  modeState: ModeState | null;
-  worker: WorkerReason | null;
-  seed: boolean;
-  trigger: TriggerKind | null;
-  /** Signature of the step's error (null when it is no error or has nothing informative). */
-  sig: string | null;
-  match: string | null;
-  offer: Offer | null;
-  silence: string | null;
-  triggerValues: Record<string, number>;
-  latency: Record<string, number>;
-  cacheable: boolean;
-  /** This step opened a new session in memory (its first decision was on a tool step). */
-  newSession: boolean;
-}
 
-interface SessionEntry {
-  state: SessionState;
-  recent: Exchange[];
-  /** Recent tool steps (loop detection on the tool channel). */
-  toolRing: LoopEntry[];
-  lastActive: number;
-  sessionId: string;
-  /** Sticky worker verdict (a session is a worker once any exchange shows it). */
-  worker: WorkerReason | null;
-  /** This session's lineage (itself and the sessions sharing message uuids with it: the
-   *  session it was resumed or forked from, its copies), learnt from the store as records arrive. */
-  lineage: string[];
-  /** What the session has seen (its exchanges' text as shingle hashes, bounded): novelty. */
-  seen: SessionShingles;
-}
 
 type NamedMode = Mode & { name: string };
 
-function numbersOnly(o: Record<string, unknown> | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (!o) return out;
-  for (const [k, v] of Object.entries(o)) {
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = Math.round(v * 10000) / 10000;
-    else if (typeof v === 'boolean') out[k] = v ? 1 : 0;
-  }
-  return out;
-}
 
 const DEFAULT_MODE: NamedMode = { ...ModeSchema.parse({}), name: '' };
 
-/** Reason code when no trigger fired: the most telling of the trigger's reasons. */
-function triggerSilence(tr: TriggerResult): string {
-  if (tr.reasons.includes('warmup')) return 'warmup';
-  const guard = tr.reasons.find((r) => r.startsWith('guard:'));
-  return guard ?? 'no-trigger';
-}
-
-/** Trigger figures for the decision log: numbers only, flat names. */
-export function triggerValues(tr: TriggerResult): Record<string, number> {
-  return numbersOnly({
-    drift_cos: tr.drift.cos,
-    drift_affinity: tr.drift.affinity,
-    drift_cohesion: tr.drift.cohesion,
-    drift_novelty: tr.drift.novelty,
-    drift_asks: tr.drift.asks,
-    drift_follows_question: tr.drift.followsQuestion,
-    drift_z: tr.drift.z,
-    drift_quantile: tr.drift.quantile,
-    drift_fired: tr.drift.fired,
-    stall_sim: tr.stall.meanSim,
-    stall_z: tr.stall.z,
-    stall_quantile: tr.stall.quantile,
-    stall_tool_repeat: tr.stall.toolRepeat,
-    stall_fired: tr.stall.fired,
-    stall_prompt_only: tr.stall.promptOnly,
-    guard_flow_repair: tr.guard.flowRepair,
-    guard_user_sim: tr.guard.userSim,
-    guard_assistant_sim: tr.guard.assistantSim,
-    guard_user_z: tr.guard.userZ,
-    guard_assistant_z: tr.guard.assistantZ,
-    error_new: tr.error.newErrors,
-    error_fired: tr.error.fired,
-    cooldown_blocked: tr.cooldown.blocked,
-  });
-}
 
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
 export class Pipeline {
-  private readonly sessions = new Map<string, SessionEntry>();
+  private readonly sessions: Sessions;
   private modes: NamedMode[];
 
   /** Did the store lose its connection since the step began (the count was `faults0`)? */
@@ -244,6 +113,7 @@ export class Pipeline {
 
   constructor(private readonly deps: PipelineDeps) {
     this.modes = Object.entries(deps.config.modes).map(([name, m]) => ({ ...m, name }));
+    this.sessions = new Sessions(deps);
   }
 
   /** New mode settings (`enable` / `disable` changed config.json): used from the next exchange. */
@@ -269,7 +139,7 @@ export class Pipeline {
     const { config } = this.deps;
     const s = input.step;
     const now = this.deps.now();
-    const { entry, newSession } = this.entryFor(input.path, input.sessionId, now, Boolean(input.subagent), {
+    const { entry, newSession } = this.sessions.entryFor(input.path, input.sessionId, now, Boolean(input.subagent), {
       path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null,
     });
     const mode = modeFor(this.modes, s.cwd);
@@ -301,7 +171,7 @@ export class Pipeline {
       return d;
     };
     if (entry.worker) return finish(`worker-${entry.worker}`);
-    this.learnLineage(entry, s.uuid, s.sessionId);
+    this.sessions.learnLineage(entry, this.deps.episodes?.lineage, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
       { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, redactor: this.redactor(), ...(this.deps.pastOnly ? { asOf: now } : {}) },
@@ -329,18 +199,16 @@ export class Pipeline {
     return this.sessions.size;
   }
 
-  /** Session ids in memory (for status / eviction logs). */
+  /** Transcript paths in memory (for status / eviction logs). */
   sessionPaths(): string[] {
-    return [...this.sessions.keys()];
+    return this.sessions.paths();
   }
 
   /** Drop one session's state (file removed, truncated or replaced). */
   forget(path: string): boolean {
-    return this.sessions.delete(path);
+    return this.sessions.forget(path);
   }
 
-  /** The session's lineage as learnt so far (session ids, itself included once the store knows
-   *  any of its records), or [] for an unknown path. */
   private redactorMade: Redactor | null = null;
 
   /** The configured redaction (the indexer's: user patterns included), made once. A config
@@ -356,30 +224,16 @@ export class Pipeline {
     return this.redactorMade;
   }
 
+  /** The session's lineage as learnt so far (session ids, itself included once the store knows
+   *  any of its records), or [] for an unknown path. */
   lineageOf(path: string): string[] {
-    return this.sessions.get(path)?.lineage ?? [];
+    return this.sessions.lineageOf(path);
   }
 
   /** Evict sessions idle longer than daemon.sessionIdleEvictMinutes, then the least recently
    *  active beyond daemon.maxSessions. Returns the evicted transcript paths with session ids. */
-  evict(now = this.deps.now()): Array<{ path: string; sessionId: string; reason: 'idle' | 'capacity' }> {
-    const d = this.deps.config.daemon;
-    const out: Array<{ path: string; sessionId: string; reason: 'idle' | 'capacity' }> = [];
-    const idleMs = d.sessionIdleEvictMinutes * 60_000;
-    for (const [p, e] of this.sessions) {
-      if (now - e.lastActive > idleMs) {
-        this.sessions.delete(p);
-        out.push({ path: p, sessionId: e.sessionId, reason: 'idle' });
-      }
-    }
-    if (this.sessions.size > d.maxSessions) {
-      const byAge = [...this.sessions.entries()].sort((a, b) => a[1].lastActive - b[1].lastActive);
-      for (const [p, e] of byAge.slice(0, this.sessions.size - d.maxSessions)) {
-        this.sessions.delete(p);
-        out.push({ path: p, sessionId: e.sessionId, reason: 'capacity' });
-      }
-    }
-    return out;
+  evict(now = this.deps.now()): Eviction[] {
+    return this.sessions.evict(now);
   }
 
   /** The decision for an exchange that got no vectors: silent with the embedder's reason,
@@ -390,64 +244,12 @@ export class Pipeline {
     o: { worker: WorkerReason | null; seed: boolean; newSession: boolean; reason: string; tStart: number },
   ): Decision {
     const ex = input.exchange;
-    const mode = modeFor(this.modes, ex.cwd);
     return {
-      sessionId: ex.sessionId,
-      path: input.path,
-      turn: ex.index,
-      exchangeUuid: ex.uuid,
-      offset: ex.endOffset,
-      mode: mode?.name ?? null,
-      modeState: mode?.state ?? null,
-      worker: o.worker,
-      sidechain: ex.isSidechain,
-      seed: o.seed,
-      promptOnly: isPromptOnly(entry.state),
-      injected: ex.injected,
-      trigger: null,
-      triggerValues: {},
+      ...baseDecision({ exchange: ex, path: input.path, mode: modeFor(this.modes, ex.cwd), worker: o.worker, seed: o.seed, promptOnly: isPromptOnly(entry.state), newSession: o.newSession, provisional: Boolean(input.provisional) }),
       gates: [{ gate: 'embedder', pass: false, reason: o.reason }],
-      offer: null,
       silence: o.reason,
-      sufficiency: null,
-      candidates: 0,
       latency: { total: ms(o.tStart) },
-      newSession: o.newSession,
-      cacheable: !o.worker && !ex.isSidechain && !o.seed,
-      provisional: Boolean(input.provisional),
     };
-  }
-
-  /** This file's session entry (created on first sight), its activity clock moved on and
-   *  its sticky worker verdict updated — the same for exchanges and tool steps. */
-  private entryFor(path: string, sessionId: string, now: number, subagent: boolean, meta: Parameters<typeof isWorkerSession>[0]): { entry: SessionEntry; newSession: boolean } {
-    let entry = this.sessions.get(path);
-    const newSession = !entry;
-    if (!entry) {
-      entry = { state: createSessionState(sessionId), recent: [], toolRing: [], lastActive: now, sessionId, worker: null, lineage: [], seen: new SessionShingles() };
-      this.sessions.set(path, entry);
-    }
-    entry.lastActive = now;
-    const verdict = isWorkerSession(meta, this.deps.config.workers, this.deps.home);
-    if (verdict) entry.worker ??= verdict;
-    if (subagent) entry.worker ??= 'subagent';
-    return { entry, newSession };
-  }
-
-  /** Learn the session's lineage from a record uuid it holds: the sessions the store knows
-   *  with that uuid, and their lineages. A resumed or forked session's first records are
-   *  copies, so its lineage is known before its first live prompt. Store errors leave it as is. */
-  private learnLineage(entry: SessionEntry, uuid: string | null | undefined, sessionId?: string | null): void {
-    const lineage = this.deps.episodes?.lineage;
-    if (!lineage || !isMessageUuid(uuid)) return;
-    try {
-      // Itself included: a resumed file's first records may carry the parent's id, so the
-      // entry's id and the records' ids can differ — every one of them is this session.
-      const found = lineage.lineageOf({ uuids: [uuid], sessions: [entry.sessionId, ...(sessionId ? [sessionId] : [])] });
-      if (found.some((s) => !entry.lineage.includes(s))) entry.lineage = [...new Set([...entry.lineage, ...found])].sort();
-    } catch {
-      // A lost store connection: the lineage stays as learnt so far.
-    }
   }
 
   async process(input: PipelineInput): Promise<Decision> {
@@ -458,11 +260,11 @@ export class Pipeline {
     const seed = Boolean(input.seed ?? ex.seed);
     const now = this.deps.now();
 
-    const { entry, newSession } = this.entryFor(input.path, ex.sessionId, now, Boolean(input.subagent), {
+    const { entry, newSession } = this.sessions.entryFor(input.path, ex.sessionId, now, Boolean(input.subagent), {
       path: input.path, cwd: ex.cwd, entrypoint: ex.entrypoint, isSidechain: ex.isSidechain, agentId: (ex as { agentId?: string | null }).agentId ?? null,
     });
     const worker = entry.worker;
-    this.learnLineage(entry, ex.uuid, ex.sessionId);
+    this.sessions.learnLineage(entry, this.deps.episodes?.lineage, ex.uuid, ex.sessionId);
 
     // Embed: whole exchange, user side, assistant side — one batched call.
     const texts = exchangeTexts(ex, config.embedding.maxChars);
@@ -509,29 +311,10 @@ export class Pipeline {
       return pass;
     };
     const decision: Decision = {
-      sessionId: ex.sessionId,
-      path: input.path,
-      turn: ex.index,
-      exchangeUuid: ex.uuid,
-      offset: ex.endOffset,
-      mode: mode?.name ?? null,
-      modeState: mode?.state ?? null,
-      worker,
-      sidechain: ex.isSidechain,
-      seed,
-      promptOnly,
-      injected: ex.injected,
+      ...baseDecision({ exchange: ex, path: input.path, mode, worker, seed, promptOnly, newSession, provisional }),
       trigger: tr.kind,
       triggerValues: triggerValues(tr),
       gates,
-      offer: null,
-      silence: null,
-      sufficiency: null,
-      candidates: 0,
-      latency: {},
-      newSession,
-      cacheable: !worker && !ex.isSidechain && !seed,
-      provisional,
     };
     const finish = (silence: string | null): Decision => {
       decision.silence = decision.offer ? null : silence;
@@ -597,16 +380,4 @@ export class Pipeline {
   }
 }
 
-/** The builder's figures split for the decision record, names prefixed `build_`: timings
- *  (`…ms`, non-negative) for latency, every other finite number for trigger_values. */
-function buildFigures(figures: Record<string, number>): { timings: Record<string, number>; evidence: Record<string, number> } {
-  const timings: Record<string, number> = {};
-  const evidence: Record<string, number> = {};
-  for (const [k, v] of Object.entries(figures)) {
-    if (!Number.isFinite(v)) continue;
-    if (/ms$/i.test(k)) {
-      if (v >= 0) timings[`build_${k}`] = v;
-    } else evidence[`build_${k}`] = v;
-  }
-  return { timings, evidence };
-}
+

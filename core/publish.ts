@@ -9,15 +9,10 @@
  */
 import type { LineageCache, Offer, OfferCache, ToolCache } from '../shared/types.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
+import type { Decision, ToolDecision } from './decision.js';
 
-export interface CacheStamp {
-  sessionId: string;
-  mode: string;
-  turn: number;
-  transcriptOffset: number;
-  transcriptPath: string;
-  exchangeUuid: string;
-}
+/** What a cache record says it was computed for (OfferCache's own fields). */
+export type CacheStamp = Pick<OfferCache, 'sessionId' | 'mode' | 'turn' | 'transcriptOffset' | 'transcriptPath' | 'exchangeUuid'>;
 
 /** Build the cache record for one decision. */
 export function buildOfferCache(stamp: CacheStamp, offer: Offer | null, now: number, ttlSeconds: number): OfferCache {
@@ -42,16 +37,8 @@ export interface PublishBook {
   lineagePublished?: string;
 }
 
-/** The fields of a pipeline Decision this needs (core/pipeline.ts Decision has them all). */
-export interface PublishableDecision {
-  sessionId: string;
-  mode: string | null;
-  turn: number;
-  offset: number;
-  exchangeUuid: string;
-  offer: Offer | null;
-  cacheable: boolean;
-}
+/** The fields of a pipeline Decision (core/decision.ts) this needs. */
+export type PublishableDecision = Pick<Decision, 'sessionId' | 'mode' | 'turn' | 'offset' | 'exchangeUuid' | 'offer' | 'cacheable'>;
 
 /**
  * Update the book for decision `d` and return the cache to write, or null when this decision
@@ -76,17 +63,8 @@ export function publishDecision(
   );
 }
 
-/** The fields of a tool-channel decision (core/pipeline.ts ToolDecision) this needs. */
-export interface PublishableToolDecision {
-  sessionId: string;
-  mode: string | null;
-  step: number;
-  toolUseId: string | null;
-  sig: string | null;
-  trigger: string | null;
-  offer: Offer | null;
-  cacheable: boolean;
-}
+/** The fields of a tool-channel decision (core/decision.ts ToolDecision) this needs. */
+export type PublishableToolDecision = Pick<ToolDecision, 'sessionId' | 'mode' | 'step' | 'toolUseId' | 'sig' | 'trigger' | 'offer' | 'cacheable'>;
 
 /**
  * The session's tool cache for a tool-channel decision, or null when it must not be written:
@@ -110,7 +88,7 @@ export function publishToolDecision(d: PublishableToolDecision, o: { now: number
 
 /**
  * The session's lineage file (LineageCache) when the lineage the pipeline learnt from the
- * store (core/pipeline.ts learnLineage) names other sessions than this file's book last
+ * store (core/sessions.ts learnLineage) names other sessions than this file's book last
  * published (the file names them all: the union); null otherwise. The daemon writes it; replay hands it to the hook's gates.
  */
 export function publishLineage(book: PublishBook, sessionId: string, lineage: readonly string[], now: number): LineageCache | null {

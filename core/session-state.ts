@@ -49,19 +49,9 @@ export interface ExchangeFeatures {
   timestamp: number;
 }
 
-/** One exchange as kept in the ring buffer. */
-export interface RingEntry {
-  turn: number;
-  vec: Float32Array;
-  userVec: Float32Array | null;
-  assistantVec: Float32Array | null;
-  tokens: number[];
-  userTokens: number[];
-  toolSigs: number[];
-  errorSigs: number[];
-  /** The reply ended by asking the human something (ExchangeFeatures.replyAsks). */
-  replyAsks: boolean;
-}
+/** One exchange as kept in the ring buffer: its index and the features the triggers read
+ *  again (replyAsks: the reply ended by asking the human something). */
+export type RingEntry = { turn: number } & Pick<ExchangeFeatures, 'vec' | 'userVec' | 'assistantVec' | 'tokens' | 'userTokens' | 'toolSigs' | 'errorSigs' | 'replyAsks'>;
 
 /** The session's own history of measurements (oldest first, bounded): its calibration. */
 export interface Calibration {

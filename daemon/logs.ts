@@ -13,7 +13,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
 import type { Config } from '../config/schema.js';
 import type { ModeState, Offer, OfferType } from '../shared/types.js';
-import type { Decision, ToolDecision } from '../core/pipeline.js';
+import type { Decision, ToolDecision } from '../core/decision.js';
 
 /** File name of the daemon log inside the logs dir. */
 export const DAEMON_LOG_FILE = 'daemon.jsonl';

@@ -30,26 +30,22 @@
  * 1–4, with evidence) fed the same way — how often an offer is made there, and how often its
  * chunk is one of the question's gold evidence turns (against chance).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
 import type { Embedder } from '../embed/types.js';
 import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
-import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import type { StoreReader } from '../store/types.js';
 import type { Exchange, OfferType } from '../shared/types.js';
 import { ADVERSARIAL_CATEGORY, scoredQuestions, type LocomoConversation, type LocomoQuestion, type LocomoTurn } from './locomo.js';
 import { SessionReplay, hookShows, type ReplayRow, type TimedExchange } from './replay-session.js';
-import { OFFER_TYPES, replayConfig, seededRng, sessionSeed } from './replay.js';
+import { replayConfig, seededRng, sessionSeed } from './replay.js';
+import { bump, offerTypeCounts, sortedCounts } from './counts.js';
+import { round4 } from './metrics.js';
+import { EXCHANGE_SPACING_MS, REPLY_MS, evidenceLinks, parseLocomoDate, sessionExchanges, timed, type ReplayConversation, type SessionExchange } from './locomo-exchanges.js';
+import { GrowingStore } from './temp-store.js';
 import { modeFor } from '../shared/modes.js';
 
-/** Time between two exchanges of a replayed session (ms): a chat's pace. */
-export const EXCHANGE_SPACING_MS = 60_000;
-/** Time from a prompt to its settled reply (ms). */
-export const REPLY_MS = 20_000;
 /** Turns of the current session that form the "current window" for the gold-link figure. */
 export const DEFAULT_LINK_WINDOW = 3;
 /** A state dir no replayed cwd is under (worker detection). */
@@ -57,117 +53,6 @@ const NO_HOME = '/nonexistent/active-brain-replay-home';
 /** Session date when a LoCoMo date does not parse (2023-01-01), plus one day per session. */
 const FALLBACK_DATE = Date.UTC(2023, 0, 1);
 const DAY_MS = 86_400_000;
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** `1:56 pm on 8 May, 2023` → epoch ms (UTC); null when it does not parse. Pure. */
-export function parseLocomoDate(s: string): number | null {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(s);
-  if (!m) return null;
-  const month = MONTHS.indexOf(m[5].toLowerCase());
-  if (month < 0) return null;
-  let hour = Number(m[1]) % 12;
-  if (m[3].toLowerCase() === 'pm') hour += 12;
-  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
-}
-
-/** A conversation plus who "the person" is (speaker A: whose turns are prompts). */
-export interface ReplayConversation {
-  conv: LocomoConversation;
-  speakerA: string;
-}
-
-/** The speaker_a of each raw conversation (falls back to the first turn's speaker). */
-export function speakersA(json: unknown, convs: LocomoConversation[]): ReplayConversation[] {
-  const raw = Array.isArray(json) ? json : [];
-  return convs.map((conv, i) => {
-    const c = (raw[i] as { conversation?: { speaker_a?: unknown } } | undefined)?.conversation;
-    const a = typeof c?.speaker_a === 'string' ? c.speaker_a : (conv.turns[0]?.speaker ?? '');
-    return { conv, speakerA: a };
-  });
-}
-
-/** The words of a turn as spoken live (the indexed text without its `speaker (date): ` head). */
-export function spokenText(t: LocomoTurn): string {
-  const head = t.date ? `${t.speaker} (${t.date}): ` : `${t.speaker}: `;
-  return t.text.startsWith(head) ? t.text.slice(head.length) : t.text;
-}
-
-export interface SessionExchange {
-  exchange: Exchange;
-  /** Dia ids of the turns in it, in order. */
-  turnIds: string[];
-}
-
-/** A session's turns → exchanges (A opens, B replies). Pure. */
-export function sessionExchanges(convId: string, session: number, turns: LocomoTurn[], speakerA: string, start: number, cwd: string): SessionExchange[] {
-  const out: SessionExchange[] = [];
-  let offset = 0;
-  let cur: { user: string[]; asst: string[]; ids: string[]; prompt: boolean } | null = null;
-  const close = () => {
-    if (!cur) return;
-    const user = cur.user.join('\n');
-    const assistant = cur.asst.join('\n');
-    const bytes = Buffer.byteLength(user, 'utf8') + Buffer.byteLength(assistant, 'utf8') + 2;
-    const index = out.length;
-    out.push({
-      exchange: {
-        sessionId: `${convId}-session-${session}`,
-        uuid: cur.ids[0],
-        index,
-        startOffset: offset,
-        endOffset: offset + bytes,
-        timestamp: start + index * EXCHANGE_SPACING_MS,
-        cwd,
-        gitBranch: null,
-        entrypoint: null,
-        isSidechain: false,
-        user,
-        assistant,
-        toolCalls: [],
-        toolErrors: [],
-        assistantVisible: assistant.length > 0,
-        injected: !cur.prompt,
-      },
-      turnIds: cur.ids,
-    });
-    offset += bytes;
-    cur = null;
-  };
-  for (const t of turns) {
-    if (t.speaker === speakerA) {
-      if (cur && (cur.asst.length > 0 || !cur.prompt)) close();
-      cur ??= { user: [], asst: [], ids: [], prompt: true };
-      cur.user.push(spokenText(t));
-    } else {
-      cur ??= { user: [], asst: [], ids: [], prompt: false };
-      cur.asst.push(spokenText(t));
-    }
-    cur.ids.push(t.diaId);
-  }
-  close();
-  return out;
-}
-
-function timed(se: SessionExchange, seed = false): TimedExchange {
-  return { exchange: se.exchange, settledAt: se.exchange.timestamp + REPLY_MS, hookFires: !se.exchange.injected, seed };
-}
-
-/** Turn ids linked to each turn id through a shared QA evidence list (self excluded). */
-export function evidenceLinks(conv: LocomoConversation): Map<string, Set<string>> {
-  const linked = new Map<string, Set<string>>();
-  for (const q of conv.questions) {
-    for (const e of q.evidence) {
-      for (const o of q.evidence) {
-        if (o === e) continue;
-        let s = linked.get(e);
-        if (!s) linked.set(e, (s = new Set()));
-        s.add(o);
-      }
-    }
-  }
-  return linked;
-}
 
 export interface LocomoReplayOptions {
   config: Config;
@@ -258,72 +143,13 @@ export interface LocomoOffer {
   hook: string | null;
 }
 
-const round4 = (x: number) => Math.round(x * 10000) / 10000;
-const bump = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
-const sortedCounts = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-
-/** The growing per-conversation store: sessions added one at a time. */
-class GrowingStore {
-  readonly dir: string;
-  readonly path: string;
-  /** chunk id → dia id (filled as sessions are added). */
-  readonly diaOf = new Map<number, string>();
-
-  constructor(private readonly embedder: Embedder, parent: string | undefined) {
-    this.dir = mkdtempSync(join(parent ?? tmpdir(), 'active-brain-locomo-replay-'));
-    this.path = join(this.dir, 'store.sqlite');
-    const w = openStoreWriter(this.path);
-    try {
-      w.setModel(embedder.modelId, embedder.dim);
-    } finally {
-      w.close();
-    }
-  }
-
-  async add(session: number, date: string, createdAt: number, turns: LocomoTurn[]): Promise<void> {
-    if (turns.length === 0) return;
-    const vectors = await this.embedder.embed(turns.map((t) => t.text), { kind: 'document' });
-    const region = `session-${session}`;
-    const w = openStoreWriter(this.path);
-    let handles: string[];
-    try {
-      w.ensureRegion(region, 'global');
-      const src = w.addSource(region, join(this.dir, 'docs', region), 'transcripts');
-      ({ handles } = w.replaceDocument(
-        { sourceId: src.id, path: join(this.dir, 'docs', region, 'turns.md'), hash: region, mtime: createdAt, size: 0, title: `Session ${session}${date ? ` (${date})` : ''}` },
-        turns.map((t) => ({ heading: t.diaId, text: t.text, createdAt })),
-        vectors,
-      ));
-    } finally {
-      w.close();
-    }
-    const r = openStoreReader(this.path);
-    try {
-      handles.forEach((h, i) => {
-        const c = r.chunkByHandle(h);
-        if (c) this.diaOf.set(c.id, turns[i].diaId);
-      });
-    } finally {
-      r.close();
-    }
-  }
-
-  open(): StoreReader {
-    return openStoreReader(this.path);
-  }
-
-  dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
 /** Replay conversations; returns the report (figures rounded to 4 places). */
 export async function replayLocomo(convs: ReplayConversation[], opts: LocomoReplayOptions): Promise<LocomoReplayReport> {
   const config = replayConfig(opts.config);
   const { embedder } = opts;
   const window = opts.window ?? DEFAULT_LINK_WINDOW;
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: NO_HOME });
-  const byType = Object.fromEntries(OFFER_TYPES.map((t) => [t, 0])) as Record<OfferType, number>;
+  const byType = offerTypeCounts();
   const byTrigger: Record<string, number> = {};
   const bySilence: Record<string, number> = {};
   const advSilence: Record<string, number> = {};
@@ -418,7 +244,7 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
             figures.would_fire++;
             byType[row.offer.type]++;
             const win = seen.slice(-window);
-            const dia = store.diaOf.get(row.offer.chunkId);
+            const dia = store.idOf.get(row.offer.chunkId);
             const isLinked = !!dia && win.some((w) => links.get(w)?.has(dia));
             if (isLinked) {
               linked++;
@@ -427,8 +253,8 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
             offers.push({ conversation: conv.id, session: n, turn: row.turn, dia: dia ?? null, type: row.offer.type, confidence: row.offer.confidence, linked: isLinked, hook: null });
             offerRows.push([offers[offers.length - 1], row]);
             let hits = 0;
-            for (const d of store.diaOf.values()) if (win.some((w) => links.get(w)?.has(d))) hits++;
-            chanceSum += store.diaOf.size ? hits / store.diaOf.size : 0;
+            for (const d of store.idOf.values()) if (win.some((w) => links.get(w)?.has(d))) hits++;
+            chanceSum += store.idOf.size ? hits / store.idOf.size : 0;
           }
           s.replay.finish();
           for (const [o, r] of offerRows.splice(0)) o.hook = r.hook;
@@ -439,7 +265,7 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
         } finally {
           reader.close();
         }
-        await store.add(n, date, start, turns);
+        await store.add(`session-${n}`, `Session ${n}${date ? ` (${date})` : ''}`, start, turns.map((t) => ({ id: t.diaId, heading: t.diaId, text: t.text })));
       }
 
       // Questions, each to a fresh session warmed with the last session: the adversarial ones
@@ -488,11 +314,11 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
               if (confident(row)) advConfident++;
               if (hookShows(row.hook)) advShown++;
               figures.adversarial_offers++;
-              questionOffers.push(questionOffer(conv, 'adversarial', q, row, store.diaOf.get(row.offer.chunkId) ?? null));
+              questionOffers.push(questionOffer(conv, 'adversarial', q, row, store.idOf.get(row.offer.chunkId) ?? null));
             } else bump(advSilence, row.silence ?? 'unknown');
           }
           if (answerableToo) {
-            const stored = new Set(store.diaOf.values());
+            const stored = new Set(store.idOf.values());
             for (const [qi, q] of answerableQuestions(conv).entries()) {
               const row = await ask(q, `answerable-${qi}`);
               ans.questions++;
@@ -501,13 +327,13 @@ export async function replayLocomo(convs: ReplayConversation[], opts: LocomoRepl
               ans.offers++;
               if (confident(row)) ans.confident++;
               if (hookShows(row.hook)) ans.shown++;
-              const dia = store.diaOf.get(row.offer.chunkId);
+              const dia = store.idOf.get(row.offer.chunkId);
               const hit = !!dia && q.evidence.includes(dia);
               if (hit) ans.evidence_hits++;
               if (hit && hookShows(row.hook)) ans.shown_evidence_hits++;
               questionOffers.push(questionOffer(conv, 'answerable', q, row, dia ?? null));
               const inStore = q.evidence.filter((e) => stored.has(e)).length;
-              ansChance += store.diaOf.size ? inStore / store.diaOf.size : 0;
+              ansChance += store.idOf.size ? inStore / store.idOf.size : 0;
             }
           }
         } finally {

@@ -12,6 +12,8 @@
  * evaluation can exclude it from recall.
  */
 
+import { isObj } from '../shared/json-object.js';
+
 export interface LocomoTurn {
   /** `D<session>:<n>` — becomes the chunk handle. */
   diaId: string;
@@ -41,10 +43,6 @@ export interface LocomoConversation {
 export const ADVERSARIAL_CATEGORY = 5;
 
 type Json = Record<string, unknown>;
-
-function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Normalize one raw evidence string into zero or more dia ids. */
 export function parseEvidence(raw: unknown): string[] {

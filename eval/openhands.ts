@@ -14,6 +14,8 @@
  * a trailing `/`, or the workspace prefix `/workspace/<repo>/`.
  */
 
+import { isObj, type Obj } from '../shared/json-object.js';
+
 /** Actions that are bookkeeping, not work: they neither make nor break a run. */
 export const NON_TOOL_ACTIONS = new Set(['system', 'think', 'recall', 'condensation', 'change_agent_state', 'null']);
 /** A gold loop is at least this many consecutive near-identical actions. */
@@ -48,8 +50,6 @@ export interface GoldRun {
   key: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 
 export function normalizeArg(s: string): string {

@@ -23,15 +23,17 @@ import { sessionIdFromRolloutName } from '../transcript/codex-records.js';
 import { stepCommand } from '../transcript/tool-steps.js';
 import { transcriptLineage, transcriptTail } from '../hook/inputs.js';
 import type { Config } from '../config/schema.js';
-import type { Decision, Pipeline } from '../core/pipeline.js';
+import type { Pipeline } from '../core/pipeline.js';
+import type { Decision } from '../core/decision.js';
 import { publishDecision, publishLineage, publishToolDecision, type PublishBook } from '../core/publish.js';
 import { nextState, offerGates, prelude, type Decision as HookDecision } from '../hook/gates.js';
 import { findFixFile, hasPlace, sign, toolGates, toolUseIdOf } from '../hook/tool-gates.js';
-import { CLAUDE_EVENT_SET, postToolUseReaches } from '../hook/install.js';
+import { CLAUDE_EVENT_SET, postToolUseReaches } from '../ops/hook-install.js';
 import type { Exchange, FixFile, HookSettings, HookState, LineageCache, OfferCache, OfferType, ToolCache } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 import type { TimedStep } from './replay-read.js';
 import { hostEnvFor } from '../shared/workers.js';
+import { round4 } from './metrics.js';
 
 /** An exchange as the replay feeds it. */
 export interface TimedExchange {
@@ -140,8 +142,6 @@ export function hookShows(v: HookVerdict | null): boolean {
 export function replayOfferId(salt: string, session: string, turn: number, chunkId: number): string {
   return `replay-${createHash('sha256').update(`${salt}\u0000${session}\u0000${turn}\u0000${chunkId}`).digest('hex').slice(0, 16)}`;
 }
-
-const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
 export interface SessionReplayOptions {
   pipeline: Pipeline;

@@ -6,7 +6,8 @@
  * (an administrator's postgres:// URL) the store is a fresh temporary schema on that server
  * (store/pg-temp.ts), written by its writer role, searched through its team reader, and
  * dropped by dispose(): the evaluation then measures the PostgreSQL ranking.
- * Used by eval retrieval (LoCoMo), eval beir, bench/search.bench.ts and test/search.
+ * Used by eval retrieval (LoCoMo), eval beir, bench/search.bench.ts and test/search;
+ * GrowingStore (one document at a time) by eval/locomo-replay.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,12 +107,9 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
     const reader = openStoreReader(path, { keywords: 'memory' });
     const byChunk = new Map<number, string>();
     const byId = new Map<string, number>();
-    for (const [handle, id] of handleToId) {
-      const c = reader.chunkByHandle(handle);
-      if (c) {
-        byChunk.set(c.id, id);
-        if (!byId.has(id)) byId.set(id, c.id);
-      }
+    for (const [chunkId, id] of chunkIdsOf(reader, handleToId)) {
+      byChunk.set(chunkId, id);
+      if (!byId.has(id)) byId.set(id, chunkId);
     }
     return {
       dir,
@@ -138,6 +136,73 @@ export async function buildTempStore(embedder: Embedder, groups: TempGroup[], op
       rmSync(dir, { recursive: true, force: true });
     }
     throw e;
+  }
+}
+
+/** [chunk id, external id] of each written handle the reader finds, in write order. */
+function chunkIdsOf(reader: StoreReader, handleToId: Iterable<[string, string]>): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  for (const [handle, id] of handleToId) {
+    const c = reader.chunkByHandle(handle);
+    if (c) out.push([c.id, id]);
+  }
+  return out;
+}
+
+/**
+ * A temp SQLite store grown one document at a time (eval/locomo-replay.ts: a conversation's
+ * sessions, each added after it was replayed), one region per document (scope global, kind
+ * transcripts). An item's text alone is embedded (its heading is its external id). Opened
+ * read-only between additions; dispose() deletes it.
+ */
+export class GrowingStore {
+  readonly dir: string;
+  readonly path: string;
+  /** chunk id → external id (filled as documents are added). */
+  readonly idOf = new Map<number, string>();
+
+  constructor(private readonly embedder: Embedder, parent: string | undefined, prefix = 'active-brain-locomo-replay-') {
+    this.dir = mkdtempSync(join(parent ?? tmpdir(), prefix));
+    this.path = join(this.dir, 'store.sqlite');
+    const w = openStoreWriter(this.path);
+    try {
+      w.setModel(embedder.modelId, embedder.dim);
+    } finally {
+      w.close();
+    }
+  }
+
+  /** Embed and write `items` as one document in its own region (`region`, titled `title`). */
+  async add(region: string, title: string, createdAt: number, items: TempItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const vectors = await this.embedder.embed(items.map((t) => t.text), { kind: 'document' });
+    const w = openStoreWriter(this.path);
+    let handles: string[];
+    try {
+      w.ensureRegion(region, 'global');
+      const src = w.addSource(region, join(this.dir, 'docs', region), 'transcripts');
+      ({ handles } = w.replaceDocument(
+        { sourceId: src.id, path: join(this.dir, 'docs', region, 'turns.md'), hash: region, mtime: createdAt, size: 0, title },
+        items.map((t) => ({ heading: t.heading, text: t.text, createdAt })),
+        vectors,
+      ));
+    } finally {
+      w.close();
+    }
+    const r = openStoreReader(this.path);
+    try {
+      for (const [chunkId, id] of chunkIdsOf(r, handles.map((h, i) => [h, items[i].id] as [string, string]))) this.idOf.set(chunkId, id);
+    } finally {
+      r.close();
+    }
+  }
+
+  open(): StoreReader {
+    return openStoreReader(this.path);
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -22,6 +22,7 @@ import { homeDir, safeSessionId } from '../shared/paths.js';
 import { hookFacts, workerReason } from '../shared/workers.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { EVENT_CHANNEL, HOOK_EVENTS, OFFER_TYPES, isOneOf, type HookEvent } from '../shared/vocabulary.js';
+import { isObj } from '../shared/json-object.js';
 
 export type Outcome = 'print' | 'silent' | 'would-fire';
 
@@ -121,7 +122,6 @@ export type Prelude =
   | { done: Decision }
   | { done: null; sessionId: string; mode: HookMode; payload: HookPayload; event: HookEvent; channel: Channel; modeState: ModeState };
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const optStr = (v: unknown) => v === undefined || v === null || typeof v === 'string';
 

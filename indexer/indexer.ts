@@ -2,7 +2,7 @@
  * The incremental indexer: registered sources (notes folders, transcript roots) → chunks
  * with vectors in the knowledge store. Reads files (indexer/files.ts,
  * indexer/transcript-file.ts), chunks them (indexer/markdown.ts,
- * indexer/transcript-chunks.ts), embeds in batches (embed/), writes through StoreWriter.
+ * indexer/transcript-chunks.ts), embeds in batches (indexer/embed-batch.ts), writes through StoreWriter.
  *
  * Per file: size + mtime equal to the stored ones → unchanged (not read); else the content
  * hash decides (equal → unchanged, the new stat recorded); else re-chunked and replaced in
@@ -28,9 +28,8 @@
 import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { embedAllowingMissing, type Embedder } from '../embed/types.js';
-import { EmbedderError } from '../embed/errors.js';
-import { STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type SourceRecord, type StoreWriter } from '../store/types.js';
+import type { Embedder } from '../embed/types.js';
+import { STALE_HASH_PREFIX, type ChunkInput, type SourceRecord, type StoreWriter } from '../store/types.js';
 import { chunkNote } from './markdown.js';
 import { chunkTranscript } from './transcript-chunks.js';
 import { episodesOf } from './episodes.js';
@@ -42,6 +41,7 @@ import { silentProgress, type ProgressSink } from './progress.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
 import { scanStore, type ScanSummary } from '../store/secret-scan.js';
 import { EPISODE_RULES_VERSION } from './episodes.js';
+import { EmbedBatch } from './embed-batch.js';
 
 export interface IndexSummary {
   sources: number;
@@ -107,34 +107,6 @@ export interface EmbedderLoader {
 /** Problems listed in the summary (the counts in `skipped` are always complete). */
 export const MAX_PROBLEMS = 100;
 
-interface PendingDoc {
-  doc: DocumentInput;
-  chunks: ChunkInput[];
-  /** Embedding texts of the chunks that need a vector (the others reuse the stored one). */
-  texts: string[];
-  /** Per chunk: reuse the stored vector. */
-  reuse: boolean[];
-}
-
-/** Text given to the embedder for one chunk: where it sits, then what it says. */
-export function embeddingText(title: string, heading: string, text: string): string {
-  const head = !heading ? title : !title || heading.startsWith(title) ? heading : `${title} — ${heading}`;
-  return head ? `${head}\n${text}` : text;
-}
-
-/**
- * Embed texts (as documents) sorted by length (so each model batch pads little), results in
- * input order. Padding to the longest text of a batch is most of the cost when lengths are
- * mixed. A null is a text whose batch the embedding server refused.
- */
-export async function embedByLength(embedder: Embedder, texts: string[]): Promise<Array<Float32Array | null>> {
-  const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
-  const sorted = await embedAllowingMissing(embedder, order.map((i) => texts[i]), { kind: 'document' });
-  const out = new Array<Float32Array | null>(texts.length);
-  order.forEach((i, k) => (out[i] = sorted[k]));
-  return out;
-}
-
 class IndexRun {
   readonly summary: IndexSummary = {
     sources: 0,
@@ -156,17 +128,17 @@ class IndexRun {
     episodes_recut: false,
   };
   private readonly redactor: Redactor;
-  private pending: PendingDoc[] = [];
   /** Message uuid → the document (path) that holds it, for documents seen in this run. */
   private readonly claimed = new Map<string, string>();
   private loaded: Embedder | null = null;
-  private pendingChunks = 0;
+  private readonly batch: EmbedBatch;
   private filesDone = 0;
   private readonly progress: ProgressSink;
 
   constructor(private readonly opts: IndexOptions) {
     this.progress = opts.progress ?? silentProgress;
     this.redactor = opts.redactor ?? createRedactor(opts.config.redact);
+    this.batch = new EmbedBatch({ store: opts.store, embedder: () => this.embedder(), problem: (p) => this.problem(p), warn: (k, n) => this.warn(k, n), summary: this.summary });
   }
 
   /** The embedder, loaded on first use; the store records (or checks) its model then. */
@@ -230,9 +202,9 @@ class IndexRun {
           if (await this.indexFile(source, file)) seen.add(file);
           this.filesDone++;
           this.progress.update(this.filesDone, this.summary.chunks_added);
-          if (this.pendingChunks >= this.opts.config.indexer.embedFlushChunks) await this.flush();
+          if (this.batch.pendingChunks >= this.opts.config.indexer.embedFlushChunks) await this.batch.flush();
         }
-        await this.flush();
+        await this.batch.flush();
         this.removeDeleted(source, listing.problems, seen);
       }
     } finally {
@@ -328,7 +300,7 @@ class IndexRun {
         ...(signatures.length ? { signatures } : {}),
       };
     });
-    this.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
+    this.batch.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
   }
 
   private async indexTranscript(source: SourceRecord, path: string, mtime: number, size: number, oldHash: string | null): Promise<void> {
@@ -366,7 +338,7 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      this.queue({ sourceId: source.id, path, hash: stored, mtime, size, title, messages: lineage.messages }, chunks);
+      this.batch.queue({ sourceId: source.id, path, hash: stored, mtime, size, title, messages: lineage.messages }, chunks);
     } catch (e) {
       this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): skipped` });
     }
@@ -381,95 +353,6 @@ class IndexRun {
       if (by !== undefined && by !== path) held.add(u);
     }
     return held;
-  }
-
-  private queue(doc: DocumentInput, chunks: ChunkInput[]): void {
-    const reuse = this.opts.store.reusableVectors(doc.path, doc.title, chunks);
-    const texts = chunks.filter((_, i) => !reuse[i]).map((c) => embeddingText(doc.title, c.heading, c.text));
-    this.pending.push({ doc, chunks, texts, reuse });
-    this.pendingChunks += texts.length;
-  }
-
-  /** Embed everything pending in one call, then write each document in its own transaction. */
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    this.pendingChunks = 0;
-    if (batch.length === 0) return;
-    const all = batch.flatMap((d) => d.texts);
-    let vectors: Array<Float32Array | null> | null = null;
-    if (all.length > 0) {
-      const embedder = await this.embedder(); // a model that cannot load, or mismatches the store, stops the run
-      try {
-        vectors = await embedByLength(embedder, all);
-      } catch (e) {
-        if (e instanceof EmbedderError) throw e; // the embedder itself is broken (a server down or answering garbage): stop
-        vectors = null; // retried per document below, so one bad document costs only itself
-      }
-    }
-    let off = 0;
-    for (const d of batch) {
-      let vecs: Array<Float32Array | null> | null = vectors ? vectors.slice(off, off + d.texts.length) : null;
-      off += d.texts.length;
-      if (!vecs && d.texts.length > 0) {
-        try {
-          vecs = await embedAllowingMissing(this.loaded!, d.texts, { kind: 'document' });
-        } catch (e) {
-          if (e instanceof EmbedderError) throw e;
-          this.problem({ path: d.doc.path, reason: 'embed_failed', message: `embedding failed for ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
-          continue;
-        }
-      }
-      this.writeEmbedded(d, vecs ?? []);
-    }
-  }
-
-  /** Write a document with the chunks that got a vector (or reuse a stored one). None of
-   *  those that needed one did (every batch refused): the document is skipped and keeps its
-   *  previous version. Some did: the rest are left out and counted (warnings.chunks_not_embedded). */
-  private writeEmbedded(d: PendingDoc, vecs: Array<Float32Array | null>): void {
-    const missing = vecs.filter((v) => v === null).length;
-    if (missing === 0) return this.write(d, vecs as Float32Array[]);
-    if (missing === vecs.length) {
-      this.problem({ path: d.doc.path, reason: 'embed_failed', message: `the embedding server refused every chunk of ${d.doc.path}: skipped, its previous version is kept` });
-      return;
-    }
-    this.warn('chunks_not_embedded', missing);
-    const chunks: ChunkInput[] = [];
-    const reuse: boolean[] = [];
-    const texts: string[] = [];
-    const kept: Float32Array[] = [];
-    let k = 0;
-    d.chunks.forEach((c, i) => {
-      if (d.reuse[i]) {
-        chunks.push(c);
-        reuse.push(true);
-        return;
-      }
-      const v = vecs[k];
-      const t = d.texts[k];
-      k++;
-      if (!v) return;
-      chunks.push(c);
-      reuse.push(false);
-      texts.push(t);
-      kept.push(v);
-    });
-    this.write({ ...d, chunks, reuse, texts }, kept);
-  }
-
-  private write(d: PendingDoc, embedded: Float32Array[]): void {
-    let k = 0;
-    const vectors = d.reuse.map((r) => (r ? null : embedded[k++]));
-    try {
-      this.opts.store.replaceDocument(d.doc, d.chunks, vectors);
-      this.summary.indexed++;
-      this.summary.chunks_added += d.chunks.length;
-      this.summary.chunks_embedded += embedded.length;
-      this.summary.episodes_added += d.chunks.filter((c) => c.episode).length;
-    } catch (e) {
-      this.problem({ path: d.doc.path, reason: 'store_failed', message: `could not store ${d.doc.path} (${(e as Error).message.split('\n')[0]}): skipped, its previous version is kept` });
-    }
   }
 
   /** Remove documents of `source` whose files are gone (never under a folder we could not read). */

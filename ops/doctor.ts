@@ -1,7 +1,7 @@
 /**
  * `active-brain doctor`: every set-up check a new user needs, each with pass/fail, what it
  * saw and the fix. Reads the config, the transcripts root, the Claude Code settings files
- * (hook/install-files.ts), Codex CLI's sessions root and hooks file when it is used, the daemon's lock and canary (daemon/status.ts), the store
+ * (ops/hook-install-files.ts), Codex CLI's sessions root and hooks file when it is used, the daemon's lock and canary (daemon/status.ts), the store
  * (read-only) and the model; writes only a probe file in the state dir (removed at once).
  * Each check is a small function returning a DoctorCheck; runDoctor runs them in order.
  * JSON keys (DESIGN.md): {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.
@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { codexHooksPath } from '../hook/install-files.js';
-import { CODEX_EVENTS } from '../hook/install.js';
+import { codexHooksPath } from './hook-install-files.js';
+import { CODEX_EVENTS } from './hook-install.js';
 import { codexRolloutFiles } from '../transcript/codex-tree.js';
 import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
@@ -101,7 +101,7 @@ export function checkHooks(env: NodeJS.ProcessEnv, cwd: string): DoctorCheck[] {
 /**
  * Codex CLI, when this user has it (its sessions root exists): how many rollouts the daemon
  * tails there, and whether Codex's hooks file registers our hook for every event Codex gets
- * (hook/install.ts CODEX_EVENTS). A user without Codex passes with "not used".
+ * (ops/hook-install.ts CODEX_EVENTS). A user without Codex passes with "not used".
  */
 export function checkCodex(config: Config, env: NodeJS.ProcessEnv): DoctorCheck {
   const name = 'codex';

@@ -1,6 +1,6 @@
 /**
  * Where active-brain's hook is registered for each Claude Code event install registers
- * (hook/install.ts CLAUDE_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
+ * (ops/hook-install.ts CLAUDE_EVENTS): the user's settings.json ($CLAUDE_CONFIG_DIR honoured)
  * and the project's .claude/settings.json and .claude/settings.local.json, and the active-brain
  * Claude Code plugin when it is enabled (ops/plugin-registration.ts; its events read from its
  * hooks/hooks.json, all of them when that cannot be read). Read-only; a file that is absent or
@@ -10,9 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { CLAUDE_EVENTS, isOurEntry } from '../hook/install.js';
-import { settingsPathFor } from '../hook/install-files.js';
+import { CLAUDE_EVENTS, isOurEntry } from './hook-install.js';
+import { settingsPathFor } from './hook-install-files.js';
 import { pluginRegistrations } from './plugin-registration.js';
+import { isObj } from '../shared/json-object.js';
 
 export interface HookRegistration {
   event: HookEvent;
@@ -23,8 +24,6 @@ export interface HookRegistration {
   /** Every file looked at. */
   looked: string[];
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The settings files Claude Code merges for a session started in `cwd`. */
 export function settingsFiles(env: NodeJS.ProcessEnv, cwd: string): string[] {

@@ -15,6 +15,7 @@ import { configPath, homeDir, logsDir } from '../shared/paths.js';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import type { Channel, ModeState } from '../shared/vocabulary.js';
 import { channelState } from './channel-state.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 export interface ChannelChangeRequest {
   channel: Channel;
@@ -32,9 +33,6 @@ export interface ModeChange {
   forced: boolean;
   gatesFailed: string[];
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The raw mode object with one channel's state set (only that key: the mode's other
  *  settings keep coming from where they did). Pure. */

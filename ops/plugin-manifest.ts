@@ -1,6 +1,6 @@
 /**
  * What the Claude Code plugin declares, as data built from the values `active-brain install`
- * uses (hook/install.ts: events, matchers, timeout, the environment cleared for the hook's
+ * uses (ops/hook-install.ts: events, matchers, timeout, the environment cleared for the hook's
  * Node): the hook commands of hooks/hooks.json and the MCP server of .claude-plugin/plugin.json.
  * The checked-in JSON files are the artifacts; test/plugin/manifests.test.ts asserts they equal
  * what this module builds, so a value changed here (or in install) cannot drift from them.
@@ -9,7 +9,7 @@
  * substituting `${CLAUDE_PLUGIN_ROOT}` inline; plugins reference, "Environment variables"):
  * shell form is needed to clear NODE_OPTIONS / NODE_EXTRA_CA_CERTS for the hook's process only.
  */
-import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../hook/install.js';
+import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from './hook-install.js';
 
 /** The plugin's name (plugin.json, marketplace entry); its id is `<name>@<marketplace>`. */
 export const PLUGIN_NAME = 'active-brain';

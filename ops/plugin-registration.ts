@@ -16,7 +16,8 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { claudeConfigDir } from '../shared/paths.js';
 import { PLUGIN_NAME } from './plugin-manifest.js';
-import { settingsPathFor } from '../hook/install-files.js';
+import { settingsPathFor } from './hook-install-files.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 export interface PluginRegistration {
   /** `<name>@<marketplace>`. */
@@ -27,8 +28,6 @@ export interface PluginRegistration {
   installPath: string | null;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const ours = (id: string) => id.startsWith(`${PLUGIN_NAME}@`);
 
 export function pluginsRoot(env: NodeJS.ProcessEnv): string {

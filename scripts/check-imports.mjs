@@ -8,7 +8,8 @@
 //
 // Every violation is printed with the files involved (a cycle as `a.ts → b.ts → a.ts`, a wrong
 // arrow as `x/file.ts imports y/file.ts`); the script exits 1 when there is any, 0 otherwise.
-// README.md ("How the code is laid out") says the same order in words: keep the two together.
+// README.md ("Layout") lists the same order with what each folder imports;
+// scripts/check-layout.mjs (run in CI) fails when the two differ.
 //
 //   node scripts/check-imports.mjs              # this checkout
 //   node scripts/check-imports.mjs --root DIR   # another tree, no exceptions (the script's tests use fixtures)
@@ -51,7 +52,7 @@ export const KNOWN_CYCLES = [];
 const SKIP = new Set(['node_modules', 'dist', '.git', '.models', 'test', 'bench', 'scripts', 'bin', 'hooks', 'logs-schema', 'docs']);
 
 /** Every .ts file under the runtime folders, as paths relative to root with '/' separators. */
-function runtimeFiles(root) {
+export function runtimeFiles(root) {
   const out = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -90,7 +91,7 @@ export function importsOf(source, fileName = 'x.ts') {
 }
 
 /** The module graph: file → [{ to, typeOnly }] over runtime files only. */
-function buildGraph(root, files) {
+export function buildGraph(root, files) {
   const known = new Set(files);
   const graph = new Map();
   for (const f of files) {

@@ -1,5 +1,5 @@
 /**
- * Codex CLI tool output → whether it failed and the text to sign. Pure and dependency-free:
+ * Codex CLI tool output → whether it failed and the text to sign. Pure (shared/ only):
  * used by transcript/codex-records.ts (a rollout's `function_call_output` /
  * `custom_tool_call_output`) and by the hook (hook/tool-error.ts: a Codex PostToolUse
  * `tool_response`, which for shell tools is the same model-facing text as a plain string).
@@ -19,6 +19,8 @@
  * varying header lines — chunk id, wall time — are left out).
  */
 
+import { isObj } from './json-object.js';
+
 export interface CodexToolOutput {
   /** The exit code the output names, or null when it names none. */
   exitCode: number | null;
@@ -36,8 +38,6 @@ const MAX_HEADER_LINES = 8;
 const EXIT_RE = /^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$/;
 const HEADER_RE = /^(?:Chunk ID:|Wall time:|Process exited with code|Process running with session ID|Original token count:|Exit code:|Total output lines:)/;
 const OPAQUE_FAILURE_RE = /^(?:Error:|error:|apply_patch verification failed|Failed to (?:parse|apply|find))/;
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function fromJson(text: string): CodexToolOutput | null {
   if (!text.startsWith('{"output"') && !text.startsWith('{"metadata"')) return null;

@@ -11,10 +11,10 @@
  * fetched. Name lookups, chunk fetches and episodes are plain queries. Calls are synchronous
  * over store/pg-sync.ts.
  */
-import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
+import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, NameMatch, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { blobToFloat32, type MatrixFilter, type ScanMethod, type VectorMatrix } from './vector-matrix.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
+import { episodeOrder, episodesBySignature, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
 import { PgSyncConnection, redactUrl } from './pg-sync.js';
 import { checkPgSchema, connectPg, pgConnectError, pgInfo, roleRights } from './pg-common.js';
 import { PgKeywordSearch } from './pg-keyword.js';
@@ -26,8 +26,6 @@ import { LocalIndexes, type RowSource } from './local-indexes.js';
 export const GENERATION_CHECK_MS = 250;
 
 
-type NameMatch = 'alias' | 'title' | 'suffix';
-const MATCH_SCORE: Record<NameMatch, number> = { alias: 3, title: 2, suffix: 1 };
 
 const CHUNK_SELECT = `
   SELECT c.id, c.handle, r.name AS region, r.scope, s.kind, d.path, d.title, c.heading, c.text,
@@ -210,34 +208,13 @@ export class PgStoreReader implements StoreReader {
   }
 
   nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: NameMatch }> {
-    const t = term.trim();
-    if (!t || k <= 0) return [];
-    const sel = this.select(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    type Row = { id: number; regionId: number; t: number };
-    const best = new Map<number, { match: NameMatch; t: number }>();
-    const add = (rows: Row[], match: NameMatch) => {
-      for (const r of rows) {
-        if (exclude.has(r.id) || (sel && !sel.mask[r.regionId])) continue;
-        const prev = best.get(r.id);
-        if (!prev || MATCH_SCORE[match] > MATCH_SCORE[prev.match]) best.set(r.id, { match, t: r.t });
-      }
-    };
     const first = `SELECT c.id, c.region_id AS "regionId", c.created_at AS t FROM documents d JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0`;
-    add(this.db.query<Row>(`SELECT a.chunk_id AS id, c.region_id AS "regionId", c.created_at AS t FROM aliases a JOIN chunks c ON c.id = a.chunk_id WHERE lower(a.alias) = lower($1)`, [t]), 'alias');
-    add(this.db.query<Row>(`${first} WHERE lower(d.title) = lower($1)`, [t]), 'title');
-    if (t.includes('/')) {
-      const like = '%/' + t.replace(/^\/+/, '').replace(/[\\%_]/g, (c) => '\\' + c);
-      const base = t.slice(t.lastIndexOf('/') + 1);
-      if (base) add(this.db.query<Row>(`${first} WHERE lower(d.name) = lower($1) AND (d.path = $2 OR d.path LIKE $3)`, [base, t, like]), 'suffix');
-    } else {
-      add(this.db.query<Row>(`${first} WHERE lower(d.name) = lower($1) OR lower(d.stem) = lower($1)`, [t]), 'suffix');
-    }
-    return [...best.entries()]
-      .sort((a, b) => MATCH_SCORE[b[1].match] - MATCH_SCORE[a[1].match] || b[1].t - a[1].t || a[0] - b[0])
-      .slice(0, k)
-      .map(([id, v], i) => ({ chunkId: id, score: MATCH_SCORE[v.match], rank: i + 1, match: v.match }));
+    return nameSearch(term, k, filter, (f) => this.select(f), {
+      alias: (t) => this.db.query<NameRow>(`SELECT a.chunk_id AS id, c.region_id AS "regionId", c.created_at AS t FROM aliases a JOIN chunks c ON c.id = a.chunk_id WHERE lower(a.alias) = lower($1)`, [t]),
+      title: (t) => this.db.query<NameRow>(`${first} WHERE lower(d.title) = lower($1)`, [t]),
+      pathSuffix: (t, like, base) => this.db.query<NameRow>(`${first} WHERE lower(d.name) = lower($1) AND (d.path = $2 OR d.path LIKE $3)`, [base, t, like]),
+      fileName: (t) => this.db.query<NameRow>(`${first} WHERE lower(d.name) = lower($1) OR lower(d.stem) = lower($1)`, [t]),
+    });
   }
 
   getChunks(ids: number[]): ChunkRecord[] {
@@ -267,17 +244,13 @@ export class PgStoreReader implements StoreReader {
   }
 
   episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
-    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
-    if (wanted.length === 0) return [];
-    const sel = this.select(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    const rows = this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.sig = ANY($1::text[]) UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig = ANY($1::text[])`, [wanted]);
-    return rows
-      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
-      .map(toEpisode)
-      .sort(episodeOrder)
-      .slice(0, MAX_EPISODES_BY_SIGNATURE);
+    return episodesBySignature(
+      sigs,
+      filter,
+      (f) => this.select(f),
+      (wanted) => this.db.query<EpisodeRow>(`${EPISODE_SELECT} WHERE e.sig = ANY($1::text[]) UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig = ANY($1::text[])`, [wanted]),
+      toEpisode,
+    );
   }
 
   episodeIndex(): EpisodeIndexEntry[] {

@@ -2,141 +2,38 @@
  * The read side of the SQLite knowledge store (StoreReader). The reader core does the search:
  * vector search over the in-memory matrix and (keywords 'memory') BM25 over the in-memory
  * keyword index, both kept by store/local-indexes.ts and refreshed incrementally when `PRAGMA
- * data_version` says another connection committed; this module supplies the rows (sqliteRows:
+ * data_version` says another connection committed; store/sqlite-rows.ts supplies the rows (sqliteRows:
  * visible ids, vectors, and each chunk's FTS5 terms via store/sqlite-terms.ts). Keywords
  * 'fts5' asks FTS5 instead (bm25() over chunks_fts, the on-disk source of truth): no build cost
  * at open, so short-lived readers (one CLI search) use it — docs/SEARCH.md has the measurement.
  * Both arms prune keyword queries by document frequency (store/term-stats.ts). Exact name
- * lookup, chunk fetches and episodes are plain queries. The connection is read-only
- * (store/open.ts); region filters and scopes come from store/reader-core.ts.
+ * lookup, chunk fetches and episodes are plain queries (store/sqlite-queries.ts). The
+ * connection is read-only (store/open.ts); region filters, scopes and the name search's
+ * ranking come from store/reader-core.ts.
  */
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
-import type { ChunkKind, ChunkRecord, EpisodeOutcome, EpisodeRecord, Hit, Region, SearchFilter, SourceKind, SourceRecord, StoreInfo, StoreReader } from './types.js';
+import type { ChunkRecord, EpisodeRecord, Hit, NameMatch, Region, SearchFilter, SourceRecord, StoreInfo, StoreReader } from './types.js';
 import { checkSchema, getMeta } from './schema.js';
 import { ftsExpression, queryTokens } from './fts-query.js';
 import { TermStats, PRUNE_DEFAULTS, type PruneOptions } from './term-stats.js';
 import { blobToFloat32, type MatrixFilter, type ScanMethod } from './vector-matrix.js';
 import { LocalIndexes, memoryKeywordSearch, type RowSource } from './local-indexes.js';
 import { SqliteChunkTerms } from './sqlite-terms.js';
-import { BM25_WEIGHTS, KeywordIndex } from './keyword-index.js';
+import { KeywordIndex } from './keyword-index.js';
 import { StoreError, StoreModelMismatchError } from './errors.js';
 import { openReadonlyDb, unreadableStore } from './open.js';
 import { resolve } from 'node:path';
 import { SqliteLineage } from './lineage-sql.js';
-import { MAX_EPISODES_BY_SIGNATURE, episodeOrder, regionSelection, type RegionSelection } from './reader-core.js';
+import { sqliteRows, WARM_PAGE } from './sqlite-rows.js';
+import { readerStatements, toEpisode, toRecord, type ChunkRow, type EpisodeRow, type ReaderStatements } from './sqlite-queries.js';
+import { episodeOrder, episodesBySignature, nameSearch, regionSelection, type NameRow, type RegionSelection } from './reader-core.js';
 
 /** With a region filter, keyword search first asks FTS5 for these multiples of the hits it needs
  *  and filters in memory (cheap); only when that leaves too few does it run the filtered SQL join. */
 export const KEYWORD_OVERFETCH = [4, 64] as const;
 
-type NameMatch = 'alias' | 'title' | 'suffix';
-const MATCH_SCORE: Record<NameMatch, number> = { alias: 3, title: 2, suffix: 1 };
-
-interface ChunkRow {
-  id: number;
-  handle: string;
-  region: string;
-  scope: string;
-  kind: SourceKind;
-  path: string;
-  title: string;
-  heading: string;
-  text: string;
-  ordinal: number;
-  created_at: number;
-  has_error: number;
-  resolved: number;
-  aliases: string;
-  chunk_kind: ChunkKind;
-}
-
-const CHUNK_SELECT = `
-  SELECT c.id, c.handle, r.name AS region, r.scope, s.kind, d.path, d.title, c.heading, c.text,
-         c.ordinal, c.created_at, c.has_error, c.resolved, c.aliases, c.chunk_kind
-  FROM chunks c
-  JOIN documents d ON d.id = c.document_id
-  JOIN sources s ON s.id = d.source_id
-  JOIN regions r ON r.id = c.region_id`;
-
-function toRecord(r: ChunkRow): ChunkRecord {
-  return {
-    id: r.id,
-    handle: r.handle,
-    region: r.region,
-    regionScope: r.scope,
-    kind: r.kind,
-    path: r.path,
-    title: r.title,
-    heading: r.heading,
-    text: r.text,
-    ordinal: r.ordinal,
-    createdAt: r.created_at,
-    hasError: r.has_error !== 0,
-    resolved: r.resolved !== 0,
-    aliases: r.aliases ? r.aliases.split('\n') : [],
-    chunkKind: r.chunk_kind,
-  };
-}
-
-
-interface EpisodeRow {
-  chunkId: number;
-  handle: string;
-  region: string;
-  scope: string;
-  regionId: number;
-  sig: string;
-  head: string;
-  words: string;
-  sessionId: string;
-  tool: string;
-  action: string;
-  fix: string;
-  resolved: number;
-  outcome: EpisodeOutcome;
-  attempts: number;
-  note: string;
-  at: number;
-  source: 'episode' | 'note';
-}
-
-/** Episode rows and note-signature rows in one shape (notes: resolved written knowledge). */
-const EPISODE_SELECT = `
-  SELECT e.chunk_id AS chunkId, c.handle, r.name AS region, r.scope, c.region_id AS regionId, e.sig, e.head, e.words,
-         e.session_id AS sessionId, e.tool, e.action, e.fix, e.resolved, e.outcome, e.attempts, e.note, e.at, 'episode' AS source
-  FROM episodes e JOIN chunks c ON c.id = e.chunk_id JOIN regions r ON r.id = c.region_id`;
-const NOTE_SIGNATURE_SELECT = `
-  SELECT s.chunk_id AS chunkId, c.handle, r.name AS region, r.scope, c.region_id AS regionId, s.sig, s.head, s.words,
-         '' AS sessionId, '' AS tool, '' AS action, s.fix, 1 AS resolved, 'succeeded' AS outcome, 1 AS attempts, '' AS note,
-         c.created_at AS at, 'note' AS source
-  FROM signatures s JOIN chunks c ON c.id = s.chunk_id JOIN regions r ON r.id = c.region_id`;
-
-function toEpisode(r: EpisodeRow): EpisodeRecord {
-  return {
-    chunkId: r.chunkId,
-    handle: r.handle,
-    region: r.region,
-    regionScope: r.scope,
-    sig: r.sig,
-    head: r.head ? r.head.split('\n') : [],
-    words: r.words ? r.words.split(' ') : [],
-    sessionId: r.sessionId,
-    tool: r.tool,
-    action: r.action,
-    fix: r.fix,
-    resolved: r.resolved !== 0,
-    outcome: r.outcome,
-    attempts: r.attempts,
-    note: r.note,
-    at: r.at,
-    source: r.source,
-  };
-}
-
-
 type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'resolved' | 'sessionId' | 'source' | 'lineage'>;
-
 
 /** Where the SQLite reader's keyword arm searches. 'auto' (default): FTS5 on disk until warm()
  *  has built the in-memory index page by page (yielding between pages), the index from then on;
@@ -146,200 +43,6 @@ type EpisodeIndexEntry = Pick<EpisodeRecord, 'chunkId' | 'sig' | 'words' | 'reso
  *  answer faster from FTS5, and a long-lived reader (the daemon) faster from memory. */
 export const KEYWORD_ARMS = ['auto', 'memory', 'fts5'] as const;
 export type KeywordArm = (typeof KEYWORD_ARMS)[number];
-/** Chunks read and indexed per step of warm(); between steps the event loop runs. */
-export const WARM_PAGE = 2_000;
-
-/** Region ids below this let a chunk's id and region travel as one number (id · REGION_KEY +
- *  region id, exact in a double for ids below 2³¹): the visible-rows listing then returns plain
- *  numbers instead of a [id, region] array per row (at 100k chunks: ~4× faster). */
-export const REGION_KEY = 2 ** 21;
-/** Vector rows read per statement call while filling the matrix (all() per page: one call into
- *  SQLite per page instead of one per row, without holding every row at once). */
-export const VECTOR_PAGE = 5_000;
-/** Vector rows per BLOB of a first fill (store/matrix-fill.ts): at 100-d a 400 KB BLOB; at 100k
- *  chunks 1k-row pages cost less CPU than 5k-row ones (measured: 171 vs 199 ms, median of 5). */
-export const VECTOR_RUN_ROWS = 1_000;
-/** Rows asked for by ascending ids that fill at least 1/FETCH_RANGE_SPAN of their id range (the
- *  chunks an index run appended: all of it) are read with one range scan of each table, the rows
- *  not asked for skipped, instead of one lookup per id through json_each: at 1,000 appended
- *  chunks of a 100k store, 1.1 + 1.4 ms CPU (vectors + texts) instead of 4.1 + 4.7 ms (median of
- *  15). A scan reads the rows between the ids asked for too, ~3× cheaper per row than a lookup
- *  here, so a span of at most twice the ids asked for stays well ahead. */
-export const FETCH_RANGE_SPAN = 2;
-/** Bytes per stored vector value (Float32). */
-const FLOAT_BYTES = 4;
-
-/** Character codes of the id list: digits and the separator. */
-const DIGIT_0 = 48;
-const DIGIT_9 = 57;
-const COMMA = 44;
-
-/** The ids of a group_concat(chunk_id) list ("3,4,9"), checked ascending and above `after`. Read
- *  digit by digit: no substring per id (at 100k ids, fewer allocations for the GC to follow). */
-export function parseIdList(list: string, after: number): Float64Array {
-  let count = 1;
-  for (let i = 0; i < list.length; i++) if (list.charCodeAt(i) === COMMA) count++;
-  const ids = new Float64Array(count);
-  let prev = after;
-  let n = 0;
-  let id = 0;
-  let digits = 0;
-  for (let i = 0; i <= list.length; i++) {
-    const c = i < list.length ? list.charCodeAt(i) : COMMA;
-    if (c >= DIGIT_0 && c <= DIGIT_9) {
-      id = id * 10 + (c - DIGIT_0);
-      digits++;
-      continue;
-    }
-    if (c !== COMMA || digits === 0 || !(id > prev)) throw new Error(`vector ids out of order or malformed at ${list.slice(Math.max(0, i - 12), i + 1)} (after ${prev})`);
-    ids[n++] = prev = id;
-    id = 0;
-    digits = 0;
-  }
-  return ids;
-}
-
-/** The SQLite file's rows for the reader core (one read transaction per sync). */
-export function sqliteRows(db: Database.Database, terms: () => SqliteChunkTerms): RowSource {
-  // The region index (region_id, id) is a few bytes per chunk; the table holds the texts: listing
-  // through the index and sorting by id here reads ~1 MB instead of the whole table at 100k.
-  const visibleKeys = db.prepare(`SELECT id * ${REGION_KEY} + region_id FROM chunks INDEXED BY chunks_region`).pluck();
-  const visiblePairs = db.prepare(`SELECT id, region_id FROM chunks ORDER BY id`).raw();
-  const maxRegion = db.prepare(`SELECT coalesce(max(id), 0) FROM regions`).pluck();
-  // Driven by the id list (a lookup per id), never a scan of the table.
-  const vectors = db.prepare(`SELECT v.chunk_id, v.vec FROM json_each(?) j JOIN vectors v ON v.chunk_id = j.value`).raw();
-  const texts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM json_each(?) j JOIN chunks c ON c.id = j.value
-                            JOIN documents d ON d.id = c.document_id`).raw();
-  const vectorRange = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id BETWEEN ? AND ?`).raw();
-  const textRange = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
-                                WHERE c.id BETWEEN ? AND ?`).raw();
-  const vectorPage = db.prepare(`SELECT chunk_id, vec FROM vectors WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?`).raw();
-  // Through the region index as well (the count over the table's rowid range reads every page).
-  const countUpTo = db.prepare(`SELECT count(*) FROM chunks INDEXED BY chunks_region WHERE id <= ?`).pluck();
-  const after = db.prepare(`SELECT id, region_id FROM chunks WHERE id > ? ORDER BY id`).raw();
-  const rowKeyOf = db.prepare(`SELECT row_key FROM chunks WHERE id = ?`).pluck();
-  // A first fill reads the vectors of one dimension a page at a time as one BLOB and one id list
-  // (group_concat: one Buffer and one string per VECTOR_RUN_ROWS rows instead of a row array and
-  // a Buffer per chunk). Both aggregates take the rows in the same order, so the k-th id is the
-  // k-th vector's; the ids are checked ascending. (group_concat's own ORDER BY would sort again:
-  // ~60 ms more at 100k; a separate id listing scans the table again: ~55 ms more.)
-  const vectorBlock = db.prepare(`SELECT group_concat(chunk_id), CAST(group_concat(vec, '') AS BLOB)
-                                  FROM (SELECT chunk_id, vec FROM vectors WHERE chunk_id > ? AND length(vec) = ? ORDER BY chunk_id LIMIT ?)`).raw();
-  /** The content key (store/chunk-key.ts rowKey) of the largest id the last listing returned. */
-  let top: { id: number; key: unknown } | null = null;
-  const remember = (ids: Int32Array) => {
-    if (ids.length) top = { id: ids[ids.length - 1], key: rowKeyOf.get(ids[ids.length - 1]) };
-  };
-  const columns = (rows: Array<[number, number]>) => {
-    const ids = new Int32Array(rows.length);
-    const regions = new Int32Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      ids[i] = rows[i][0];
-      regions[i] = rows[i][1];
-    }
-    remember(ids);
-    return { ids, regions };
-  };
-  const listVisible = () => {
-    if ((maxRegion.get() as number) >= REGION_KEY) return columns(visiblePairs.all() as Array<[number, number]>);
-    const keys = Float64Array.from(visibleKeys.all() as number[]).sort();
-    const ids = new Int32Array(keys.length);
-    const regions = new Int32Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const id = Math.floor(keys[i] / REGION_KEY);
-      ids[i] = id;
-      regions[i] = keys[i] - id * REGION_KEY;
-    }
-    remember(ids);
-    return { ids, regions };
-  };
-  const allTexts = db.prepare(`SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id`).raw();
-  return {
-    dim: () => {
-      const d = getMeta(db, 'dim');
-      return d === null ? null : Number(d);
-    },
-    snapshot: (fn) => db.transaction(fn)(),
-    visible: listVisible,
-    // Chunk rows are never updated in place: a changed chunk is a new row. Its id is new too
-    // unless every row above it was deleted first (SQLite gives max(id) + 1), and then the row
-    // at the last id seen was deleted as well: the same count up to that id and the same content
-    // key at it mean nothing up to it changed.
-    idsReused: true,
-    appended: (last, count) =>
-      top !== null && top.id === last && countUpTo.get(last) === count && rowKeyOf.get(last) === top.key
-        ? columns(after.all(last) as Array<[number, number]>)
-        : null,
-    fetch: (ids, want) => {
-      // Dense ascending ids (FETCH_RANGE_SPAN): range scans, keeping the rows asked for.
-      const range = denseRange(ids);
-      const json = range ? '' : JSON.stringify(ids);
-      const asked = range ? new Set(ids) : null;
-      const read = <R extends [number, ...unknown[]]>(byIds: Database.Statement, byRange: Database.Statement): R[] =>
-        range ? (byRange.all(range[0], range[1]) as R[]).filter((r) => asked!.has(r[0])) : (byIds.all(json) as R[]);
-      const out = new Map<number, { id: number; vec?: Uint8Array | null; terms?: ReturnType<SqliteChunkTerms['termsOf']>[number] | null }>();
-      if (want.vec) for (const [id, vec] of read<[number, Buffer]>(vectors, vectorRange)) out.set(id, { id, vec });
-      if (want.terms) {
-        const rows = read<[number, string, string, string]>(texts, textRange);
-        const parsed = terms().termsOf(rows.map((r) => [r[1], r[2], r[3]] as const));
-        rows.forEach((r, i) => {
-          const e = out.get(r[0]) ?? { id: r[0] };
-          e.terms = parsed[i];
-          out.set(r[0], e);
-        });
-      }
-      return out.values();
-    },
-    *vectorRuns(dim) {
-      const bytes = dim * FLOAT_BYTES;
-      for (let last = 0; ; ) {
-        const [list, blob] = vectorBlock.get(last, bytes, VECTOR_RUN_ROWS) as [string | null, Buffer | null];
-        if (list === null || blob === null) return;
-        const run = parseIdList(list, last);
-        if (blob.byteLength !== run.length * bytes) throw new Error(`a vector page of ${blob.byteLength} bytes for ${run.length} ${dim}-d rows`);
-        // Buffers of this size get their own memory (offset 0); copied when not Float32-aligned.
-        const data = blob.byteOffset % FLOAT_BYTES === 0
-          ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / FLOAT_BYTES)
-          : new Float32Array(Uint8Array.from(blob).buffer);
-        yield { ids: run, data };
-        if (run.length < VECTOR_RUN_ROWS) return;
-        last = run[run.length - 1];
-      }
-    },
-    *all(want) {
-      if (want.vec) {
-        for (let last = 0; ; ) {
-          const page = vectorPage.all(last, VECTOR_PAGE) as Array<[number, Buffer]>;
-          for (const [id, vec] of page) yield { id, vec };
-          if (page.length < VECTOR_PAGE) break;
-          last = page[page.length - 1][0];
-        }
-      }
-      if (want.terms) {
-        const page: Array<[number, string, string, string]> = [];
-        const flush = function* () {
-          const parsed = terms().termsOf(page.map((r) => [r[1], r[2], r[3]] as const));
-          for (let i = 0; i < page.length; i++) yield { id: page[i][0], terms: parsed[i] };
-          page.length = 0;
-        };
-        for (const r of allTexts.iterate() as IterableIterator<[number, string, string, string]>) {
-          page.push(r);
-          if (page.length >= WARM_PAGE) yield* flush();
-        }
-        yield* flush();
-      }
-    },
-  };
-}
-
-/** [first, last] of `ids` when they ascend and fill at least 1/FETCH_RANGE_SPAN of that range; else null. */
-export function denseRange(ids: readonly number[]): [number, number] | null {
-  if (ids.length === 0) return null;
-  for (let i = 1; i < ids.length; i++) if (!(ids[i] > ids[i - 1])) return null;
-  const first = ids[0];
-  const last = ids[ids.length - 1];
-  return last - first + 1 <= ids.length * FETCH_RANGE_SPAN ? [first, last] : null;
-}
 
 export class SqliteStoreReader implements StoreReader {
   private dataVersion = -1;
@@ -355,7 +58,7 @@ export class SqliteStoreReader implements StoreReader {
   private closed = false;
   private chunkRegionCache: Map<number, number> | null = null;
   private episodeIndexCache: EpisodeIndexEntry[] | null = null;
-  private readonly stmts;
+  private readonly stmts: ReaderStatements;
   /** Created on the first keyword query (a short-lived reader, e.g. the writer's info(), never needs it). */
   private termStats: TermStats | null = null;
   /** Sessions that share message uuids (store/lineage-sql.ts). */
@@ -375,49 +78,7 @@ export class SqliteStoreReader implements StoreReader {
     this.lineage = new SqliteLineage(db, () => this.refresh());
     this.local = new LocalIndexes({ scanMethod, keywords: keywordArm === 'memory', onRefill: keywordArm === 'auto' ? 'drop' : 'rebuild' });
     this.rows = sqliteRows(db, () => (this.chunkTerms ??= new SqliteChunkTerms()));
-    this.stmts = {
-      regions: db.prepare(`SELECT r.id, r.name, r.scope, (SELECT count(*) FROM chunks c WHERE c.region_id = r.id) AS chunks FROM regions r ORDER BY r.name`),
-      sources: db.prepare(`SELECT s.id, s.region_id AS regionId, r.name AS region, s.path, s.kind
-                           FROM sources s JOIN regions r ON r.id = s.region_id ORDER BY r.name, s.path`),
-      count: db.prepare(`SELECT (SELECT count(*) FROM regions) AS regions, (SELECT count(*) FROM sources) AS sources,
-                                (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks`),
-      ftsAll: db.prepare(`SELECT rowid AS id, bm25(chunks_fts, ${BM25_WEIGHTS.title}, ${BM25_WEIGHTS.heading}, ${BM25_WEIGHTS.text}) AS s
-                          FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`),
-      ftsRegions: db.prepare(`SELECT f.rowid AS id, bm25(chunks_fts, ${BM25_WEIGHTS.title}, ${BM25_WEIGHTS.heading}, ${BM25_WEIGHTS.text}) AS s
-                              FROM chunks_fts f JOIN chunks c ON c.id = f.rowid
-                              WHERE chunks_fts MATCH ? AND c.region_id IN (SELECT value FROM json_each(?))
-                              ORDER BY s LIMIT ?`),
-      chunksByIds: db.prepare(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`),
-      episodesBySig: db.prepare(`${EPISODE_SELECT} WHERE e.sig IN (SELECT value FROM json_each(@sigs))
-                                 UNION ALL ${NOTE_SIGNATURE_SELECT} WHERE s.sig IN (SELECT value FROM json_each(@sigs))`),
-      resolvedEpisodes: db.prepare(`${EPISODE_SELECT} WHERE e.resolved = 1 UNION ALL ${NOTE_SIGNATURE_SELECT}`),
-      fixEpisodes: db.prepare(`${EPISODE_SELECT} UNION ALL ${NOTE_SIGNATURE_SELECT}`),
-      episodeIndex: db.prepare(`SELECT chunk_id AS chunkId, sig, words, resolved, session_id AS sessionId, 'episode' AS source FROM episodes
-                                UNION ALL SELECT chunk_id, sig, words, 1, '', 'note' FROM signatures`),
-      chunkByHandle: db.prepare(`${CHUNK_SELECT} WHERE c.handle = ?`),
-      textPage: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM chunks c JOIN documents d ON d.id = c.document_id
-                            WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(),
-      textsByIds: db.prepare(`SELECT c.id, c.region_id, d.title, c.heading, c.text, c.row_key FROM json_each(?) j JOIN chunks c ON c.id = j.value
-                              JOIN documents d ON d.id = c.document_id`).raw(),
-      rowKeys: db.prepare(`SELECT id, row_key FROM chunks`).raw(),
-      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
-      vector: db.prepare(`SELECT vec FROM vectors WHERE chunk_id = ?`),
-      vectorCount: db.prepare(`SELECT count(*) AS n FROM vectors`),
-      // Two plain scans instead of a join: chunk rows carry their text, so joining would read it all.
-      chunkRegions: db.prepare(`SELECT id, region_id FROM chunks`),
-      vectorRows: db.prepare(`SELECT chunk_id, vec FROM vectors`),
-      aliasHits: db.prepare(`SELECT a.chunk_id AS id, c.region_id AS regionId, c.created_at AS t
-                             FROM aliases a JOIN chunks c ON c.id = a.chunk_id WHERE a.alias = ?`),
-      titleHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
-                             JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.title = ?`),
-      nameHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
-                            JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.name = @t OR d.stem = @t`),
-      // A path suffix ends in the file name: the indexed name column narrows the candidates to
-      // documents with that name before the LIKE (no scan over every document's path).
-      suffixHits: db.prepare(`SELECT c.id, c.region_id AS regionId, c.created_at AS t FROM documents d
-                              JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0
-                              WHERE d.name = @base AND (d.path = @t OR d.path LIKE @like ESCAPE '\\')`),
-    };
+    this.stmts = readerStatements(db);
   }
 
   /** `PRAGMA data_version`, prepared once (db.pragma() prepares it on every call: it runs
@@ -616,33 +277,13 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: NameMatch }> {
-    const t = term.trim();
-    if (!t || k <= 0) return [];
-    const sel = this.selectRegions(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    type Row = { id: number; regionId: number; t: number };
-    const best = new Map<number, { match: NameMatch; t: number }>();
-    const add = (rows: Row[], match: NameMatch) => {
-      for (const r of rows) {
-        if (exclude.has(r.id) || (sel && !sel.mask[r.regionId])) continue;
-        const prev = best.get(r.id);
-        if (!prev || MATCH_SCORE[match] > MATCH_SCORE[prev.match]) best.set(r.id, { match, t: r.t });
-      }
-    };
-    add(this.stmts.aliasHits.all(t) as Row[], 'alias');
-    add(this.stmts.titleHits.all(t) as Row[], 'title');
-    if (t.includes('/')) {
-      const like = '%/' + t.replace(/^\/+/, '').replace(/[\\%_]/g, (c) => '\\' + c);
-      const base = t.slice(t.lastIndexOf('/') + 1);
-      if (base) add(this.stmts.suffixHits.all({ t, like, base }) as Row[], 'suffix');
-    } else {
-      add(this.stmts.nameHits.all({ t }) as Row[], 'suffix');
-    }
-    return [...best.entries()]
-      .sort((a, b) => MATCH_SCORE[b[1].match] - MATCH_SCORE[a[1].match] || b[1].t - a[1].t || a[0] - b[0])
-      .slice(0, k)
-      .map(([id, v], i) => ({ chunkId: id, score: MATCH_SCORE[v.match], rank: i + 1, match: v.match }));
+    const st = this.stmts;
+    return nameSearch(term, k, filter, (f) => this.selectRegions(f), {
+      alias: (t) => st.aliasHits.all(t) as NameRow[],
+      title: (t) => st.titleHits.all(t) as NameRow[],
+      pathSuffix: (t, like, base) => st.suffixHits.all({ t, like, base }) as NameRow[],
+      fileName: (t) => st.nameHits.all({ t }) as NameRow[],
+    });
   }
 
   getChunks(ids: number[]): ChunkRecord[] {
@@ -679,18 +320,13 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   episodesBySignature(sigs: string[], filter?: SearchFilter): EpisodeRecord[] {
-    const wanted = [...new Set(sigs.filter((x) => typeof x === 'string' && x))];
-    if (wanted.length === 0) return [];
-    const sel = this.selectRegions(filter);
-    if (sel && sel.ids.length === 0) return [];
-    const exclude = new Set(filter?.excludeChunkIds ?? []);
-    const rows = this.stmts.episodesBySig.all({ sigs: JSON.stringify(wanted) }) as EpisodeRow[];
-    return rows
-      .filter((r) => !exclude.has(r.chunkId) && (!sel || sel.mask[r.regionId] === 1))
-      .map(toEpisode)
-      .sort(episodeOrder)
-      .slice(0, MAX_EPISODES_BY_SIGNATURE)
-      .map((e) => this.withLineage(e));
+    return episodesBySignature(
+      sigs,
+      filter,
+      (f) => this.selectRegions(f),
+      (wanted) => this.stmts.episodesBySig.all({ sigs: JSON.stringify(wanted) }) as EpisodeRow[],
+      toEpisode,
+    ).map((e) => this.withLineage(e));
   }
 
   /** The episode with its session's lineage, when the session shares messages with others. */

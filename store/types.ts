@@ -92,6 +92,9 @@ export interface StoreInfo {
   bytes: number;
 }
 
+/** How nameSearch matched a chunk: an alias, the document's title, or its file name / path suffix. */
+export type NameMatch = 'alias' | 'title' | 'suffix';
+
 export interface StoreReader extends EpisodeReader {
   /** Lineage lookups; absent on a store that does not record messages (the team store). */
   lineage?: LineageReader;
@@ -102,7 +105,7 @@ export interface StoreReader extends EpisodeReader {
   /** One list per query vector (all scanned in one pass). */
   vectorSearch(queries: Float32Array[], k: number, filter?: SearchFilter): Hit[][];
   /** Titles, aliases and file names that match a term exactly (or by suffix). */
-  nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: 'alias' | 'title' | 'suffix' }>;
+  nameSearch(term: string, k: number, filter?: SearchFilter): Array<Hit & { match: NameMatch }>;
   getChunks(ids: number[]): ChunkRecord[];
   chunkByHandle(handle: string): ChunkRecord | null;
   /** Vector of a stored chunk (normalized), or null. */

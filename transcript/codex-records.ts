@@ -28,6 +28,7 @@ import {
   MAX_PROMPT_CHARS,
   MAX_TOOL_CALLS_PER_RECORD,
   MAX_TOOL_RESULT_CHARS,
+  decodeJsonLine,
   toolCall,
   type ParsedRecord,
   type PromptKind,
@@ -35,6 +36,7 @@ import {
   type ToolCall,
 } from './records.js';
 import { codexErrorText, readCodexToolOutput } from '../shared/codex-output.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** Codex tool names that run a shell command: shown as `Bash` (the name Codex's hooks use). */
 export const CODEX_SHELL_TOOLS = ['exec_command', 'shell', 'shell_command', 'local_shell', 'container.exec'] as const;
@@ -49,8 +51,6 @@ const TURN_END_EVENTS: Readonly<Record<string, 'turn-duration' | 'interrupted'>>
   turn_aborted: 'interrupted',
 };
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const clip = (s: string, max: number) => (s.length <= max ? s : s.slice(0, max));
 
@@ -149,16 +149,7 @@ export class CodexRecordParser {
 
   /** One rollout line → a record, or null (skipped). Never throws. */
   parseLine(line: string): ParsedRecord | null {
-    if (typeof line !== 'string') return null;
-    const t = line.trim();
-    if (!t.startsWith('{')) return null;
-    let v: unknown;
-    try {
-      v = JSON.parse(t);
-    } catch {
-      return null;
-    }
-    return this.parseValue(v);
+    return this.parseValue(decodeJsonLine(line));
   }
 
   /** An already-decoded line → a record, or null. Never throws. */

@@ -8,6 +8,7 @@
  * local-command system lines, unknown types, malformed JSON). Pure; never throws.
  */
 import { MAX_COMMAND_CHARS } from '../shared/command-keys.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** What a user-side prompt record is. Only `human` is typed by the person. */
 export type PromptKind =
@@ -100,9 +101,6 @@ export const MAX_TOOL_CALLS_PER_RECORD = 32;
 /** Content blocks looked at in one record (a hostile line cannot make us loop long). */
 const MAX_BLOCKS = 256;
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function clip(s: string, max: number): string {
@@ -367,16 +365,20 @@ export function parseValue(value: unknown): ParsedRecord | null {
   }
 }
 
+/** One JSONL line → its decoded JSON value, or undefined when it is no JSON object line
+ *  (blank, not starting with `{`, broken). Never throws. Both hosts' parsers read lines so. */
+export function decodeJsonLine(line: string): unknown {
+  if (typeof line !== 'string') return undefined;
+  const t = line.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+}
+
 /** One transcript line → a normalized record, or null (skipped). Never throws. */
 export function parseLine(line: string): ParsedRecord | null {
-  if (typeof line !== 'string') return null;
-  const t = line.trim();
-  if (!t.startsWith('{')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(t);
-  } catch {
-    return null;
-  }
-  return parseValue(value);
+  return parseValue(decodeJsonLine(line));
 }

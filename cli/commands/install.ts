@@ -4,15 +4,15 @@
  * default, honouring CLAUDE_CONFIG_DIR; --project: ./.claude/settings.json) and writes
  * <home>/hook-settings.json from the effective config. `--host codex`: Codex CLI's
  * $CODEX_HOME/hooks.json instead (UserPromptSubmit and PostToolUse; docs/CODEX.md). The merge itself is pure
- * (hook/install.ts); file handling in hook/install-files.ts.
+ * (ops/hook-install.ts); file handling in ops/hook-install-files.ts.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
-import { installCodexHook, installHook, packageRoot } from '../../hook/install-files.js';
-import { SettingsShapeError, CODEX_POST_TOOL_USE_MATCHER } from '../../hook/install.js';
+import { installCodexHook, installHook, packageRoot } from '../../ops/hook-install-files.js';
+import { SettingsShapeError, CODEX_POST_TOOL_USE_MATCHER } from '../../ops/hook-install.js';
 import { pluginRegistrations } from '../../ops/plugin-registration.js';
 import { HOSTS, type Host } from '../../transcript/host.js';
 

@@ -2,12 +2,12 @@
  * `active-brain uninstall [--project] [--dry-run]`: removes only active-brain's entries
  * (UserPromptSubmit, PostToolUseFailure, PostToolUse) from Claude Code's settings (user
  * scope by default, --project for ./.claude/settings.json); every other setting and hook
- * stays. `--host codex`: the same in Codex CLI's $CODEX_HOME/hooks.json. Pure change in hook/install.ts, files in hook/install-files.ts.
+ * stays. `--host codex`: the same in Codex CLI's $CODEX_HOME/hooks.json. Pure change in ops/hook-install.ts, files in ops/hook-install-files.ts.
  */
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
-import { uninstallCodexHook, uninstallHook, type ChangeReport } from '../../hook/install-files.js';
+import { uninstallCodexHook, uninstallHook, type ChangeReport } from '../../ops/hook-install-files.js';
 import { hostFlag } from './install.js';
-import { SettingsShapeError } from '../../hook/install.js';
+import { SettingsShapeError } from '../../ops/hook-install.js';
 
 /** What uninstall did to the file, said plainly. */
 export function undoText(r: ChangeReport): string {

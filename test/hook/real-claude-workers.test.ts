@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { Pipeline } from '../../core/pipeline.js';
-import { EVENT_MATCHERS, hookCommand, ourEntry } from '../../hook/install.js';
+import { EVENT_MATCHERS, hookCommand, ourEntry } from '../../ops/hook-install.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { fixPath } from '../../shared/paths.js';
 import type { FixFile } from '../../shared/types.js';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { writeHookSettings } from '../../config/hook-settings.js';
 import { isWorkerSession } from '../../core/workers.js';
-import { hookCommand, ourEntry } from '../../hook/install.js';
+import { hookCommand, ourEntry } from '../../ops/hook-install.js';
 import { hookBundle } from './helpers.js';
 
 const CODEX = findHostCli('codex', 'ACTIVE_BRAIN_CODEX_BIN');

@@ -6,7 +6,7 @@
  *   carries isError: true, an MCP tool that succeeds.
  * Seen with 2.1.332: both failures (the Bash exit code and the MCP isError result) arrive at
  * PostToolUseFailure, never at PostToolUse — so PostToolUse can help nowhere in Claude Code
- * and install does not register it (hook/install.ts CLAUDE_EVENTS). Then `active-brain
+ * and install does not register it (ops/hook-install.ts CLAUDE_EVENTS). Then `active-brain
  * install` as shipped: only the prompt and the two failures start the hook.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

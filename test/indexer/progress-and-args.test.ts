@@ -105,7 +105,7 @@ describe('UTF-8 decoding', () => {
 
 describe('embedding text', () => {
   it('puts the title and heading trail before the text, without repeating the title', async () => {
-    const { embeddingText } = await import('../../indexer/indexer.js');
+    const { embeddingText } = await import('../../indexer/embed-batch.js');
     expect(embeddingText('Pool', 'Pool > Fix', 'raise it')).toBe('Pool > Fix\nraise it');
     expect(embeddingText('Session', '2026-03-01 exchange 1', 'x')).toBe('Session — 2026-03-01 exchange 1\nx');
     expect(embeddingText('T', '', 'x')).toBe('T\nx');

@@ -24,7 +24,7 @@ import {
   offer, printedLine, tempDir, cleanupTemp, type Ctx,
 } from '../hook/helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
-import { CLAUDE_EVENTS } from '../../hook/install.js';
+import { CLAUDE_EVENTS } from '../../ops/hook-install.js';
 import { commandOf, hooksJson, runAsClaudeCode, type Event, type Ran } from './helpers.js';
 
 afterAll(cleanupTemp);

@@ -15,7 +15,7 @@ import { DOCUMENTED_EVENTS, hooksFileSchema, marketplaceSchema, pluginManifestSc
 import {
   MARKETPLACE_NAME, PLUGIN_NAME, PLUGIN_ROOT_VAR, pluginHooks, pluginMcpServers, pluginHookCommand, pluginSessionStartCommand,
 } from '../../ops/plugin-manifest.js';
-import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../../hook/install.js';
+import { CLAUDE_EVENTS, EVENT_MATCHERS, HOOK_CLEARED_ENV, HOOK_TIMEOUT_SECONDS } from '../../ops/hook-install.js';
 
 
 const read = (rel: string) => JSON.parse(readFileSync(join(repoRoot, rel), 'utf8')) as Record<string, any>;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
 import { BIN, tempEnv, type Env } from '../daemon/helpers.js';
 import { activeRegistrations, oursInstalled, installApplies, pluginsRoot, type Install } from '../../ops/plugin-registration.js';
-import { CLAUDE_EVENTS } from '../../hook/install.js';
+import { CLAUDE_EVENTS } from '../../ops/hook-install.js';
 
 const ID = 'active-brain@active-brain';
 const PROJ = '/work/proj';

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { ConfigSchema, type Config } from '../../config/schema.js';
 import type { Embedder } from '../../embed/types.js';
 import { parseLocomo, type LocomoTurn } from '../../eval/locomo.js';
-import { evidenceLinks, parseLocomoDate, replayLocomo, sessionExchanges, speakersA, spokenText } from '../../eval/locomo-replay.js';
+import { replayLocomo } from '../../eval/locomo-replay.js';
+import { evidenceLinks, parseLocomoDate, sessionExchanges, speakersA, spokenText } from '../../eval/locomo-exchanges.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 

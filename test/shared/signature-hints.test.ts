@@ -1,6 +1,6 @@
 /**
  * The small regexes that let the signing code skip a big one (shared/error-class.ts,
- * shared/redact.ts; docs/HOOK.md "Tool path, third pass"): each must hold for every text the
+ * shared/redact.ts; the hook's third speed pass; its notes are in the git history of docs/HOOK.md): each must hold for every text the
  * big one matches, or a skipped test would change a verdict. Matches of each big regex are
  * generated from its source (fast-check stringMatching, with `\b` and `^` dropped — a larger
  * language, so a hint that holds there holds for the real matches).

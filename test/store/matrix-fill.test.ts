@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { VectorMatrix } from '../../store/vector-matrix.js';
 import { fillMatrix, type VectorRun } from '../../store/matrix-fill.js';
 import { LocalIndexes, type RowSource } from '../../store/local-indexes.js';
-import { sqliteRows, parseIdList, denseRange, VECTOR_RUN_ROWS } from '../../store/reader.js';
+import { sqliteRows, parseIdList, denseRange, VECTOR_RUN_ROWS } from '../../store/sqlite-rows.js';
 import { SqliteChunkTerms } from '../../store/sqlite-terms.js';
 import { openReadonlyDb } from '../../store/open.js';
 import { tempDir, makeStore, prng, randomUnit } from './helpers.js';

@@ -16,6 +16,7 @@ import { createProgress } from '../../../eval/progress.js';
 import { round4 } from '../../../eval/metrics.js';
 import { HYBRID_DEFAULTS } from '../../../search/fusion.js';
 import type { HybridFusion } from '../../../search/search.js';
+import { armsTable } from './arms-table.js';
 
 export const help = `usage: active-brain eval beir --corpus corpus.jsonl --queries queries.jsonl --qrels qrels.tsv [--json] [--model PATH]
 
@@ -88,11 +89,8 @@ export function reportText(r: BeirReport): string {
     `not scored: ${r.unjudged} queries without a relevant judged document; skipped lines: corpus ${r.skipped.corpus}, queries ${r.skipped.queries}, qrels ${r.skipped.qrels}`,
     `hybrid fusion: ${r.fusion.method}, keyword ${r.fusion.keywordWeight} / vector ${r.fusion.vectorWeight}`,
     '',
-    `${'metric'.padEnd(10)} ${'keyword'.padStart(8)} ${'vector'.padStart(8)} ${'hybrid'.padStart(8)}`,
+    ...armsTable(r.scores),
   ];
-  for (const [name, a] of Object.entries(r.scores)) {
-    lines.push(`${name.padEnd(10)} ${a.keyword.toFixed(4).padStart(8)} ${a.vector.toFixed(4).padStart(8)} ${a.hybrid.toFixed(4).padStart(8)}`);
-  }
   return lines.join('\n');
 }
 

@@ -9,7 +9,8 @@ import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
 import { loadConfig } from '../../../config/load.js';
 import { createEmbedder } from '../../../embed/embedder.js';
 import { parseLocomo } from '../../../eval/locomo.js';
-import { DEFAULT_LINK_WINDOW, replayLocomo, speakersA, type LocomoReplayReport } from '../../../eval/locomo-replay.js';
+import { DEFAULT_LINK_WINDOW, replayLocomo, type LocomoReplayReport } from '../../../eval/locomo-replay.js';
+import { speakersA } from '../../../eval/locomo-exchanges.js';
 import { createProgress } from '../../../eval/progress.js';
 
 /** Default rng seed (wander step). */

@@ -16,6 +16,7 @@ import { createProgress } from '../../../eval/progress.js';
 import { round4 } from '../../../eval/metrics.js';
 import { HYBRID_DEFAULTS } from '../../../search/fusion.js';
 import type { Arm, HybridFusion } from '../../../search/search.js';
+import { armsTable } from './arms-table.js';
 
 export const help = `usage: active-brain eval retrieval --locomo FILE [--json] [--model PATH] [--conversations N] [--store-url URL]
 
@@ -142,11 +143,8 @@ export function reportText(r: LocomoReport): string {
     `skipped: ${r.skipped.adversarial} adversarial, ${r.skipped.noEvidence} without usable evidence, ${r.skipped.missingEvidenceIds} evidence ids with no turn`,
     `hybrid fusion: ${r.fusion.method}, keyword ${r.fusion.keywordWeight} / vector ${r.fusion.vectorWeight}, ${r.fusion.candidates} candidates per arm`,
     '',
-    `${'metric'.padEnd(10)} ${'keyword'.padStart(8)} ${'vector'.padStart(8)} ${'hybrid'.padStart(8)}`,
+    ...armsTable(r.scores),
   ];
-  for (const [name, a] of Object.entries(r.scores)) {
-    lines.push(`${name.padEnd(10)} ${a.keyword.toFixed(4).padStart(8)} ${a.vector.toFixed(4).padStart(8)} ${a.hybrid.toFixed(4).padStart(8)}`);
-  }
   return lines.join('\n');
 }
 

@@ -1,5 +1,5 @@
 // Reference copy (test only): shared/redact.ts as it was before the hook's tool-path pass
-// (December 2026, docs/HOOK.md "Tool path, third pass"), kept so that
+// (December 2026, the hook's third speed pass; its notes are in the git history of docs/HOOK.md), kept so that
 // test/shared/signature-reference.test.ts can show the rewritten functions give the same
 // results on random and real-shaped inputs. Not imported by product code.
 /**

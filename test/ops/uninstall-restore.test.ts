@@ -1,5 +1,5 @@
 /**
- * `uninstall` undoes `install` exactly (hook/install-record.ts, hook/settings-text.ts): the
+ * `uninstall` undoes `install` exactly (ops/hook-install-record.ts, ops/hook-settings-text.ts): the
  * user's file comes back byte for byte when nothing else changed it since install; a file
  * install created is removed; a file changed since keeps everything but our entries, in its
  * own formatting; the backup holds the user's original, not our hooks. Real files in a temp
@@ -10,11 +10,11 @@ import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { installHook, uninstallHook, BACKUP_SUFFIX } from '../../hook/install-files.js';
-import { countOurs, withHookInstalled, withHookRemoved } from '../../hook/install.js';
-import { removeOursFromText, parseSpans } from '../../hook/settings-text.js';
-import { planUninstall, nextRecord } from '../../hook/install-record.js';
-import { ROOT, tempDir } from './helpers.js';
+import { installHook, uninstallHook, BACKUP_SUFFIX } from '../../ops/hook-install-files.js';
+import { countOurs, withHookInstalled, withHookRemoved } from '../../ops/hook-install.js';
+import { removeOursFromText, parseSpans } from '../../ops/hook-settings-text.js';
+import { planUninstall, nextRecord } from '../../ops/hook-install-record.js';
+import { ROOT, tempDir } from '../hook/helpers.js';
 
 const CMD = 'node /opt/ab/bin/active-brain-hook.cjs';
 const opts = (d: string, over = {}) => ({ scope: 'user' as const, cwd: d, env: { CLAUDE_CONFIG_DIR: d }, dryRun: false, command: CMD, ...over });

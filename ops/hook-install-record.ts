@@ -8,7 +8,7 @@
  *   - the file is what install last wrote, the original had none of ours → restore the
  *     original byte for byte (or remove the file install created);
  *   - otherwise (someone changed it since, or no record) → remove only our entries, keeping
- *     the rest of the text as it is (hook/settings-text.ts).
+ *     the rest of the text as it is (ops/hook-settings-text.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';

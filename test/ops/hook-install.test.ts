@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import {
   withHookInstalled, withHookRemoved, countOurs, oursByEvent, hookCommand, parseSettingsText, SettingsShapeError, lineDiff, shellQuote,
   POST_TOOL_USE_MATCHER, HOOK_TIMEOUT_SECONDS, CLAUDE_EVENTS, CLAUDE_EVENT_SET, postToolUseReaches,
-} from '../../hook/install.js';
+} from '../../ops/hook-install.js';
 import { HOOK_EVENTS } from '../../shared/vocabulary.js';
-import { installHook, uninstallHook, settingsPathFor, BACKUP_SUFFIX } from '../../hook/install-files.js';
+import { installHook, uninstallHook, settingsPathFor, BACKUP_SUFFIX } from '../../ops/hook-install-files.js';
 import {
   ROOT, makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, printedLine, lastRecord, tempDir as helperTempDir, cleanupTemp,
   writeFixFile, fixFileFor, toolPayloadFor,
-} from './helpers.js';
+} from '../hook/helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 

@@ -2,13 +2,13 @@
  * Removing our hook entries from a settings file's TEXT, keeping every other byte as the user
  * wrote it (indentation, key order, compact or spread arrays, trailing newline). Used by
  * `uninstall` when the file changed since `install` wrote it, so an exact restore of the
- * original is not possible (hook/install-record.ts). A small JSON reader records where each
+ * original is not possible (ops/hook-install-record.ts). A small JSON reader records where each
  * value starts and ends; the entries, groups, event keys and `hooks` key that
- * withHookRemoved (hook/install.ts) drops are cut out with their separators. Pure. The caller
+ * withHookRemoved (ops/hook-install.ts) drops are cut out with their separators. Pure. The caller
  * checks the result parses to exactly what withHookRemoved gives.
  */
 import { HOOK_EVENTS } from '../shared/vocabulary.js';
-import { isOurEntry } from './install.js';
+import { isOurEntry } from './hook-install.js';
 
 interface Span {
   start: number;

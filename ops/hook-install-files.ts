@@ -1,7 +1,7 @@
 /**
  * The file side of `active-brain install` / `uninstall`: find the Claude Code settings file
  * for a scope (user: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json; project:
- * <cwd>/.claude/settings.json), read it, apply a pure change from hook/install.ts, back the
+ * <cwd>/.claude/settings.json), read it, apply a pure change from ops/hook-install.ts, back the
  * original up to `settings.json.active-brain.bak`, and write atomically (through a symlink
  * to its target, keeping the file's mode). Dry runs read only. Also reports our entries at
  * the other scope under any of the hook's events (it would fire twice). Codex CLI
@@ -16,15 +16,15 @@ import { claudeConfigDir, codexHomeDir, homeDir } from '../shared/paths.js';
 import {
   countOurs, detectIndent, hookCommand, lineDiff, parseSettingsText, withHookInstalled, withHookRemoved,
   CODEX_EVENT_SET, type InstallAction,
-} from './install.js';
+} from './hook-install.js';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { BACKUP_SUFFIX, clearRecord, nextRecord, planUninstall, readBackup, readRecord, writeRecord } from './install-record.js';
-import { removeOursFromText } from './settings-text.js';
+import { BACKUP_SUFFIX, clearRecord, nextRecord, planUninstall, readBackup, readRecord, writeRecord } from './hook-install-record.js';
+import { removeOursFromText } from './hook-settings-text.js';
 
 export type Scope = 'user' | 'project';
 /** What Claude Code runs: the CommonJS launcher (no ESM loader at start-up; docs/HOOK.md). */
 export const HOOK_BIN = 'active-brain-hook.cjs';
-export { BACKUP_SUFFIX } from './install-record.js';
+export { BACKUP_SUFFIX } from './hook-install-record.js';
 
 export function settingsPathFor(scope: Scope, cwd: string, env: NodeJS.ProcessEnv): string {
   return scope === 'user' ? join(claudeConfigDir(env), 'settings.json') : join(resolve(cwd), '.claude', 'settings.json');
@@ -116,7 +116,7 @@ export interface ChangeOptions {
 }
 
 /** Install's write: the user's original backed up once (the first install that changes the
- *  file), the new text, and the record uninstall undoes it by (hook/install-record.ts). */
+ *  file), the new text, and the record uninstall undoes it by (ops/hook-install-record.ts). */
 function commit(file: Loaded, next: string, dryRun: boolean): string | null {
   const bak = file.path + BACKUP_SUFFIX;
   const prev = readRecord(file.path);

@@ -5,7 +5,7 @@
  * PostToolUse), idempotent — an older entry of ours is updated in place, an older install
  * (UserPromptSubmit only) gains the tool event, one under an event no longer registered (an
  * older install's PostToolUse) is removed —, remove only ours, count ours (duplicate detection across scopes), and a
- * small line diff for --dry-run. File IO lives in hook/install-files.ts.
+ * small line diff for --dry-run. File IO lives in ops/hook-install-files.ts.
  *
  * Shape (Claude Code hooks reference, https://code.claude.com/docs/en/hooks): {"hooks":
  * {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": 5}]}]}};
@@ -15,6 +15,7 @@
  * the file is kept as it was.
  */
 import { HOOK_EVENTS, type HookEvent } from '../shared/vocabulary.js';
+import { isObj, type Obj } from '../shared/json-object.js';
 
 /** Seconds Claude Code waits for the hook (its default is long; never rely on it). The hook
  *  gives up on its own after hook.deadlineMs (150 ms): this is only the backstop. */
@@ -72,9 +73,6 @@ export const HOOK_EVENT: HookEvent = 'UserPromptSubmit';
 const OURS_RE = /active-brain-hook(?:\.c?js)?['"]?\s*$/;
 
 export class SettingsShapeError extends Error {}
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 export interface HookEntry {
   type: 'command';
