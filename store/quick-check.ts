@@ -11,6 +11,8 @@ import Database from 'better-sqlite3';
 
 /** Problems SQLite lists at most (the first names the damage; the rest is detail). */
 export const QUICK_CHECK_ERRORS = 5;
+/** SQLite result codes that mean a damaged file (extended codes start with these). */
+const DAMAGE_CODES = ['SQLITE_CORRUPT', 'SQLITE_NOTADB'];
 /** Largest store file checked (bytes): beyond it the check would take more than a few seconds. */
 export const QUICK_CHECK_MAX_BYTES = 2 * 1024 ** 3;
 
@@ -45,6 +47,12 @@ export function quickCheck(path: string, maxBytes = QUICK_CHECK_MAX_BYTES): Quic
     const rows = db.pragma(`quick_check(${QUICK_CHECK_ERRORS})`) as Record<string, unknown>[];
     out = { rows: rows.map((r) => String(Object.values(r)[0])) };
   } catch (e) {
+    // Damage only when SQLite says so; anything else (busy, a WAL a read-only connection cannot
+    // recover after a crash, no permission) is no verdict: the writer's own open handles it.
+    const code = (e as { code?: string }).code ?? '';
+    if (!DAMAGE_CODES.some((c) => code === c || code.startsWith(`${c}_`))) {
+      return { state: 'unknown', reason: (e as Error).message, ms: Date.now() - t0 };
+    }
     out = { error: (e as Error).message };
   } finally {
     try { db?.close(); } catch { /* closing */ }
