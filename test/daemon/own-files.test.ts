@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { REOPEN_EVERY_MS, StoreRetry, isStoreOpenFailure } from '../../daemon/store-life.js';
 import { ownDirProblem } from '../../daemon/own-dirs.js';
 import { CacheWriter, isCacheFileName } from '../../daemon/cache-writer.js';
+import { FixesWriter } from '../../daemon/fixes-writer.js';
 import { quickCheck, quickCheckVerdict } from '../../store/quick-check.js';
 import Database from 'better-sqlite3';
 
@@ -93,6 +94,18 @@ describe('stop clears only its own caches', () => {
     expect(new CacheWriter(join(dir, 'linked')).clearAll()).toBe(0);
     expect(readdirSync(real)).toEqual(['s2.json']);
     expect(new CacheWriter(real).clearAll()).toBe(1); // control: the real folder is cleared
+  });
+});
+
+describe('the fixes folder', () => {
+  it('a symlinked fixes/ is not written through; control: a real one is', () => {
+    const target = join(dir, 'fixes-target');
+    mkdirSync(target);
+    symlinkSync(target, join(dir, 'fixes-link'));
+    const f = { version: 1 as const, sig: 'aaaaaaaaaaaaaa', storeStamp: 's', createdAt: 1, fixes: [] };
+    expect(() => new FixesWriter(join(dir, 'fixes-link')).sync(new Map([['aaaaaaaaaaaaaa', f]]))).toThrow(/symlink/);
+    expect(readdirSync(target)).toEqual([]);
+    expect(new FixesWriter(target).sync(new Map([['aaaaaaaaaaaaaa', f]]))).toMatchObject({ written: 1 });
   });
 });
 
