@@ -9,9 +9,10 @@
  * the Past fix at a failure needs no daemon (the files are valid while the store is
  * unchanged); the kill file silences the hook before it reads any (hook/gates.ts).
  */
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
+import { ownDirProblem } from './own-dirs.js';
 import type { FixFile } from '../shared/types.js';
 import type { EpisodeReader } from '../store/types.js';
 import { buildFixFiles } from '../core/fixes.js';
@@ -37,6 +38,9 @@ export class FixesWriter {
   sync(files: ReadonlyMap<string, FixFile>): FixesSync {
     const r: FixesSync = { written: 0, removed: 0, unchanged: 0, failed: 0 };
     ensureDir(this.dir);
+    // Never through a symlink, never into another user's folder (daemon/own-dirs.ts).
+    const verdict = ownDirProblem(lstatSync(this.dir), typeof process.geteuid === 'function' ? process.geteuid() : null);
+    if (typeof verdict === 'object') throw new Error(`${this.dir} ${verdict.refuse}: the fixes are not written there (remove it; it is created 0700)`);
     for (const name of this.list()) {
       if (files.has(name.slice(0, -'.json'.length))) continue;
       try {

@@ -11,9 +11,9 @@
  * `service status` / `setup` (the last run, its age and result). Records hold paths, counts,
  * hashes and the CLI's own error messages, never document text.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDir } from '../shared/atomic.js';
+import { appendNoFollow, ensureDir } from '../shared/atomic.js';
 import { logsDir } from '../shared/paths.js';
 import { oneLog, readJsonlFiles } from './jsonl-read.js';
 import { storeFingerprint } from './store-fingerprint.js';
@@ -94,7 +94,7 @@ const stderrWarn: Warn = (m) => process.stderr.write(`active-brain: ${m}\n`);
 function append(rec: IndexLogRecord, env: NodeJS.ProcessEnv, warn: Warn): void {
   try {
     ensureDir(logsDir(env));
-    appendFileSync(indexLogPath(env), JSON.stringify(rec) + '\n', { mode: 0o600 });
+    appendNoFollow(indexLogPath(env), JSON.stringify(rec) + '\n');
   } catch (e) {
     warn(`could not record the index run in ${indexLogPath(env)}: ${(e as Error).message}`);
   }

@@ -17,7 +17,7 @@ import { closeSync, openSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { INDEX_ARGS, INDEX_NICE, indexOutFile } from './index-job.js';
 import { lastIndexRun, readIndexLog } from './index-runs.js';
-import { ensureDir } from '../shared/atomic.js';
+import { APPEND_NOFOLLOW, ensureDir } from '../shared/atomic.js';
 import { logsDir } from '../shared/paths.js';
 import type { IndexScheduleState } from '../shared/types.js';
 
@@ -39,7 +39,7 @@ export interface IndexChild {
 /** Starts `<node> <cli> index` at nice 19 with its output appended to logs/index.out. */
 export function spawnIndexRun(cli: string, env: NodeJS.ProcessEnv): IndexChild | null {
   ensureDir(logsDir(env));
-  const fd = openSync(indexOutFile(env), 'a', 0o600);
+  const fd = openSync(indexOutFile(env), APPEND_NOFOLLOW, 0o600);
   try {
     const child = spawn(process.execPath, [cli, ...INDEX_ARGS], { stdio: ['ignore', fd, fd], env });
     if (!child.pid) return null;

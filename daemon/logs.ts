@@ -9,7 +9,7 @@
  */
 import { createStream, type RotatingFileStream } from 'rotating-file-stream';
 import { join } from 'node:path';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
 import type { Config } from '../config/schema.js';
 import type { ModeState, Offer, OfferType } from '../shared/types.js';
@@ -177,6 +177,10 @@ export function openJsonlLog(dir: string, logs: Config['logs'], file = DAEMON_LO
   const open = (): RotatingFileStream | null => {
     try {
       ensureDir(dir);
+      // rotating-file-stream opens with plain 'a': anything but a regular file at the log's name
+      // (a symlink, a FIFO) is refused first.
+      const at = lstatSync(join(dir, file), { throwIfNoEntry: false });
+      if (at && !at.isFile()) throw new Error(`${join(dir, file)} is not a regular file: the log is not written through it (remove it)`);
       tornLine = !endsClean(join(dir, file));
       const s = createStream(file, { path: dir, size: logs.rotateSize, rotate: logs.maxFiles, mode: 0o600 });
       s.on('error', (e) => {

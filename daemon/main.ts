@@ -14,7 +14,7 @@
  * the lock, exit 0. Errors on one file or line are logged with a reason code and skipped.
  * Nothing here logs conversation text: records are built from Decisions (ids and numbers).
  */
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { ensureSoakBaseline } from './soak-baseline.js';
@@ -27,6 +27,8 @@ import { openStoreReader } from '../store/sqlite-store.js';
 import { displayLocation, storeLocation, storePresent } from '../store/location.js';
 import { isStoreUnreachable } from '../store/pg-sync.js';
 import { StoreDownError, StoreGuard } from './store-health.js';
+import { isStoreOpenFailure, StoreRetry } from './store-life.js';
+import { ownDirFix, tightenOwnDirs } from './own-dirs.js';
 import type { StoreReader } from '../store/types.js';
 import { ensureDir } from '../shared/atomic.js';
 import {
@@ -174,7 +176,12 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   const home = homeDir(env);
   try {
     ensureDir(home);
-    chmodSync(home, 0o700);
+    // Every folder it owns re-tightened to 0700; one it must not write into refuses the start.
+    const own = tightenOwnDirs(env);
+    if (own.refused.length) {
+      for (const d of own.refused) say(`cannot use ${d.path}: it ${(d.verdict as { refuse: string }).refuse}. Fix: ${ownDirFix(d, env)}.`);
+      return 3;
+    }
   } catch (e) {
     say(`cannot use the state dir ${home}: ${errMsg(e)}. Set ACTIVE_BRAIN_HOME to a writable folder.`);
     return 3;
@@ -263,6 +270,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   // ---- a store whose server can go away (the team store): daemon/store-health.ts ----
   const shownStore = displayLocation(storePath);
   const guard = new StoreGuard(shownStore);
+  // ---- a store file that cannot be opened: tried again when it changes (daemon/store-life.ts) ----
+  const retry = new StoreRetry(storePath);
   let fixesStamp = '';
   function syncFixes(): void {
     const s = store as StoreReader | null;
@@ -305,6 +314,11 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       builder = createOfferBuilder({ store: r.store, embedder, config, reasoner });
       pipeline.setOfferBuilder(builder, 'no-store', r.store);
       silenceReason = 'no-store';
+      if (retry.opened()) {
+        if (isStoreOpenFailure(lastError)) lastError = null;
+        event({ event: 'store-reconnected', reason: 'file-changed', path: shownStore });
+        say(`the store at ${shownStore} opens again: offers resume`);
+      }
       if (wasDown) {
         if (lastError?.startsWith(STORE_DOWN)) lastError = null;
         event({ event: 'store-reconnected', reason: 'reopened', path: shownStore });
@@ -336,7 +350,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     if (r.silence !== silenceReason || r.problem) {
       silenceReason = r.silence ?? 'no-store';
       pipeline.setOfferBuilder(null, silenceReason);
-      if (r.problem) {
+      if (r.problem && retry.failed(r.problem)) {
         fail(silenceReason, r.problem, { path: storePath });
         say(`${r.problem} — running without retrieval (offers silent: ${silenceReason})`);
       }
@@ -673,6 +687,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
     if (!store && silenceReason === 'no-store' && existsSync(storePath)) tryStore();
     storeLost();
     if (!store && guard.due()) tryStore();
+    if (!store && !guard.down && retry.due()) tryStore();
     syncFixes();
     reloadModes();
     housekeeping();

@@ -24,8 +24,8 @@
  * The periodic sweep checks recently active files every time and old ones round-robin.
  */
 import { EventEmitter } from 'node:events';
-import { existsSync, statSync, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { constants, existsSync, statSync, type Stats } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
 import { basename, relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../config/schema.js';
@@ -34,6 +34,9 @@ import { identityOf, OffsetStore, resumeVerdict, sameFile, type FileIdentity } f
 import { DirectoryDiscovery } from './discovery.js';
 import { classifyCodexPath, codexDayFolders, codexIgnored, CODEX_WATCH_DEPTH } from './codex-layout.js';
 import type { Host } from '../transcript/host.js';
+
+/** Every transcript open: non-blocking, so a FIFO swapped in after the stat cannot hold a thread. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export type TailLine = LineItem;
 
@@ -486,7 +489,7 @@ export class Tailer extends EventEmitter {
   /** The first line start at or after `pos` (pos itself when a line starts there). */
   private async alignToLine(path: string, pos: number, size: number): Promise<number> {
     if (pos <= 0) return 0;
-    const fh = await open(path, 'r');
+    const fh = await open(path, READ_FLAGS);
     try {
       const buf = Buffer.allocUnsafe(this.opts.daemon.readChunkBytes);
       let at = pos - 1;
@@ -503,6 +506,20 @@ export class Tailer extends EventEmitter {
     }
   }
 
+  /** The root's real path, resolved once it exists. */
+  private realRoot: string | null = null;
+
+  /** Does `path`'s real path (symlinks resolved) lie under the root's real path? */
+  private async insideRoot(path: string): Promise<boolean> {
+    try {
+      this.realRoot ??= await realpath(this.root);
+      const real = await realpath(path);
+      return real.startsWith(this.realRoot.endsWith(sep) ? this.realRoot : this.realRoot + sep);
+    } catch {
+      return false;
+    }
+  }
+
   private async pump(f: FileState): Promise<void> {
     if (this.closed || this.files.get(f.path) !== f) return;
     let st: Stats;
@@ -515,6 +532,13 @@ export class Tailer extends EventEmitter {
       return;
     }
     if (!st.isFile()) return;
+    // Only a file whose real path stays under the root's: a symlink out of it (to /etc/shadow,
+    // another user's file) is never read.
+    if (!(await this.insideRoot(f.path))) {
+      if (!f.denied) this.emit('skipped', f.path, 'outside-root', {});
+      f.denied = true;
+      return;
+    }
     if (!f.id) await this.place(f, st, f.initial);
     else if (!sameFile(f.id, identityOf(st))) {
       this.emit('reset', f.path, 'replaced');
@@ -533,7 +557,7 @@ export class Tailer extends EventEmitter {
 
     let fh;
     try {
-      fh = await open(f.path, 'r');
+      fh = await open(f.path, READ_FLAGS);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return this.onUnlink(f.path);

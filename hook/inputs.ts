@@ -1,13 +1,15 @@
 /**
- * The hook's reads of the outside world, each bounded: stdin (size and time), this
- * session's offer cache, the fixes file of one error signature, the session's tool cache and
- * lineage (size), and the payload's transcript (only trusted when it is an absolute `.jsonl` path
- * under the transcript root whose realpath stays under the root's realpath). Everything
- * returns a status instead of throwing.
+ * The hook's reads of the outside world, each bounded: stdin (size, and time whatever the
+ * writer does), this session's offer cache, the fixes file of one error signature, the
+ * session's tool cache and lineage (size; only files hook/trust.ts trusts), and the payload's
+ * transcript (only trusted when it is an absolute `.jsonl` path under the transcript root whose
+ * realpath stays under the root's realpath, opened non-blocking and kept only when it is a
+ * regular file). Everything returns a status instead of throwing.
  */
-import { closeSync, fstatSync, openSync, read, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, read, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { fixPath, sessionCachePath, sessionLineagePath, sessionToolCachePath } from '../shared/paths.js';
+import { cacheDir, fixesDir, fixPath, homeDir, sessionCachePath, sessionLineagePath, sessionToolCachePath } from '../shared/paths.js';
+import { openTranscript, readOwnFile } from './trust.js';
 import type { StdinStatus, TranscriptFacts } from './gates.js';
 import { TAIL_BYTES } from '../shared/fix-place.js';
 
@@ -21,59 +23,163 @@ export const MAX_CACHE_BYTES = 64 * 1024;
 /** Largest fixes file read (a few offers of ≤ 2 KB each, best first). */
 export const MAX_FIXES_BYTES = 64 * 1024;
 
+type StdinRead = { status: StdinStatus; text: string };
+
+/** Node's libuv stream handle for a pipe or socket, as net.Socket drives it (internal bindings:
+ *  see readStdinStream). Only the members used here. */
+interface PipeHandle {
+  open(fd: number): number;
+  readStart(): number;
+  readStop(): number;
+  unref(): void;
+  onread: (ab: ArrayBuffer) => void;
+}
+interface StreamBindings {
+  Pipe: new (type: number) => PipeHandle;
+  SOCKET: number;
+  state: Int32Array;
+  nread: number;
+  offset: number;
+}
+
+/** The stream bindings net.Socket itself is made of, without loading net and its streams (~8 ms
+ *  of a run): process.binding's allow-list serves both. null when this Node has other shapes or
+ *  refuses (the permission model): the caller falls back to fs.read. */
+function streamBindings(): StreamBindings | null {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true; // process.binding's deprecation warning: the hook never writes to stderr
+  try {
+    const binding = (process as unknown as { binding(name: string): Record<string, unknown> }).binding;
+    const sw = binding('stream_wrap') as { streamBaseState?: unknown; kReadBytesOrError?: unknown; kArrayBufferOffset?: unknown };
+    const pw = binding('pipe_wrap') as { Pipe?: unknown; constants?: { SOCKET?: unknown } };
+    if (!(sw.streamBaseState instanceof Int32Array) || typeof sw.kReadBytesOrError !== 'number' || typeof sw.kArrayBufferOffset !== 'number') return null;
+    if (typeof pw.Pipe !== 'function' || typeof pw.constants?.SOCKET !== 'number') return null;
+    return { Pipe: pw.Pipe as StreamBindings['Pipe'], SOCKET: pw.constants.SOCKET, state: sw.streamBaseState, nread: sw.kReadBytesOrError, offset: sw.kArrayBufferOffset };
+  } catch {
+    return null;
+  } finally {
+    process.noDeprecation = quiet;
+  }
+}
+
+/** Is stdin a terminal? Asked of the binding node:tty asks (that module loads net: ~8 ms);
+ *  false when it cannot be asked (fs.read then, as for a file). */
+function isTerminal(): boolean {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    const tty = (process as unknown as { binding(name: string): { isTTY?: (fd: number) => boolean } }).binding('tty_wrap');
+    return typeof tty.isTTY === 'function' && tty.isTTY(0) === true;
+  } catch {
+    return false;
+  } finally {
+    process.noDeprecation = quiet;
+  }
+}
+
+/** Collects stdin's chunks up to MAX_STDIN_BYTES and settles once (ok, too-large, timeout). */
+function collector(timeoutMs: number, done: (r: StdinRead) => void, stop: () => void) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (status: StdinStatus) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    try { stop(); } catch { /* the read is over either way */ }
+    done({ status, text: status === 'ok' ? Buffer.concat(chunks).toString('utf8') : '' });
+  };
+  const timer = setTimeout(() => finish('timeout'), Math.max(1, timeoutMs));
+  const add = (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > MAX_STDIN_BYTES) return finish('too-large');
+    chunks.push(chunk);
+  };
+  return { add, finish, get finished() { return finished; } };
+}
+
 /**
- * Read all of stdin within `timeoutMs`. Uses fs.read on fd 0 (libuv thread pool) rather than
- * process.stdin: no stream machinery to load, and a parent that never closes stdin cannot
- * hold the hook — the caller's timer still fires and exits.
+ * A pipe or socket stdin (what Claude Code and Codex CLI give) read through a libuv stream
+ * handle, as net.Socket reads it: non-blocking, on the event loop, nothing in the thread pool.
+ * A blocking fs.read would park a pool thread in read(2) until the writer closes, and Node's
+ * exit waits for its pool threads: a parent holding stdin open with no data held the hook
+ * until it closed, long past the deadline. null when the bindings are not there.
  */
-export function readStdin(timeoutMs: number): Promise<{ status: StdinStatus; text: string }> {
+function readStdinStream(timeoutMs: number): Promise<StdinRead> | null {
+  const b = streamBindings();
+  if (!b) return null;
+  let h: PipeHandle;
+  try {
+    h = new b.Pipe(b.SOCKET);
+    if (h.open(0) !== 0) return null;
+  } catch {
+    return null;
+  }
   return new Promise((done) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let finished = false;
-    const finish = (status: StdinStatus) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      done({ status, text: status === 'ok' ? Buffer.concat(chunks).toString('utf8') : '' });
+    const c = collector(timeoutMs, done, () => {
+      h.onread = () => undefined; // must stay a function (a native assertion checks)
+      h.readStop();
+      h.unref();
+    });
+    h.onread = (ab: ArrayBuffer) => {
+      const n = b.state[b.nread];
+      // A view of this read's own buffer, as net.Socket keeps it. n < 0: end of input or an error.
+      if (n > 0) c.add(Buffer.from(ab, b.state[b.offset], n));
+      else if (n < 0) c.finish('ok');
     };
-    const timer = setTimeout(() => finish('timeout'), Math.max(1, timeoutMs));
+    if (h.readStart() !== 0) c.finish('ok');
+  });
+}
+
+/** Any other stdin (a file, /dev/null): fs.read on fd 0, which ends at the file's end. A
+ *  non-blocking descriptor with nothing yet (EAGAIN) is asked again shortly. */
+function readStdinFile(timeoutMs: number): Promise<StdinRead> {
+  return new Promise((done) => {
+    const c = collector(timeoutMs, done, () => undefined);
     const step = () => {
       const buf = Buffer.allocUnsafe(STDIN_CHUNK_BYTES);
       read(0, buf, 0, buf.length, null, (err, n) => {
-        if (finished) return;
+        if (c.finished) return;
         if (err) {
-          // A non-blocking pipe with nothing yet: try again shortly. Anything else ends the input.
           if (err.code === 'EAGAIN') setTimeout(step, STDIN_RETRY_MS);
-          else finish('ok');
+          else c.finish('ok');
           return;
         }
-        if (n === 0) return finish('ok');
-        size += n;
-        if (size > MAX_STDIN_BYTES) return finish('too-large');
-        chunks.push(buf.subarray(0, n));
-        step();
+        if (n === 0) return c.finish('ok');
+        c.add(buf.subarray(0, n));
+        if (!c.finished) step();
       });
     };
     step();
   });
 }
 
-/** Parsed JSON of a file of at most `maxBytes`; undefined when it does not exist (nor its
- *  directory); 'invalid' when it is too big, unreadable or not JSON. A missing file is told
- *  by statSync's undefined, not by a thrown ENOENT: the first fs error a process throws costs
- *  ~0.4 ms (Node builds its error machinery then), and every later one tens of µs — the tool
- *  path looks for up to seven fixes files, a tool cache and a lineage file that may not exist. */
-export function readJsonFile(path: string, maxBytes: number): unknown {
-  let raw: string;
+/**
+ * Read all of stdin within `timeoutMs`, never past it whatever the writer does: a pipe or a
+ * socket through a stream handle (readStdinStream), anything else by fs.read; a terminal is
+ * no payload (reading it would wait for a person). No process.stdin: its stream machinery costs
+ * ~8 ms to load.
+ */
+export function readStdin(timeoutMs: number): Promise<StdinRead> {
+  let st: Stats;
   try {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st) return undefined;
-    if (st.size > maxBytes) return 'invalid';
-    raw = readFileSync(path, 'utf8');
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'invalid';
+    st = fstatSync(0);
+  } catch {
+    return Promise.resolve({ status: 'ok', text: '' }); // no stdin at all
   }
+  if (st.isFIFO() || st.isSocket()) return readStdinStream(timeoutMs) ?? readStdinFile(timeoutMs);
+  if (st.isCharacterDevice() && isTerminal()) return Promise.resolve({ status: 'ok', text: '' });
+  return readStdinFile(timeoutMs);
+}
+
+/** Parsed JSON of one of the hook's own files of at most `maxBytes`, in `folder` of the state
+ *  dir (hook/trust.ts readOwnFile: a regular file of this user nobody else may write, in folders
+ *  likewise, never through a symlink); undefined when it does not exist; 'invalid' when it is
+ *  too big, unreadable, untrusted or not JSON. */
+export function readJsonFile(path: string, maxBytes: number, folders: readonly string[]): unknown {
+  const raw = readOwnFile(path, maxBytes, folders);
+  if (raw === undefined || raw === 'invalid') return raw;
   try {
     return JSON.parse(raw) as unknown;
   } catch {
@@ -83,23 +189,23 @@ export function readJsonFile(path: string, maxBytes: number): unknown {
 
 /** Parsed cache JSON; undefined when there is no cache file; 'invalid' when unreadable. */
 export function readCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
-  return readJsonFile(sessionCachePath(sessionId, env), MAX_CACHE_BYTES);
+  return readJsonFile(sessionCachePath(sessionId, env), MAX_CACHE_BYTES, [homeDir(env), cacheDir(env)]);
 }
 
 /** The session's tool cache (ToolCache JSON), as readCache. */
 export function readToolCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
-  return readJsonFile(sessionToolCachePath(sessionId, env), MAX_CACHE_BYTES);
+  return readJsonFile(sessionToolCachePath(sessionId, env), MAX_CACHE_BYTES, [homeDir(env), cacheDir(env)]);
 }
 
 /** The session's lineage as the daemon found it in the store (LineageCache JSON), as readCache. */
 export function readLineageCache(sessionId: string, env: NodeJS.ProcessEnv): unknown {
-  return readJsonFile(sessionLineagePath(sessionId, env), MAX_CACHE_BYTES);
+  return readJsonFile(sessionLineagePath(sessionId, env), MAX_CACHE_BYTES, [homeDir(env), cacheDir(env)]);
 }
 
 /** The fixes file of one signature (FixFile JSON); undefined when there is none. */
 export function readFixFile(sig: string, env: NodeJS.ProcessEnv): unknown {
   const path = fixPath(sig, env);
-  return path ? readJsonFile(path, MAX_FIXES_BYTES) : undefined;
+  return path ? readJsonFile(path, MAX_FIXES_BYTES, [homeDir(env), fixesDir(env)]) : undefined;
 }
 
 /** Lexical check: absolute, ends in .jsonl, no `..`, inside root. */
@@ -138,10 +244,10 @@ const SESSION_ID_RE = /"sessionId"\s*:\s*"([A-Za-z0-9._-]{1,128})"/g;
  *  most LINEAGE_HEAD_BYTES. Used by the hook at a failure that has a fix, and by replay. */
 export function transcriptLineage(path: unknown, root: string, own: string): string[] {
   if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return [];
-  let fd: number | null = null;
+  const t = openTranscript(path, root);
+  if (typeof t === 'string') return [];
+  const fd = t.fd;
   try {
-    if (!statSync(path, { throwIfNoEntry: false })) return []; // no transcript: no exception (readJsonFile)
-    fd = openSync(path, 'r');
     const buf = Buffer.alloc(LINEAGE_HEAD_BYTES);
     const n = readSync(fd, buf, 0, LINEAGE_HEAD_BYTES, 0);
     const text = buf.toString('utf8', 0, n);
@@ -154,7 +260,7 @@ export function transcriptLineage(path: unknown, root: string, own: string): str
   } catch {
     return [];
   } finally {
-    if (fd !== null) try { closeSync(fd); } catch { /* closed */ }
+    try { closeSync(fd); } catch { /* closed */ }
   }
 }
 
@@ -164,11 +270,11 @@ export function transcriptLineage(path: unknown, root: string, own: string): str
  *  the host writes after the hook); default its size. Bounded: one fstat and one read. */
 export function transcriptTail(path: unknown, root: string, end?: number): string {
   if (typeof path !== 'string' || !transcriptPathAcceptable(path, root)) return '';
-  let fd: number | null = null;
+  const t = openTranscript(path, root);
+  if (typeof t === 'string') return '';
+  const fd = t.fd;
   try {
-    if (!statSync(path, { throwIfNoEntry: false })) return ''; // no transcript: no exception (readJsonFile)
-    fd = openSync(path, 'r');
-    const stop = end ?? fstatSync(fd).size;
+    const stop = end ?? t.size;
     const from = Math.max(0, stop - TAIL_BYTES);
     const buf = Buffer.alloc(stop - from);
     const n = readSync(fd, buf, 0, buf.length, from);
@@ -176,6 +282,6 @@ export function transcriptTail(path: unknown, root: string, end?: number): strin
   } catch {
     return '';
   } finally {
-    if (fd !== null) try { closeSync(fd); } catch { /* closed */ }
+    try { closeSync(fd); } catch { /* closed */ }
   }
 }

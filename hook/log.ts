@@ -1,14 +1,16 @@
 /**
  * The hook's own log: one JSON line per run in <home>/logs/hook.jsonl (schema:
  * logs-schema/hook-record.schema.json). Ids, reason codes, scores and latency only — never
- * prompt text, never error text (a tool event logs its error's signature). Appended with O_APPEND (whole lines, one write); when the file passes
+ * prompt text, never error text (a tool event logs its error's signature). Appended with O_APPEND
+ * (whole lines, one write; O_NOFOLLOW, only in the user's own logs folder: hook/trust.ts); when the file passes
  * ROTATE_BYTES it is renamed to hook.jsonl.<epoch-ms> and the oldest rotated files beyond
  * KEEP_ROTATED are removed. Failures to log are swallowed: logging never breaks the prompt.
  */
 import { openSync, writeSync, closeSync, fstatSync, renameSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir } from '../shared/atomic.js';
-import { logsDir } from '../shared/paths.js';
+import { homeDir, logsDir } from '../shared/paths.js';
+import { dirTrust, SAFE_APPEND_FLAGS } from './trust.js';
 import type { Channel, ModeState, OfferType } from '../shared/types.js';
 import type { HookEvent } from '../shared/vocabulary.js';
 import type { Outcome, Reason } from './gates.js';
@@ -73,9 +75,11 @@ function rotate(dir: string, path: string): void {
 export function appendHookRecord(rec: HookRecord, env: NodeJS.ProcessEnv): void {
   try {
     const dir = logsDir(env);
+    // Only into the user's own folder, never through a symlink (hook/trust.ts).
+    if (dirTrust(dir) === 'untrusted' || dirTrust(homeDir(env)) === 'untrusted') return;
     ensureDir(dir);
     const path = join(dir, HOOK_LOG_NAME);
-    const fd = openSync(path, 'a', 0o600);
+    const fd = openSync(path, SAFE_APPEND_FLAGS, 0o600);
     let size = 0;
     try {
       writeSync(fd, JSON.stringify(rec) + '\n');

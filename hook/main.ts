@@ -25,6 +25,7 @@ import { readHookSettings, defaultHookSettings } from './settings.js';
 import { readStdin, readCache, readFixFile, readLineageCache, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
 import { appendHookRecord } from './log.js';
+import { nestingWithin } from './json-depth.js';
 import { transcriptRootFor } from './host.js';
 
 /** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of the code, warmed up. */
@@ -126,7 +127,8 @@ async function run(): Promise<never> {
   const stdin = await readStdin(remaining());
   let payload: unknown;
   try {
-    payload = stdin.status === 'ok' ? JSON.parse(stdin.text) : undefined;
+    // Nesting bounded before the parse (a deep one is bad-payload): hook/json-depth.ts.
+    payload = stdin.status === 'ok' && nestingWithin(stdin.text) ? JSON.parse(stdin.text) : undefined;
   } catch {
     payload = undefined;
   }

@@ -5,9 +5,9 @@
  * config defaults, with every mode in soak; a test keeps them in step). A file that exists
  * but is unreadable or malformed → null: the hook stays silent rather than guess.
  */
-import { readFileSync } from 'node:fs';
 import type { HookSettings, ModeState } from '../shared/types.js';
-import { defaultCodexSessionsRoot, defaultTranscriptsRoot, hookSettingsPath } from '../shared/paths.js';
+import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, hookSettingsPath } from '../shared/paths.js';
+import { readOwnFile } from './trust.js';
 import { DEFAULT_ENV_MARKER, DEFAULT_UNATTENDED, DEFAULT_WORKER_ENTRYPOINTS, UNATTENDED_POLICIES, type UnattendedPolicy } from '../shared/workers.js';
 
 /** Largest settings file the hook will read. */
@@ -79,14 +79,10 @@ export type SettingsRead =
   | { settings: null; source: 'invalid' };
 
 export function readHookSettings(env: NodeJS.ProcessEnv = process.env): SettingsRead {
-  let raw: string;
-  try {
-    raw = readFileSync(hookSettingsPath(env), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { settings: defaultHookSettings(env), source: 'default' };
-    return { settings: null, source: 'invalid' };
-  }
-  if (raw.length > MAX_SETTINGS_BYTES) return { settings: null, source: 'invalid' };
+  // Only a file hook/trust.ts trusts (this user's, nobody else may write it, no symlink).
+  const raw = readOwnFile(hookSettingsPath(env), MAX_SETTINGS_BYTES, [homeDir(env)]);
+  if (raw === undefined) return { settings: defaultHookSettings(env), source: 'default' };
+  if (raw === 'invalid') return { settings: null, source: 'invalid' };
   try {
     const settings = validateHookSettings(JSON.parse(raw));
     return settings ? { settings, source: 'file' } : { settings: null, source: 'invalid' };

@@ -5,13 +5,16 @@
  * that died holding it) is broken. Never blocks long: no lock in time → the caller stays
  * silent. Writes are atomic (temp + rename; see writeState on fsync).
  */
-import { openSync, closeSync, unlinkSync, statSync, readFileSync, writeSync, writeFileSync, renameSync } from 'node:fs';
+import { openSync, closeSync, constants, unlinkSync, statSync, writeSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir } from '../shared/atomic.js';
-import { hookStateDir, sessionHookStatePath } from '../shared/paths.js';
+import { homeDir, hookStateDir, sessionHookStatePath } from '../shared/paths.js';
+import { dirTrust, readOwnFile } from './trust.js';
 import type { HookState } from '../shared/types.js';
 import { parseState } from './gates.js';
 
+/** The temp file's open: created 0600, never through a symlink left at its name. */
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 /** A lock file older than this belongs to a dead hook and is removed. */
 export const STALE_LOCK_MS = 2000;
 /** Poll interval while waiting for the lock. */
@@ -28,9 +31,17 @@ export function lockPathFor(sessionId: string, env: NodeJS.ProcessEnv): string {
   return join(hookStateDir(env), `${sessionId}.lock`);
 }
 
-/** Take the session lock within `waitMs`; returns a release function or null. */
+/** The hook-state folder and the state dir are this user's, not writable by others, not
+ *  symlinks (hook/trust.ts), or not there yet (created 0700 by the first write). */
+function stateDirUsable(dir: string): boolean {
+  return dirTrust(dir) !== 'untrusted' && dirTrust(join(dir, '..')) !== 'untrusted';
+}
+
+/** Take the session lock within `waitMs`; returns a release function or null (also when the
+ *  folder is not the user's own: no lock, no state, silence). */
 export function acquireLock(path: string, waitMs: number, now: () => number = Date.now): (() => void) | null {
   const start = now();
+  if (!stateDirUsable(join(path, '..'))) return null;
   let madeDir = false;
   for (;;) {
     try {
@@ -64,17 +75,10 @@ export function acquireLock(path: string, waitMs: number, now: () => number = Da
 
 /** null = no state yet; 'invalid' = present but unreadable or malformed. */
 export function readState(sessionId: string, env: NodeJS.ProcessEnv): HookState | null | 'invalid' {
-  let raw: string;
-  try {
-    const path = sessionHookStatePath(sessionId, env);
-    // A session's first prompt or failure has no state yet: asked without an exception (the
-    // process's first thrown fs error costs ~0.4 ms, hook/inputs.ts readJsonFile).
-    if (!statSync(path, { throwIfNoEntry: false })) return null;
-    raw = readFileSync(path, 'utf8');
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'invalid';
-  }
-  if (raw.length > MAX_STATE_BYTES) return 'invalid';
+  // Only a file hook/trust.ts trusts; a session's first prompt or failure has none yet.
+  const raw = readOwnFile(sessionHookStatePath(sessionId, env), MAX_STATE_BYTES, [homeDir(env), hookStateDir(env)]);
+  if (raw === undefined) return null;
+  if (raw === 'invalid') return 'invalid';
   try {
     return parseState(JSON.parse(raw), sessionId) ?? 'invalid';
   } catch {
@@ -89,11 +93,13 @@ export function readState(sessionId: string, env: NodeJS.ProcessEnv): HookState 
  * silent (fails closed).
  */
 export function writeState(state: HookState, env: NodeJS.ProcessEnv): void {
+  if (!stateDirUsable(hookStateDir(env))) throw new Error(`${hookStateDir(env)} is not this user's own folder`);
   ensureDir(hookStateDir(env));
   const path = sessionHookStatePath(state.sessionId, env);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, JSON.stringify(state) + '\n', { mode: 0o600 });
+    const fd = openSync(tmp, WRITE_FLAGS, 0o600);
+    try { writeSync(fd, JSON.stringify(state) + '\n'); } finally { closeSync(fd); }
     renameSync(tmp, path);
   } catch (e) {
     try { unlinkSync(tmp); } catch { /* not created */ }

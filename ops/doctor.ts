@@ -17,8 +17,11 @@ import { CHANNELS } from '../shared/vocabulary.js';
 import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
 import { managerSchedule } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
+import { isStoreOpenFailure } from '../daemon/store-life.js';
+import { inspectOwnDirs, ownDirFix } from '../daemon/own-dirs.js';
 import { checkSecrets } from './doctor-secrets.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
+import { damagedStoreFix, quickCheck, quickCheckSummary } from '../store/quick-check.js';
 import { hookRegistrations, registeredEvents } from './hook-registrations.js';
 import { checkWorkers } from './workers-check.js';
 
@@ -126,6 +129,10 @@ export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorChec
     // The canary's store health (daemon/store-health.ts): alive, but silent until the server answers.
     return bad(name, `running (pid ${status.pid}), but the team store ${h.location} is unreachable since ${new Date(h.since).toISOString()} — no offers meanwhile (${h.message})`, 'start the PostgreSQL server (or fix the network): the daemon reconnects by itself within a minute');
   }
+  if (status.running && isStoreOpenFailure(status.last_error)) {
+    // Alive but silent: it could not open the store (daemon/store-life.ts retries when the file changes).
+    return bad(name, `running (pid ${status.pid}), but silent: ${status.last_error}`, 'rebuild or replace the store ("active-brain doctor" store check says how): the daemon opens it again by itself within a cycle of the file changing');
+  }
   if (status.running) return ok(name, `running (pid ${status.pid}), canary ${status.canary_age_s} s old, ${status.sessions ?? 0} session(s) watched`);
   const why = status.problem ? ` (${status.problem})` : '';
   return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');
@@ -169,10 +176,17 @@ export function checkStateDir(env: NodeJS.ProcessEnv): DoctorCheck {
     mkdirSync(home, { recursive: true, mode: 0o700 });
     writeFileSync(probe, 'ok', { mode: 0o600 });
     unlinkSync(probe);
-    return ok('state-dir', `${home} is writable`);
   } catch (e) {
     return bad('state-dir', `${home} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'set ACTIVE_BRAIN_HOME to a folder you own, or fix its permissions');
   }
+  // Its own folders (daemon/own-dirs.ts): the hook trusts nothing in one that is a symlink,
+  // another user's, or writable by others; `start` re-tightens them to 0700.
+  const wrong = inspectOwnDirs(env).filter((d) => d.verdict !== 'ok' && d.verdict !== 'missing');
+  if (wrong.length) {
+    const what = wrong.map((d) => `${d.path} ${typeof d.verdict === 'object' ? d.verdict.refuse : `is ${(d.mode ?? 0).toString(8)}, not 700`}`);
+    return bad('state-dir', what.join('; '), wrong.map((d) => ownDirFix(d, env)).join('; '));
+  }
+  return ok('state-dir', `${home} is writable; its folders are yours alone (0700)`);
 }
 
 export async function checkStore(config: Config, env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; model: string | null; dim: number | null }> {
@@ -184,11 +198,16 @@ export async function checkStore(config: Config, env: NodeJS.ProcessEnv): Promis
   if (!storePresent(location)) return { check: bad(name, `no knowledge store at ${path}`, fix), model: null, dim: null };
   const s = await summarizeStore(location);
   if (s.error) {
-    const repair = team ? 'fix store.url (or ACTIVE_BRAIN_STORE_URL) as the message says' : 'run "active-brain index" once (it migrates or rebuilds what it can), or move the file away and re-index';
+    const repair = team ? 'fix store.url (or ACTIVE_BRAIN_STORE_URL) as the message says' : quickCheck(location).state === 'damaged' ? damagedStoreFix(location) : 'run "active-brain index" once (it migrates or rebuilds what it can), or move the file away and re-index';
     return { check: bad(name, `${path} cannot be read: ${s.error}`, repair), model: null, dim: null };
   }
+  // SQLite's own check of every page, bounded (store/quick-check.ts): two damaged pages still
+  // open and count, and `index` would write into them.
+  const qc = team ? null : quickCheck(location);
+  if (qc?.state === 'damaged') return { check: bad(name, `${path} is damaged: SQLite's quick_check says ${quickCheckSummary(qc)}`, damagedStoreFix(location)), model: null, dim: null };
   if (!s.chunks) return { check: bad(name, `${path} holds no chunks`, fix), model: null, dim: null };
-  return { check: ok(name, `${path}: ${s.chunks} chunk(s) in ${s.regions} region(s), ${s.documents} document(s)`), model: s.model ?? null, dim: s.dim ?? null };
+  const checked = qc?.state === 'ok' ? `; quick_check ok (${qc.ms} ms)` : qc?.state === 'unknown' ? `; quick_check not done: ${qc.reason}` : '';
+  return { check: ok(name, `${path}: ${s.chunks} chunk(s) in ${s.regions} region(s), ${s.documents} document(s)${checked}`), model: s.model ?? null, dim: s.dim ?? null };
 }
 
 export async function checkModel(config: Config, env: NodeJS.ProcessEnv, store: { model: string | null; dim: number | null }): Promise<DoctorCheck> {

@@ -12,9 +12,8 @@
  *            decision with the same offer id adds its trigger.
  * One offer is one (session, offer id): a Past fix keeps its id across sessions.
  */
-import { appendFileSync } from 'node:fs';
 import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
-import { ensureDir } from '../shared/atomic.js';
+import { appendNoFollow, ensureDir } from '../shared/atomic.js';
 import { CHANNELS, type Channel, type OfferType, type TriggerKind } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from '../daemon/jsonl-read.js';
 import { byChannel, channelOf, type DecisionLine, type HookLine } from './channel-records.js';
@@ -72,7 +71,7 @@ export function readLabels(env: NodeJS.ProcessEnv = process.env): LabelRecord[] 
 
 export function appendLabel(l: LabelRecord, env: NodeJS.ProcessEnv = process.env): void {
   ensureDir(homeDir(env));
-  appendFileSync(labelsPath(env), JSON.stringify(l) + '\n', { mode: 0o600 });
+  appendNoFollow(labelsPath(env), JSON.stringify(l) + '\n');
 }
 
 export function labelFor(s: OfferSample, useful: boolean, ts = Date.now()): LabelRecord {

@@ -6,13 +6,12 @@
  * hook-settings.json is refreshed so the hook sees it on its next run. Every change is
  * logged to logs/ops.jsonl (who: pid, what, which channel, forced or not).
  */
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigSchema } from '../config/schema.js';
 import { readConfigFile, loadConfig, ConfigError } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { configPath, homeDir, logsDir } from '../shared/paths.js';
-import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
+import { appendNoFollow, ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import type { Channel, ModeState } from '../shared/vocabulary.js';
 import { channelState } from './channel-state.js';
 import { isObj, type Obj } from '../shared/json-object.js';
@@ -63,6 +62,6 @@ export function setChannelStates(mode: string, changes: readonly ChannelChangeRe
   const done: ModeChange[] = changes.map((c) => ({ mode, channel: c.channel, from: channelState(current, c.channel), to: c.to, forced: c.forced, gatesFailed: c.gatesFailed }));
   ensureDir(logsDir(env));
   const lines = done.map((d) => JSON.stringify({ ts: Date.now(), event: 'mode-state', pid: process.pid, ...d }) + '\n').join('');
-  appendFileSync(join(logsDir(env), 'ops.jsonl'), lines, { mode: 0o600 });
+  appendNoFollow(join(logsDir(env), 'ops.jsonl'), lines);
   return done;
 }

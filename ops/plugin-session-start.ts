@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { delimiter, join, sep } from 'node:path';
 import { DAEMON_OUT_FILE, homeDir, killPath, logsDir } from '../shared/paths.js';
-import { ensureDir } from '../shared/atomic.js';
+import { APPEND_NOFOLLOW, ensureDir } from '../shared/atomic.js';
 import { lockState, type LockState } from '../daemon/lock.js';
 
 /** Set to `0` (e.g. in Claude Code's settings.json `env`) to keep the plugin from starting the
@@ -80,7 +80,7 @@ function spawnDaemon(argv: string[], env: NodeJS.ProcessEnv): number | undefined
 function withDaemonOut<T>(env: NodeJS.ProcessEnv, f: (fd: number) => T): T {
   ensureDir(homeDir(env));
   ensureDir(logsDir(env));
-  const fd = openSync(join(logsDir(env), DAEMON_OUT_FILE), 'a', 0o600);
+  const fd = openSync(join(logsDir(env), DAEMON_OUT_FILE), APPEND_NOFOLLOW, 0o600);
   try {
     return f(fd);
   } finally {

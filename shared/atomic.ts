@@ -3,7 +3,7 @@
  * Readers see the old file or the new one, never a partial one. Files are 0600, created
  * directories 0700. Tiny and dependency-free: the hook imports it.
  */
-import { openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync, mkdirSync } from 'node:fs';
+import { constants, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync, mkdirSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 let counter = 0;
@@ -42,4 +42,17 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
   writeFileAtomic(path, JSON.stringify(value) + '\n', mode);
+}
+
+/** Open flags of every append to a log: created 0600, never through a symlink at its name. */
+export const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
+/** Append `text` to a log file (one write), never through a symlink (ELOOP is thrown instead). */
+export function appendNoFollow(path: string, text: string, mode = 0o600): void {
+  const fd = openSync(path, APPEND_NOFOLLOW, mode);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,7 +5,8 @@
  * (O_APPEND, one write per line, 0600 file in a 0700 dir); a failure to log never fails
  * the recall itself — the caller gets false back.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { appendNoFollow } from './atomic.js';
 import { join } from 'node:path';
 import { logsDir } from './paths.js';
 
@@ -30,7 +31,7 @@ export function logRecall(handle: string, via: RecallVia, env: NodeJS.ProcessEnv
   const record: RecallRecord = { ts: now, handle: handle.slice(0, MAX_LOGGED_HANDLE), via };
   try {
     mkdirSync(logsDir(env), { recursive: true, mode: 0o700 });
-    appendFileSync(recallsLogPath(env), JSON.stringify(record) + '\n', { mode: 0o600 });
+    appendNoFollow(recallsLogPath(env), JSON.stringify(record) + '\n');
     return true;
   } catch {
     return false;

@@ -29,13 +29,16 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
                      active-brain Claude Code plugin (two would fire twice)
   codex              Codex CLI, when its sessions root exists: the rollouts there and
                      Codex's hooks.json registering the hook ("not used" without Codex)
-  daemon             running, with a fresh canary (and, on a team store, the store reachable)
+  daemon             running, with a fresh canary, and not silent for want of a store (a team
+                     store reachable; a store file it could open)
   schedule           the scheduled index runs: the service manager's timer is active, or the
                      running daemon runs it itself (indexer.schedule = "daemon")
-  store              the knowledge store is readable and not empty
+  store              the knowledge store is readable, not empty, and passes SQLite's
+                     PRAGMA quick_check (files up to 2 GiB)
   secrets            no secret in the store's text (docs/REDACTION.md; store scan lists them)
   model              the embedding model loads and matches the store
-  state-dir          $ACTIVE_BRAIN_HOME is writable
+  state-dir          $ACTIVE_BRAIN_HOME is writable; it and cache/, fixes/, logs/, hook-state/
+                     are this user's alone (0700, no symlinks)
   kill-switch        off
   modes              each mode's rollout state per channel (prompt, tool)
 --json prints {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.

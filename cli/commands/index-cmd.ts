@@ -18,6 +18,7 @@ import { syncFixesFrom } from '../../daemon/fixes-writer.js';
 import { fixesDir } from '../../shared/paths.js';
 import { AUDIENCE_PATTERN } from '../../store/pg-schema.js';
 import { storeBackend, writerStoreLocation } from '../../store/location.js';
+import { damagedStoreFix, quickCheck, quickCheckSummary } from '../../store/quick-check.js';
 import type { SourceKind, SourceRecord, StoreWriter } from '../../store/types.js';
 import { createEmbedder, resolveModel } from '../../embed/embedder.js';
 import type { Embedder } from '../../embed/types.js';
@@ -169,6 +170,7 @@ export async function runIndexJob(
   const run = startIndexRun(storePath, { onSignal: () => store?.close() });
   let outcome: RunOutcome = { result: 'error', exit: EXIT.FAIL };
   try {
+    refuseDamagedStore(storePath);
     store = openStoreWriter(storePath);
     let sources: SourceRecord[] | undefined;
     let added: SourceRecord | null = null;
@@ -208,6 +210,16 @@ export async function runIndexJob(
     run.finish(outcome);
     await lock.release();
   }
+}
+
+/** A SQLite store that fails SQLite's quick_check (store/quick-check.ts) is not written into:
+ *  a write into damaged pages spreads the damage. The error says what to do (exit 3). A check
+ *  that could not finish does not stop the run. */
+function refuseDamagedStore(storePath: string): void {
+  if (storeBackend(storePath) !== 'sqlite' || !existsSync(storePath)) return;
+  const qc = quickCheck(storePath);
+  if (qc.state !== 'damaged') return;
+  throw new UserError(`the store ${storePath} is damaged (SQLite's quick_check: ${quickCheckSummary(qc)}); index will not write into it. Fix: ${damagedStoreFix(storePath)}.`, EXIT.ENV);
 }
 
 /** The hook's fixes files (<home>/fixes) kept in step with the store the run changed: the

@@ -204,9 +204,10 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
   it.skipIf(!isRoot || !existsSync('/usr/sbin/runuser'))('a package folder the hook\'s user cannot write gets no cache, and the run prints as before (run as nobody)', async () => {
     const root = await packageRoot();
     const ctx = eligible();
-    // The temp folders are 0700 (mkdtemp): open the session's to nobody, and let it read (not
-    // write) the package root. Only folders this test made; the system's temp dir is untouched.
-    spawnSync('chmod', ['-R', 'a+rwX', join(ctx.home, '..')]);
+    // The session's files are the hook's user's own (the hook trusts no other: hook/trust.ts):
+    // hand the test's temp folder to nobody, and let it read (not write) the package root. Only
+    // folders this test made; the system's temp dir is untouched.
+    spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, join(ctx.home, '..')]);
     chmodSync(root, 0o755);
     expect(run(root, ctx, {}, ['/usr/sbin/runuser', '-u', 'nobody', '--'])).toContain('Past fix');
     expect(caches(root)).toEqual([]);

@@ -20,13 +20,13 @@ describe('files that may be missing', () => {
     writeFileSync(join(dir, 'a.json'), '{"x":1}');
     writeFileSync(join(dir, 'bad.json'), '{');
     mkdirSync(join(dir, 'd.json'));
-    expect(readJsonFile(join(dir, 'none.json'), 100)).toBeUndefined();
-    expect(readJsonFile(join(dir, 'nodir', 'none.json'), 100)).toBeUndefined();
-    expect(readJsonFile(join(dir, 'a.json', 'x.json'), 100)).toBe('invalid');
-    expect(readJsonFile(join(dir, 'd.json'), 100)).toBe('invalid');
-    expect(readJsonFile(join(dir, 'a.json'), 3)).toBe('invalid');
-    expect(readJsonFile(join(dir, 'bad.json'), 100)).toBe('invalid');
-    expect(readJsonFile(join(dir, 'a.json'), 100)).toEqual({ x: 1 });
+    expect(readJsonFile(join(dir, 'none.json'), 100, [dir])).toBeUndefined();
+    expect(readJsonFile(join(dir, 'nodir', 'none.json'), 100, [dir])).toBeUndefined();
+    expect(readJsonFile(join(dir, 'a.json', 'x.json'), 100, [dir])).toBe('invalid');
+    expect(readJsonFile(join(dir, 'd.json'), 100, [dir])).toBe('invalid');
+    expect(readJsonFile(join(dir, 'a.json'), 3, [dir])).toBe('invalid');
+    expect(readJsonFile(join(dir, 'bad.json'), 100, [dir])).toBe('invalid');
+    expect(readJsonFile(join(dir, 'a.json'), 100, [dir])).toEqual({ x: 1 });
   });
 
   it('readState: no state file → null; a directory or a file in the way → invalid', () => {
