@@ -18,8 +18,9 @@ import type { HistoryOffer, HistorySummary } from '../ops/history-offers.js';
 import type { ReportMark, ReportModel, ReportSession } from '../ops/report-html.js';
 import { boundSessions } from '../ops/report-model.js';
 import { findTranscripts, type TranscriptFile } from './replay-read.js';
-import { replayTranscripts, type ReplayResult } from './replay.js';
+import { offersOf, replayTranscripts, type ReplayOffer, type ReplayResult } from './replay.js';
 import { hookShows, type ReplayRow } from './replay-session.js';
+import { backtestUptake, uptakeFigures, type RowUptake, type UptakeFigures } from './backtest-uptake.js';
 
 export interface BacktestOptions {
   config: Config;
@@ -40,6 +41,9 @@ export interface BacktestOptions {
 export interface BacktestResult extends ReplayResult {
   files: TranscriptFile[];
   history: { offers: HistoryOffer[]; summary: HistorySummary };
+  /** Per shown Past fix of a main session: did the session confirm it (eval/backtest-uptake.ts). */
+  uptake: Map<ReplayRow, RowUptake>;
+  uptakeFigures: UptakeFigures;
 }
 
 /** The transcripts under root written within the window (subagent files included: they are
@@ -71,6 +75,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     onFile: (n) => o.onFile?.(n, files.length),
   });
   const pathOf = new Map(files.map((f) => [f.rel, f.path]));
+  const uptake = await backtestUptake(result.rows, files, o.store ? o.store.fixEpisodes() : []);
+  const figures = uptakeFigures(result.rows, uptake);
   const modes = Object.entries(o.config.modes).map(([name, m]) => ({ ...m, name }));
   const offers: HistoryOffer[] = result.rows
     .filter((r) => r.offer && hookShows(r.hook) && !r.sidechain)
@@ -87,11 +93,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       trigger: (r.trigger as HistoryOffer['trigger']) ?? null,
       turn: r.turn,
       ...(r.channel === 'prompt' ? { offset: r.offset } : { step: r.step ?? undefined, ...(r.tool_use_id ? { tool_use_id: r.tool_use_id } : {}) }),
+      ...(uptake.has(r) ? { confirmed: uptake.get(r)!.confirmed, steps_saved: uptake.get(r)!.steps_between } : {}),
     }));
   const s = result.summary;
   return {
     ...result,
     files,
+    uptake,
+    uptakeFigures: figures,
     history: {
       offers,
       summary: {
@@ -102,9 +111,20 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         prompt_offers: s.printed,
         tool_steps: s.tool_steps,
         tool_offers: s.tool_would_fire,
+        ...figures,
       },
     },
   };
+}
+
+/** backtest --json's offers: replay's, each shown Past fix with whether the session confirmed
+ *  it and the steps between (null for the offers uptake does not judge). */
+export function backtestOffers(b: Pick<BacktestResult, 'rows' | 'uptake'>): Array<ReplayOffer & { confirmed: boolean | null; steps_saved: number | null }> {
+  const rows = b.rows.filter((r) => r.offer);
+  return offersOf(rows).map((o, i) => {
+    const u = b.uptake.get(rows[i]);
+    return { ...o, confirmed: u ? u.confirmed : null, steps_saved: u ? u.steps_between : null };
+  });
 }
 
 function markOf(r: ReplayRow, reason: string | null): ReportMark {
