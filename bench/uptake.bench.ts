@@ -20,6 +20,7 @@ import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import { runBacktest } from '../eval/backtest.js';
 import { judgedRow, rowUptake } from '../eval/backtest-uptake.js';
 import { readTimedExchanges } from '../eval/replay-read.js';
+import { offeredFix } from '../core/uptake.js';
 
 const median = (xs: number[]) => {
   if (!xs.length) return 0;
@@ -59,15 +60,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
           const rs = judged.filter((r) => r.channel === c);
           return `${rs.filter((r) => b.uptake.get(r)?.confirmed).length} / ${rs.length}`;
         };
-        // Control: each offer judged against the next offer's fix whose line differs (rotated).
+        // Control: each offer judged against the next offer's fix that is other advice — other
+        // acting keys and another place (rotated).
         const episodes = store.fixEpisodes();
         const epOf = new Map(episodes.map((e) => [e.chunkId, e]));
+        const advice = (fix: string) => {
+          const f = offeredFix(fix, []);
+          return `${[...f.keys].sort().join('|')}\u0000${f.place ?? ''}`;
+        };
+        const otherAdvice = (a: string, b: string) => {
+          const [ka, pa] = a.split('\u0000');
+          const [kb, pb] = b.split('\u0000');
+          return ka !== kb && pa !== pb;
+        };
         let control = 0;
         let controlled = 0;
         const stepsByFile = new Map<string, Awaited<ReturnType<typeof readTimedExchanges>>['steps']>();
         for (const [i, r] of judged.entries()) {
           const own = epOf.get(r.offer!.chunkId);
-          const other = judged.map((_, k) => judged[(i + 1 + k) % judged.length]).map((x) => epOf.get(x.offer!.chunkId)).find((e) => e && own && e.fix !== own.fix);
+          const other = judged.map((_, k) => judged[(i + 1 + k) % judged.length]).map((x) => epOf.get(x.offer!.chunkId)).find((e) => e && own && otherAdvice(advice(e.fix), advice(own.fix)));
           if (!other) continue;
           const path = b.files.find((x) => x.rel === r.file)?.path;
           if (!path) continue;
@@ -92,7 +103,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   }
   notes.push(
     'Procedure: the whole project indexed into one store, then backtest --since all over it (eval/backtest.ts runBacktest); a Past fix is offered only from episodes met before the step, a session never its own. "Confirmed by the session": within 40 tool steps after the offer the session ran the offered fix\'s acting keys (a place fix: the failing intent in that place) and the failing intent then succeeded (core/uptake.ts). In history nobody saw the offers: a confirmed offer is one whose advice the session found on its own — the figure says the offer was right for that session, and the steps between are what it could have saved at most.',
-    'Control: each offer judged against another shown offer\'s fix (the next one with a different fix line): how often "confirmed" happens by chance in the same sessions.',
+    'Control: each offer judged against another shown offer\'s fix that is other advice (the next one with other acting keys and another place): how often "confirmed" happens by chance in the same sessions. Offers with no such other offer in the project are left out of it.',
   );
   return { name: 'uptake', about, figures, notes };
 }

@@ -16,7 +16,7 @@ import type { StoreReader } from '../store/types.js';
 import { modeFor } from '../shared/modes.js';
 import type { HistoryOffer, HistorySummary } from '../ops/history-offers.js';
 import type { ReportMark, ReportModel, ReportSession } from '../ops/report-html.js';
-import { boundSessions } from '../ops/report-model.js';
+import { boundSessions, offerText, shownOffers } from '../ops/report-model.js';
 import { findTranscripts, type TranscriptFile } from './replay-read.js';
 import { offersOf, replayTranscripts, type ReplayOffer, type ReplayResult } from './replay.js';
 import { hookShows, type ReplayRow } from './replay-session.js';
@@ -127,7 +127,9 @@ export function backtestOffers(b: Pick<BacktestResult, 'rows' | 'uptake'>): Arra
   });
 }
 
-function markOf(r: ReplayRow, reason: string | null): ReportMark {
+function markOf(r: ReplayRow, reason: string | null, uptake: RowUptake | undefined, config: Config): ReportMark {
+  // A Past fix's reason is its printed line's; without it, the fix the store holds is shown.
+  const shownReason = reason ?? (uptake?.fix ? `offered fix: ${uptake.fix}` : null);
   return {
     channel: r.channel,
     seq: r.channel === 'tool' ? r.step ?? 0 : r.turn,
@@ -138,11 +140,19 @@ function markOf(r: ReplayRow, reason: string | null): ReportMark {
     trigger: r.trigger,
     outcome: r.offer ? (r.hook === 'printed' ? 'printed' : r.hook === 'would-fire' ? 'would-fire' : 'held') : 'silent',
     reason: r.offer ? (hookShows(r.hook) ? null : r.hook) : r.silence,
-    offer: r.offer ? { type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason } : null,
+    offer: r.offer
+      ? {
+          type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason: shownReason,
+          text: reason ? offerText({ ...r.offer, reason }, config) : null,
+          uptake: uptake ? { confirmed: uptake.confirmed, steps_between: uptake.steps_between } : null,
+        }
+      : null,
   };
 }
 
-/** The report page's model from a backtest: one timeline per replayed main session. */
+/** The report page's model from a backtest: its first screen (every line the hook would have
+ *  shown, the rates, the Past fixes the sessions confirmed), then one timeline per replayed
+ *  main session. */
 export function backtestReportModel(b: BacktestResult, config: Config, now: number): ReportModel {
   const bySession = new Map<string, { label: string; marks: ReportMark[] }>();
   for (const r of b.rows) {
@@ -150,17 +160,26 @@ export function backtestReportModel(b: BacktestResult, config: Config, now: numb
     // Tool steps that neither erred nor offered are the agent working: not drawn.
     if (r.channel === 'tool' && !r.tool_error && !r.offer) continue;
     const s = bySession.get(r.session) ?? { label: `session ${r.session} (${r.file})`, marks: [] };
-    s.marks.push(markOf(r, b.reasons.get(r) ?? null));
+    s.marks.push(markOf(r, b.reasons.get(r) ?? null, b.uptake.get(r), config));
     bySession.set(r.session, s);
   }
   const all: ReportSession[] = [...bySession].map(([id, s]) => ({ id, label: s.label, marks: s.marks }));
+  const offers = shownOffers(all);
   const { sessions, omitted } = boundSessions(all);
   const mode = config.modes.default ?? Object.values(config.modes)[0];
   const s = b.summary;
   return {
     title: 'active-brain — what it would have said on your history',
-    source: `backtest over ${b.files.length} transcript(s): ${s.main_exchanges} exchanges, ${s.tool_steps} tool steps`,
+    source: `backtest: ${s.main_exchanges} exchanges, ${s.tool_steps} tool steps`,
     generatedAt: now,
+    // The words and numbers of the text output's "replayed N sessions (M main, K sidechain)".
+    counts: { sessions: s.sessions, main: s.main_sessions, sidechain: s.sidechain_sessions, transcripts: b.files.length },
+    rates: [
+      { channel: 'prompt', offers: s.printed, over: s.main_exchanges, unit: 'prompts' },
+      { channel: 'tool', offers: s.tool_would_fire, over: s.tool_steps, unit: 'tool steps' },
+    ],
+    offers,
+    uptake: b.uptakeFigures,
     gates: [
       // Counts, not verdicts: no gate judges a history's offer rate (the soak's bands apply to
       // live traffic), so they are shown as figures — never a "pass" with nothing measured.

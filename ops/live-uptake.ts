@@ -26,6 +26,7 @@ export interface LiveUptakeRow {
   step: number | null;
   offer_id: string;
   handle: string;
+  confidence: number;
   outcome: string;
   ts: number;
   /** The reason line the hook printed (from the fixes file), null when the file lost it. */
@@ -95,7 +96,7 @@ export function liveUptake(hook: readonly HookLine[], transcriptsRoot: string, e
   const rows: LiveUptakeRow[] = offers.map((r) => {
     const fix = fixOfOffer(r.offer_id!, env);
     const row: LiveUptakeRow = {
-      session: r.session!, tool_use_id: r.tool_use_id ?? null, step: r.step ?? null, offer_id: r.offer_id!, handle: r.handle ?? '',
+      session: r.session!, tool_use_id: r.tool_use_id ?? null, step: r.step ?? null, offer_id: r.offer_id!, handle: r.handle ?? '', confidence: r.confidence ?? 0,
       outcome: r.outcome, ts: r.ts, reason: fix?.offer.reason ?? null, confirmed: false, steps_between: null, unread: null,
     };
     if (!steps.has(row.session)) {

@@ -50,7 +50,9 @@ history's figures beside the live soak's.
 
 Options:
   --since D      only transcripts written in the last D (30m, 12h, 14d; "all" for everything)
-  --html FILE    also write the report page (soak-style gates, a timeline per session)
+  --html FILE    also write the report page: first the lines it would have said, how often,
+                 and which Past fixes the sessions confirmed; then a timeline per session
+                 with an offer (the others folded)
   --json         one JSON object with replay's keys: {"sessions","exchanges","would_fire",
                  "fire_rate","by_type","sidechain_offers","offers":[{"file","session",
                  "channel","turn","step","tool_use_id","trigger","type","confidence",
