@@ -151,6 +151,8 @@ export function liveReportModel(config: Config, env: NodeJS.ProcessEnv = process
     const m = markFromDecision(d, hookByOffer);
     const sidechain = Boolean(d.worker) || Boolean(d.sidechain);
     side.set(d.sessionId, (side.get(d.sessionId) ?? true) && sidechain);
+    // The line the hook printed, when the decision keeps the offer's reason.
+    if (m.offer) m.offer.text = offerText(m.offer, config);
     list.push(m);
     if (d.offer) decided.add(d.offer.id);
     bySession.set(d.sessionId, list);

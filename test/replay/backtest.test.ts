@@ -107,8 +107,19 @@ describe('active-brain backtest', () => {
     expect(shown.find((o) => o.session === other.id)).toMatchObject({ confirmed: false, steps_saved: null });
     expect(j).toMatchObject({ past_fix_offers: 2, confirmed_offers: 1, steps_saved: 1 });
     // The text output says it per line and in all; soak report carries the history's figures.
-    const text = cli(e, ['backtest', '--since', '7d']).stdout;
+    const page = join(e.home, '..', 'uptake.html');
+    const text = cli(e, ['backtest', '--since', '7d', '--html', page]).stdout;
     expect(text).toMatch(/confirmed by the session \(1 step\(s\) between\)/);
+    // The page's header counts the sessions with the text output's numbers.
+    const [, n, main, side] = /replayed (\d+) sessions \((\d+) main, (\d+) sidechain\)/.exec(text)!;
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain(`${n} session(s) (${main} main, ${side} sidechain) from 3 transcript(s)`);
+    // The first screen: both offers with the uptake of each.
+    const said = /<table class="said-table" id="said">([\s\S]*?)<\/table>/.exec(html)![1];
+    expect((said.match(/<tr>/g) ?? []).length - 1).toBe(2);
+    expect((said.match(/✓ confirmed<br>/g) ?? []).length).toBe(1);
+    expect((said.match(/not confirmed/g) ?? []).length).toBe(1);
+    expect(html).toContain('<span class="big">1 of 2</span> Past fixes confirmed by the session');
     expect(text).toContain('Past fixes confirmed by the session (ran the fix, then got through): 1 of 2');
     const soak = JSON.parse(cli(e, ['soak', 'report', '--json', '--channel', 'tool']).stdout) as { figures: { history: Record<string, unknown> } };
     expect(soak.figures.history).toMatchObject({ past_fix_offers: 2, confirmed_offers: 1, steps_saved: 1 });
