@@ -113,6 +113,19 @@ describe('the report page: what each offer row says (pure)', () => {
     expect(html).toContain('(no text recorded for this offer)');
   });
 
+  it('a score line never draws below its axis: negative scores sit on it (control: the model has negative drift and stall)', () => {
+    const m = model();
+    expect(m.sessions.some((x) => x.marks.some((k) => (k.driftZ ?? 0) < 0))).toBe(true);
+    const html = renderReport(m);
+    const axes = [...html.matchAll(/<line x1="[\d.]+" y1="([\d.]+)" x2="[\d.]+" y2="[\d.]+" class="axis"\/>/g)].map((x) => Number(x[1]));
+    const lines = [...html.matchAll(/<polyline points="([^"]+)" class="score/g)].map((x) => x[1].split(' ').map((p) => Number(p.split(',')[1])));
+    expect(axes.length).toBe(m.sessions.length);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const ys of lines) expect(Math.max(...ys)).toBeLessThanOrEqual(axes[0]);
+    // Some points sit on the axis: the negative scores.
+    expect(lines.some((ys) => ys.includes(axes[0]))).toBe(true);
+  });
+
   it('any text is escaped: it never opens a tag of its own (fast-check)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 60 }), (text, handle) => {
