@@ -10,7 +10,7 @@
  * (what "confirmed" gives by chance). Reads the eval set; writes only its work dir. Skipped
  * (with a note) when the set is absent.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { ConfigSchema } from '../config/schema.js';
@@ -21,6 +21,7 @@ import { runBacktest } from '../eval/backtest.js';
 import { judgedRow, rowUptake } from '../eval/backtest-uptake.js';
 import { readTimedExchanges } from '../eval/replay-read.js';
 import { offeredFix } from '../core/uptake.js';
+import { handleSession, parseGold, type GoldItem } from '../eval/pastfix-gold.js';
 
 const median = (xs: number[]) => {
   if (!xs.length) return 0;
@@ -86,11 +87,30 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
           controlled++;
           if (rowUptake(r, stepsByFile.get(r.file)!, other).confirmed) control++;
         }
+        // Against the judged gold (claude-code-real/gold): confirmed among the offers the
+        // reviewer judged right (a recurrence, the fix from one of its sources) and wrong.
+        const goldFile = join(opts.evalDir!, 'claude-code-real', 'gold', `${p}.json`);
+        let goldLine = 'no gold';
+        if (existsSync(goldFile)) {
+          const items = new Map<string, GoldItem>(parseGold(readFileSync(goldFile, 'utf8'), goldFile).items.map((it) => [it.tool_use_id, it]));
+          const tally = { right: 0, rightConfirmed: 0, wrong: 0, wrongConfirmed: 0, unjudged: 0, unjudgedConfirmed: 0 };
+          for (const r of judged.filter((x) => x.channel === 'tool')) {
+            const it = r.tool_use_id ? items.get(r.tool_use_id) : undefined;
+            const c = b.uptake.get(r)?.confirmed ? 1 : 0;
+            const src = handleSession(r.offer!.handle);
+            const fromSource = !!it && it.sources.some((x) => x.session === src);
+            const kind = !it ? 'unjudged' : it.verdict === 'recurrence' && fromSource ? 'right' : it.verdict === 'recurrence' && it.look_alikes.includes(src) ? 'unjudged' : 'wrong';
+            tally[kind]++;
+            tally[`${kind}Confirmed`] += c;
+          }
+          goldLine = `${tally.rightConfirmed} / ${tally.right} · ${tally.wrongConfirmed} / ${tally.wrong} · ${tally.unjudgedConfirmed} / ${tally.unjudged}`;
+        }
         figures.push(
           { metric: `${p}: transcripts / main sessions / tool steps`, value: `${b.files.length} / ${b.summary.main_sessions} / ${b.summary.tool_steps}` },
           { metric: `${p}: Past fixes shown (prompt + tool channel) → confirmed by the session`, value: `${f.confirmed_offers} / ${f.past_fix_offers} (${f.past_fix_offers ? Math.round((100 * f.confirmed_offers) / f.past_fix_offers) : 0}%)` },
           { metric: `${p}: confirmed / shown, tool channel · prompt channel`, value: `${byChannel('tool')} · ${byChannel('prompt')}` },
           { metric: `${p}: control — the same offers judged against another offer's fix → confirmed`, value: `${control} / ${controlled}` },
+          { metric: `${p}: confirmed among the tool offers the gold judges right · wrong · not judged (or from an unconfirmed look-alike)`, value: goldLine },
           { metric: `${p}: steps between offer and success, confirmed offers (sum · median): an upper bound of steps saved`, value: `${f.steps_saved} · ${median(steps)}` },
           { metric: `${p}: index + backtest`, value: Math.round(performance.now() - t0), unit: 'ms' },
         );
@@ -103,6 +123,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   }
   notes.push(
     'Procedure: the whole project indexed into one store, then backtest --since all over it (eval/backtest.ts runBacktest); a Past fix is offered only from episodes met before the step, a session never its own. "Confirmed by the session": within 40 tool steps after the offer the session ran the offered fix\'s acting keys (a place fix: the failing intent in that place) and the failing intent then succeeded (core/uptake.ts). In history nobody saw the offers: a confirmed offer is one whose advice the session found on its own — the figure says the offer was right for that session, and the steps between are what it could have saved at most.',
+    'Against the gold (claude-code-real/gold/<project>.json, a reviewer\'s judgement of each recurring failure): a right offer is one at a `recurrence` whose fix comes from one of the item\'s source sessions; wrong, at any other judged verdict. Confirmation is no label: a right offer can go unconfirmed (the session took another way), a wrong one confirmed (the same command happened to succeed).',
     'Control: each offer judged against another shown offer\'s fix that is other advice (the next one with other acting keys and another place): how often "confirmed" happens by chance in the same sessions. Offers with no such other offer in the project are left out of it.',
   );
   return { name: 'uptake', about, figures, notes };
