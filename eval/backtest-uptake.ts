@@ -30,7 +30,8 @@ export interface UptakeFigures {
 
 /** The rows uptake judges: shown Past fixes of main sessions. */
 export function judgedRow(r: ReplayRow): boolean {
-  return !!r.offer && r.offer.type === 'past-fix' && hookShows(r.hook) && !r.sidechain && !r.provisional;
+  // A provisional look whose offer the hook showed counts: it is the line that was shown.
+  return !!r.offer && r.offer.type === 'past-fix' && hookShows(r.hook) && !r.sidechain;
 }
 
 /** The failing call's keys of an episode (`Bash: git push` → `git push`). */

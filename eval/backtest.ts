@@ -156,7 +156,8 @@ function markOf(r: ReplayRow, reason: string | null, uptake: RowUptake | undefin
 export function backtestReportModel(b: BacktestResult, config: Config, now: number): ReportModel {
   const bySession = new Map<string, { label: string; marks: ReportMark[] }>();
   for (const r of b.rows) {
-    if (r.sidechain || r.provisional) continue;
+    // A provisional look is drawn only when the hook showed its offer (the line that was said).
+    if (r.sidechain || (r.provisional && !(r.offer && hookShows(r.hook)))) continue;
     // Tool steps that neither erred nor offered are the agent working: not drawn.
     if (r.channel === 'tool' && !r.tool_error && !r.offer) continue;
     const s = bySession.get(r.session) ?? { label: `session ${r.session} (${r.file})`, marks: [] };

@@ -101,7 +101,7 @@ describe('active-brain backtest', () => {
 
     const r = cli(e, ['backtest', '--since', '7d', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout) as { offers: Array<Record<string, unknown>>; past_fix_offers: number; confirmed_offers: number; steps_saved: number };
+    const j = JSON.parse(r.stdout) as { offers: Array<Record<string, unknown>>; past_fix_offers: number; confirmed_offers: number; steps_saved: number; printed: number; tool_would_fire: number };
     const shown = j.offers.filter((o) => o.type === 'past-fix' && (o.hook === 'would-fire' || o.hook === 'printed'));
     expect(shown.find((o) => o.session === took.id)).toMatchObject({ confirmed: true, steps_saved: 1 });
     expect(shown.find((o) => o.session === other.id)).toMatchObject({ confirmed: false, steps_saved: null });
@@ -116,7 +116,9 @@ describe('active-brain backtest', () => {
     expect(html).toContain(`${n} session(s) (${main} main, ${side} sidechain) from 3 transcript(s)`);
     // The first screen: both offers with the uptake of each.
     const said = /<table class="said-table" id="said">([\s\S]*?)<\/table>/.exec(html)![1];
-    expect((said.match(/<tr>/g) ?? []).length - 1).toBe(2);
+    // As many rows as the text output's counts of offers past the hook's gates.
+    expect((said.match(/<tr>/g) ?? []).length - 1).toBe(j.printed + j.tool_would_fire);
+    expect(j.printed + j.tool_would_fire).toBe(2);
     expect((said.match(/✓ confirmed<br>/g) ?? []).length).toBe(1);
     expect((said.match(/not confirmed/g) ?? []).length).toBe(1);
     expect(html).toContain('<span class="big">1 of 2</span> Past fixes confirmed by the session');
