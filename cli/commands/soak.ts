@@ -33,11 +33,11 @@ function human(r: SoakReport): string {
   const rec = Object.entries(f.recalled_after_offer).map(([t, v]) => `${t} ${v.recalled}/${v.offered}`).join(', ');
   if (rec) lines.push(`recalled after being offered (approximate "used" signal): ${rec}`);
   const u = f.uptake;
-  if (u.past_fix_offers) {
-    lines.push(
-      `Past fixes confirmed by the session (ran the fix, then got through): ${u.confirmed_offers} of ${u.past_fix_offers} · ${u.steps_saved} tool step(s) between those offers and their success (an upper bound of what they could have saved)${u.unread ? ` · ${u.unread} not judged (transcript or fix gone)` : ''}`,
-    );
-  }
+  lines.push(
+    u.past_fix_offers
+      ? `Past fixes confirmed by the session (ran the fix, then got through): ${u.confirmed_offers} of ${u.past_fix_offers} · ${u.steps_saved} tool step(s) between those offers and their success (an upper bound of what they could have saved)${u.unread ? ` · ${u.unread} not judged (transcript or fix gone)` : ''}`
+      : 'Past fixes confirmed by the session: none shown yet',
+  );
   const h = f.history;
   if (h) {
     const confirmed = h.past_fix_offers ? ` · Past fixes confirmed by the session ${h.confirmed_offers} of ${h.past_fix_offers} (${h.steps_saved} steps between, an upper bound)` : '';

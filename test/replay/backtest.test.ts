@@ -125,6 +125,9 @@ describe('active-brain backtest', () => {
     expect(text).toContain('Past fixes confirmed by the session (ran the fix, then got through): 1 of 2');
     const soak = JSON.parse(cli(e, ['soak', 'report', '--json', '--channel', 'tool']).stdout) as { figures: { history: Record<string, unknown> } };
     expect(soak.figures.history).toMatchObject({ past_fix_offers: 2, confirmed_offers: 1, steps_saved: 1 });
+    const soakText = cli(e, ['soak', 'report', '--channel', 'tool']).stdout;
+    expect(soakText).toContain('Past fixes confirmed by the session: none shown yet');
+    expect(soakText).toContain('Past fixes confirmed by the session 1 of 2 (1 steps between, an upper bound)');
   });
 
   it('a wrong root or an empty window is a clear error (exit 3) naming what to do', () => {
