@@ -9,9 +9,10 @@
  *   #how-often   how often: offers per 100 prompts and per 100 tool steps;
  *   #right       was it right: for each Past fix, whether the session then confirmed it (ran
  *                that fix and got through: core/uptake.ts), and the labels so far.
- * Then the soak gates, and per-session timelines — prompts and tool steps along it, drift and
- * stall scores against their thresholds, errors, offers — only for sessions with an offer; the
- * others are folded. The page uses the window's whole width; a handle never wraps.
+ * The offers are listed once, there (a row's session links to its timeline). Then the soak
+ * gates, and per-session timelines — prompts and tool steps along it, drift and stall scores
+ * (from 0 up) against their thresholds, errors, offers — open for sessions with an offer, the
+ * others folded. The page uses the window's whole width; a handle never wraps.
  *
  * Every decision drawn is one `<g class="mark">` in its session's SVG (tests count them),
  * carrying data-c (channel) / data-o (outcome) attributes and a <title> for the tooltip; an
@@ -158,18 +159,19 @@ function timeline(s: ReportSession, t: ReportModel['thresholds']): string {
   out.push(`<text x="2" y="${yOf(t.drift) + 4}" class="tick">${t.drift}</text><text x="2" y="${yOf(0) + 4}" class="tick">0</text>`);
   // Score lines (prompt channel only: that is where drift and stall are measured).
   for (const [key, cls] of [['driftZ', 'drift'], ['stallZ', 'stall']] as const) {
-    const pts = s.marks.map((m, i) => (m[key] === null ? null : `${xOf(i).toFixed(1)},${yOf(m[key]!).toFixed(1)}`)).filter(Boolean);
+    const pts = s.marks.map((m, i) => (m[key] === null ? null : `${xOf(i).toFixed(0)},${yOf(m[key]!).toFixed(0)}`)).filter(Boolean);
     if (pts.length > 1) out.push(`<polyline points="${pts.join(' ')}" class="score ${cls}"/>`);
   }
   s.marks.forEach((m, i) => {
-    const x = xOf(i).toFixed(1);
+    // Whole pixels: the page is drawn about 1:1, and 100 sessions stay under 2 MB.
+    const x = xOf(i).toFixed(0);
     const base = H - PAD_B + 10;
     // Colours come from the stylesheet (f-<outcome>, f-err): a few bytes a mark, not a colour each.
     const fill = m.channel === 'tool' && m.toolError ? 'f-err' : `f-${m.outcome}`;
     const shape =
       m.channel === 'prompt'
         ? `<circle cx="${x}" cy="${base}" r="${m.offer ? 5 : 3}" class="${fill}"/>`
-        : `<rect x="${(Number(x) - 1.5).toFixed(1)}" y="${base - (m.offer ? 8 : 4)}" width="3" height="${m.offer ? 12 : 8}" class="${fill}"/>`;
+        : `<rect x="${Number(x) - 1}" y="${base - (m.offer ? 8 : 4)}" width="3" height="${m.offer ? 12 : 8}" class="${fill}"/>`;
     const star = m.offer ? `<text x="${x}" y="${PAD_T - 2}" class="offer f-${m.outcome}" text-anchor="middle">★</text>` : '';
     out.push(`<g class="mark" data-c="${m.channel}" data-o="${m.outcome}"><title>${esc(markTitle(m))}</title>${shape}${star}</g>`);
   });
@@ -184,23 +186,15 @@ function uptakeCell(u: ReportUptake | null | undefined, type: string): string {
     : '<td class="nw meta">not confirmed</td>';
 }
 
-/** The text cell: the line printed, else what the logs keep of it. */
+/** The text cell: the line printed, else what the logs keep of it (the note that says so is
+ *  the stylesheet's: a few bytes a row). */
 function textCell(text: string | null | undefined, reason: string | null): string {
   if (text) return `<td class="said">${esc(text)}</td>`;
-  if (reason) return `<td class="said">${esc(reason)} <span class="meta">(reason only: the line's text was not recorded)</span></td>`;
+  if (reason) return `<td class="said ro">${esc(reason)}</td>`;
   return '<td class="said meta">(no text recorded for this offer)</td>';
 }
 
 const handleCell = (h: string) => `<td class="nw"><code class="handle">${esc(h)}</code></td>`;
-
-function offersTable(s: ReportSession): string {
-  const rows = s.marks.filter((m) => m.offer);
-  if (!rows.length) return '';
-  const tr = rows
-    .map((m) => `<tr><td class="nw">${m.channel} ${m.seq}</td><td class="nw">${esc(m.offer!.type)} ${fmt(m.offer!.confidence)}</td>${handleCell(m.offer!.handle)}${textCell(m.offer!.text, m.offer!.reason)}<td class="nw o-${m.outcome}">${m.outcome}${m.reason ? ` (${esc(m.reason)})` : ''}</td>${uptakeCell(m.offer!.uptake, m.offer!.type)}</tr>`)
-    .join('');
-  return `<table class="offers"><thead><tr><th>at</th><th>type</th><th>handle</th><th>what it said</th><th>hook</th><th>confirmed by the session?</th></tr></thead><tbody>${tr}</tbody></table>`;
-}
 
 function silences(s: ReportSession): string {
   const counts = new Map<string, number>();
@@ -217,7 +211,7 @@ table{border-collapse:collapse;margin:4px 0;width:100%}td,th{border-bottom:1px s
 th{font-weight:600;color:#57606a;font-size:12px}
 .answers{display:flex;gap:12px;margin:10px 0}.answer{flex:1;border:1px solid #d0d7de;border-radius:6px;padding:8px 12px}
 .answer h2{margin:0 0 4px;font-size:14px;color:#57606a}.answer .big{font-size:20px;font-weight:600}
-.nw{white-space:nowrap}.said{overflow-wrap:anywhere;width:100%;font-size:12.5px;line-height:1.35}code.handle{white-space:nowrap;font-size:11.5px}
+.ro::after{content:" (reason only: the line's text was not recorded)";color:#57606a}.nw{white-space:nowrap}.said{overflow-wrap:anywhere;width:100%;font-size:12.5px;line-height:1.35}code.handle{white-space:nowrap;font-size:11.5px}
 .pass{color:#1a7f37}.fail{color:#cf222e}.info{color:#57606a}.axis{stroke:#d0d7de}.bar{stroke-dasharray:4 3;stroke-width:1}
 .bar.drift,.score.drift{stroke:#8250df}.bar.stall,.score.stall{stroke:#bf8700}.score{fill:none;stroke-width:1.5}
 .tick{font-size:9px;fill:#57606a}.offer{font-size:12px}.silences{color:#57606a;font-size:12px;margin:2px 0}
@@ -251,8 +245,11 @@ function answers(m: ReportModel): string {
 
 function saidTable(m: ReportModel): string {
   if (!m.offers.length) return '<p class="meta" id="said">It would have said nothing: no offer passed the hook\'s gates.</p>';
+  const index = new Map(m.sessions.map((s, i) => [s.id, i]));
+  // The session's short id, a link to its timeline when the page draws it.
+  const session = (id: string) => (index.has(id) ? `<a href="#s${index.get(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : `<code>${esc(id.slice(0, 8))}</code>`);
   const tr = m.offers
-    .map((o) => `<tr><td class="nw"><code>${esc(o.session.slice(0, 8))}</code></td><td class="nw">${o.channel} ${o.seq}</td><td class="nw">${esc(o.type)} ${fmt(o.confidence)}</td>${handleCell(o.handle)}${textCell(o.text, o.reason)}<td class="nw o-${o.outcome}">${o.outcome}</td>${uptakeCell(o.uptake, o.type)}</tr>`)
+    .map((o) => `<tr><td class="nw">${session(o.session)}</td><td class="nw">${o.channel} ${o.seq}</td><td class="nw">${esc(o.type)} ${fmt(o.confidence)}</td>${handleCell(o.handle)}${textCell(o.text, o.reason)}<td class="nw o-${o.outcome}">${o.outcome}</td>${uptakeCell(o.uptake, o.type)}</tr>`)
     .join('');
   return `<table class="said-table" id="said"><thead><tr><th>session</th><th>at</th><th>type</th><th>handle</th><th>what it said (or would have)</th><th>hook</th><th>confirmed by the session?</th></tr></thead><tbody>${tr}</tbody></table>`;
 }
@@ -266,8 +263,12 @@ export function renderReport(m: ReportModel): string {
         .map((l) => `<tr><td>${esc(l.scope)}</td><td>${l.useful} useful of ${l.total}</td><td>${l.low === null ? '' : `95% interval ${(100 * l.low).toFixed(0)}–${(100 * l.high!).toFixed(0)}%`}</td></tr>`)
         .join('')}</tbody></table>`
     : '<p class="meta">no labels yet (active-brain label)</p>';
-  const section = (s: ReportSession) =>
-    `<section class="session" data-session="${esc(s.id)}"><h3>${esc(s.label)} <span class="meta">${s.marks.length} decision(s)</span></h3>${timeline(s, m.thresholds)}${silences(s)}${offersTable(s)}</section>`;
+  const index = new Map(m.sessions.map((s, i) => [s.id, i]));
+  const section = (s: ReportSession) => {
+    const offers = s.marks.filter((x) => x.offer).length;
+    const said = offers ? ` · ${offers} offer(s): in the first table` : '';
+    return `<section class="session" id="s${index.get(s.id)}" data-session="${esc(s.id)}"><h3>${esc(s.label)} <span class="meta">${s.marks.length} decision(s)${said}</span></h3>${timeline(s, m.thresholds)}${silences(s)}</section>`;
+  };
   const withOffer = m.sessions.filter((s) => s.marks.some((x) => x.offer));
   const without = m.sessions.filter((s) => !s.marks.some((x) => x.offer));
   const folded = without.length

@@ -109,7 +109,8 @@ describe('the report page: what each offer row says (pure)', () => {
     const m = model();
     m.offers = [{ ...m.offers[0], text: null, reason: 'offered fix: pnpm install' }, { ...m.offers[1], text: null, reason: null }];
     const html = renderReport(m);
-    expect(html).toContain('offered fix: pnpm install <span class="meta">(reason only');
+    expect(html).toContain('<td class="said ro">offered fix: pnpm install</td>');
+    expect(html).toMatch(/\.ro::after\{content:" \(reason only: the line's text was not recorded\)"/);
     expect(html).toContain('(no text recorded for this offer)');
   });
 
