@@ -237,21 +237,29 @@ function answers(m: ReportModel): string {
     : '<div class="meta">no Past fix was shown</div>';
   const labels = l ? `<div class="meta">labels: ${l.useful} useful of ${l.total}</div>` : '<div class="meta">no labels yet (active-brain label)</div>';
   return `<div class="answers">
-<section class="answer" id="said-answer"><h2>What it would have said</h2><div><span class="big">${said}</span> line(s) <span class="meta">(${byCh('prompt')} at a prompt, ${byCh('tool')} at a tool failure; listed below)</span></div></section>
+<section class="answer" id="said-answer"><h2>What it would have said</h2><div><span class="big">${said}</span> line(s) <span class="meta">(${byCh('prompt')} at a prompt, ${byCh('tool')} at a tool failure; listed below${said > OPEN_OFFER_ROWS ? `: the first ${OPEN_OFFER_ROWS}, the rest folded under them` : ''})</span></div></section>
 <section class="answer" id="how-often"><h2>How often</h2>${rate}</section>
 <section class="answer" id="right"><h2>Was it right</h2>${right}${labels}</section>
 </div>`;
 }
+
+/** Offer rows laid out open on the page; the rest are folded under them (a history with
+ *  hundreds of lines still loads at once: a folded table is not laid out until opened). */
+export const OPEN_OFFER_ROWS = 60;
 
 function saidTable(m: ReportModel): string {
   if (!m.offers.length) return '<p class="meta" id="said">It would have said nothing: no offer passed the hook\'s gates.</p>';
   const index = new Map(m.sessions.map((s, i) => [s.id, i]));
   // The session's short id, a link to its timeline when the page draws it.
   const session = (id: string) => (index.has(id) ? `<a href="#s${index.get(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : `<code>${esc(id.slice(0, 8))}</code>`);
-  const tr = m.offers
-    .map((o) => `<tr><td class="nw">${session(o.session)}</td><td class="nw">${o.channel} ${o.seq}</td><td class="nw">${esc(o.type)} ${fmt(o.confidence)}</td>${handleCell(o.handle)}${textCell(o.text, o.reason)}<td class="nw o-${o.outcome}">${o.outcome}</td>${uptakeCell(o.uptake, o.type)}</tr>`)
-    .join('');
-  return `<table class="said-table" id="said"><thead><tr><th>session</th><th>at</th><th>type</th><th>handle</th><th>what it said (or would have)</th><th>hook</th><th>confirmed by the session?</th></tr></thead><tbody>${tr}</tbody></table>`;
+  const row = (o: ReportOffer) =>
+    `<tr><td class="nw">${session(o.session)}</td><td class="nw">${o.channel} ${o.seq}</td><td class="nw">${esc(o.type)} ${fmt(o.confidence)}</td>${handleCell(o.handle)}${textCell(o.text, o.reason)}<td class="nw o-${o.outcome}">${o.outcome}</td>${uptakeCell(o.uptake, o.type)}</tr>`;
+  const head = '<thead><tr><th>session</th><th>at</th><th>type</th><th>handle</th><th>what it said (or would have)</th><th>hook</th><th>confirmed by the session?</th></tr></thead>';
+  const open = `<table class="said-table" id="said">${head}<tbody>${m.offers.slice(0, OPEN_OFFER_ROWS).map(row).join('')}</tbody></table>`;
+  const rest = m.offers.slice(OPEN_OFFER_ROWS);
+  return rest.length
+    ? `${open}<details class="more-said"><summary>${rest.length} more line(s)</summary><table class="said-table">${head}<tbody>${rest.map(row).join('')}</tbody></table></details>`
+    : open;
 }
 
 export function renderReport(m: ReportModel): string {

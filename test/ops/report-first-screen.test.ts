@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { esc, renderReport, sessionsLine, type ReportMark, type ReportModel, type ReportSession } from '../../ops/report-html.js';
+import { OPEN_OFFER_ROWS, esc, renderReport, sessionsLine, type ReportMark, type ReportModel, type ReportSession } from '../../ops/report-html.js';
 import { boundSessions, shownOffers } from '../../ops/report-model.js';
 import { findChromium } from '../helpers/chromium.js';
 import { decodePng, inkShare } from '../helpers/png.js';
@@ -103,6 +103,18 @@ describe('the report page: what each offer row says (pure)', () => {
     for (const o of m.offers) expect(said).toContain(esc(o.text));
     expect(html).toContain(sessionsLine(m.counts));
     expect(sessionsLine(m.counts)).toBe('180 session(s) (60 main, 120 sidechain) from 180 transcript(s)');
+  });
+
+  it('past OPEN_OFFER_ROWS lines, the rest are folded under the open ones — every line still a row with its text', () => {
+    const m = model();
+    const many = Array.from({ length: OPEN_OFFER_ROWS + 7 }, (_, i) => ({ ...m.offers[i % m.offers.length], seq: i, text: `line ${i}` }));
+    const html = renderReport({ ...m, offers: many });
+    const open = /<table class="said-table" id="said">([\s\S]*?)<\/table>/.exec(html)![1];
+    expect((open.match(/<tr>/g) ?? []).length - 1).toBe(OPEN_OFFER_ROWS);
+    const folded = /<details class="more-said"><summary>7 more line\(s\)<\/summary>([\s\S]*?)<\/details>/.exec(html)![1];
+    expect((folded.match(/<tr>/g) ?? []).length - 1).toBe(7);
+    for (let i = 0; i < many.length; i++) expect(html).toContain(`<td class="said">line ${i}</td>`);
+    expect(html).toContain(`the first ${OPEN_OFFER_ROWS}, the rest folded under them`);
   });
 
   it('a row without text shows its reason, or says none was recorded — never a blank cell', () => {
