@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { renderReport, type ReportMark, type ReportModel } from '../ops/report-html.js';
-import { boundSessions } from '../ops/report-model.js';
+import { boundSessions, shownOffers } from '../ops/report-model.js';
 import { prng } from './synthetic.js';
 
 const SESSIONS = 100;
@@ -51,6 +51,10 @@ function model(): ReportModel {
     title: 'active-brain — benchmark report', source: 'synthetic: 100 sessions', generatedAt: Date.now(),
     gates: [{ name: 'prompt.hook-speed', pass: true, figure: 'p50 31 ms' }], labels: [{ scope: 'all', useful: 40, total: 55, low: 0.6, high: 0.83 }],
     thresholds: { drift: 3, stall: 3 }, sessions: boundSessions(sessions).sessions, omittedSessions: 0,
+    counts: { sessions: SESSIONS, main: SESSIONS, sidechain: 0, transcripts: SESSIONS },
+    rates: [{ channel: 'prompt', offers: 0, over: 0, unit: 'prompts' }, { channel: 'tool', offers: 0, over: 0, unit: 'tool steps' }],
+    offers: shownOffers(sessions),
+    uptake: { past_fix_offers: 0, confirmed_offers: 0, steps_saved: 0 },
   };
 }
 

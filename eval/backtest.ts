@@ -16,10 +16,11 @@ import type { StoreReader } from '../store/types.js';
 import { modeFor } from '../shared/modes.js';
 import type { HistoryOffer, HistorySummary } from '../ops/history-offers.js';
 import type { ReportMark, ReportModel, ReportSession } from '../ops/report-html.js';
-import { boundSessions } from '../ops/report-model.js';
+import { boundSessions, offerText, shownOffers } from '../ops/report-model.js';
 import { findTranscripts, type TranscriptFile } from './replay-read.js';
-import { replayTranscripts, type ReplayResult } from './replay.js';
+import { offersOf, replayTranscripts, type ReplayOffer, type ReplayResult } from './replay.js';
 import { hookShows, type ReplayRow } from './replay-session.js';
+import { backtestUptake, uptakeFigures, type RowUptake, type UptakeFigures } from './backtest-uptake.js';
 
 export interface BacktestOptions {
   config: Config;
@@ -40,6 +41,9 @@ export interface BacktestOptions {
 export interface BacktestResult extends ReplayResult {
   files: TranscriptFile[];
   history: { offers: HistoryOffer[]; summary: HistorySummary };
+  /** Per shown Past fix of a main session: did the session confirm it (eval/backtest-uptake.ts). */
+  uptake: Map<ReplayRow, RowUptake>;
+  uptakeFigures: UptakeFigures;
 }
 
 /** The transcripts under root written within the window (subagent files included: they are
@@ -71,6 +75,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     onFile: (n) => o.onFile?.(n, files.length),
   });
   const pathOf = new Map(files.map((f) => [f.rel, f.path]));
+  const uptake = await backtestUptake(result.rows, files, o.store ? o.store.fixEpisodes() : []);
+  const figures = uptakeFigures(result.rows, uptake);
   const modes = Object.entries(o.config.modes).map(([name, m]) => ({ ...m, name }));
   const offers: HistoryOffer[] = result.rows
     .filter((r) => r.offer && hookShows(r.hook) && !r.sidechain)
@@ -87,11 +93,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       trigger: (r.trigger as HistoryOffer['trigger']) ?? null,
       turn: r.turn,
       ...(r.channel === 'prompt' ? { offset: r.offset } : { step: r.step ?? undefined, ...(r.tool_use_id ? { tool_use_id: r.tool_use_id } : {}) }),
+      ...(uptake.has(r) ? { confirmed: uptake.get(r)!.confirmed, steps_saved: uptake.get(r)!.steps_between } : {}),
     }));
   const s = result.summary;
   return {
     ...result,
     files,
+    uptake,
+    uptakeFigures: figures,
     history: {
       offers,
       summary: {
@@ -102,12 +111,25 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         prompt_offers: s.printed,
         tool_steps: s.tool_steps,
         tool_offers: s.tool_would_fire,
+        ...figures,
       },
     },
   };
 }
 
-function markOf(r: ReplayRow, reason: string | null): ReportMark {
+/** backtest --json's offers: replay's, each shown Past fix with whether the session confirmed
+ *  it and the steps between (null for the offers uptake does not judge). */
+export function backtestOffers(b: Pick<BacktestResult, 'rows' | 'uptake'>): Array<ReplayOffer & { confirmed: boolean | null; steps_saved: number | null }> {
+  const rows = b.rows.filter((r) => r.offer);
+  return offersOf(rows).map((o, i) => {
+    const u = b.uptake.get(rows[i]);
+    return { ...o, confirmed: u ? u.confirmed : null, steps_saved: u ? u.steps_between : null };
+  });
+}
+
+function markOf(r: ReplayRow, reason: string | null, uptake: RowUptake | undefined, config: Config): ReportMark {
+  // A Past fix's reason is its printed line's; without it, the fix the store holds is shown.
+  const shownReason = reason ?? (uptake?.fix ? `offered fix: ${uptake.fix}` : null);
   return {
     channel: r.channel,
     seq: r.channel === 'tool' ? r.step ?? 0 : r.turn,
@@ -118,29 +140,47 @@ function markOf(r: ReplayRow, reason: string | null): ReportMark {
     trigger: r.trigger,
     outcome: r.offer ? (r.hook === 'printed' ? 'printed' : r.hook === 'would-fire' ? 'would-fire' : 'held') : 'silent',
     reason: r.offer ? (hookShows(r.hook) ? null : r.hook) : r.silence,
-    offer: r.offer ? { type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason } : null,
+    offer: r.offer
+      ? {
+          type: r.offer.type, confidence: r.offer.confidence, handle: r.offer.handle, reason: shownReason,
+          text: reason ? offerText({ ...r.offer, reason }, config) : null,
+          uptake: uptake ? { confirmed: uptake.confirmed, steps_between: uptake.steps_between } : null,
+        }
+      : null,
   };
 }
 
-/** The report page's model from a backtest: one timeline per replayed main session. */
+/** The report page's model from a backtest: its first screen (every line the hook would have
+ *  shown, the rates, the Past fixes the sessions confirmed), then one timeline per replayed
+ *  main session. */
 export function backtestReportModel(b: BacktestResult, config: Config, now: number): ReportModel {
   const bySession = new Map<string, { label: string; marks: ReportMark[] }>();
   for (const r of b.rows) {
-    if (r.sidechain || r.provisional) continue;
+    // A provisional look is drawn only when the hook showed its offer (the line that was said).
+    if (r.sidechain || (r.provisional && !(r.offer && hookShows(r.hook)))) continue;
     // Tool steps that neither erred nor offered are the agent working: not drawn.
     if (r.channel === 'tool' && !r.tool_error && !r.offer) continue;
     const s = bySession.get(r.session) ?? { label: `session ${r.session} (${r.file})`, marks: [] };
-    s.marks.push(markOf(r, b.reasons.get(r) ?? null));
+    s.marks.push(markOf(r, b.reasons.get(r) ?? null, b.uptake.get(r), config));
     bySession.set(r.session, s);
   }
   const all: ReportSession[] = [...bySession].map(([id, s]) => ({ id, label: s.label, marks: s.marks }));
+  const offers = shownOffers(all);
   const { sessions, omitted } = boundSessions(all);
   const mode = config.modes.default ?? Object.values(config.modes)[0];
   const s = b.summary;
   return {
     title: 'active-brain — what it would have said on your history',
-    source: `backtest over ${b.files.length} transcript(s): ${s.main_exchanges} exchanges, ${s.tool_steps} tool steps`,
+    source: `backtest: ${s.main_exchanges} exchanges, ${s.tool_steps} tool steps`,
     generatedAt: now,
+    // The words and numbers of the text output's "replayed N sessions (M main, K sidechain)".
+    counts: { sessions: s.sessions, main: s.main_sessions, sidechain: s.sidechain_sessions, transcripts: b.files.length },
+    rates: [
+      { channel: 'prompt', offers: s.printed, over: s.main_exchanges, unit: 'prompts' },
+      { channel: 'tool', offers: s.tool_would_fire, over: s.tool_steps, unit: 'tool steps' },
+    ],
+    offers,
+    uptake: b.uptakeFigures,
     gates: [
       // Counts, not verdicts: no gate judges a history's offer rate (the soak's bands apply to
       // live traffic), so they are shown as figures — never a "pass" with nothing measured.

@@ -31,6 +31,10 @@ export interface HistoryOffer {
   offset?: number;
   step?: number;
   tool_use_id?: string;
+  /** A Past fix: whether the session then ran it and got the failing intent through
+   *  (core/uptake.ts), and the tool steps in between (null when not confirmed). */
+  confirmed?: boolean;
+  steps_saved?: number | null;
 }
 
 export interface HistorySummary {
@@ -41,6 +45,12 @@ export interface HistorySummary {
   prompt_offers: number;
   tool_steps: number;
   tool_offers: number;
+  /** Past fixes shown in main sessions, those the session confirmed, and the steps between
+   *  each confirmed one and its success, summed (an upper bound of what they could save).
+   *  Absent in a summary written before uptake was measured. */
+  past_fix_offers?: number;
+  confirmed_offers?: number;
+  steps_saved?: number;
 }
 
 export const historyOffersPath = (env: NodeJS.ProcessEnv = process.env) => join(logsDir(env), 'backtest-offers.jsonl');

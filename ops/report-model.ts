@@ -11,7 +11,11 @@ import { daemonLogs, hookLogs, readJsonlFiles } from '../daemon/jsonl-read.js';
 import { soakReport } from './soak-report.js';
 import { readLabels } from './labels.js';
 import { wilson } from './soak-gates.js';
-import type { MarkOutcome, ReportMark, ReportModel, ReportSession } from './report-html.js';
+import { formatOfferLine } from '../shared/offer-format.js';
+import { defaultTranscriptsRoot } from '../shared/paths.js';
+import { byChannel, type HookLine as ToolHookLine } from './channel-records.js';
+import { SHOWN_OUTCOMES } from './soak-figures.js';
+import type { MarkOutcome, ReportMark, ReportModel, ReportOffer, ReportSession } from './report-html.js';
 
 /** Sessions drawn on one page (the most active first): keeps a report of months small. */
 export const MAX_REPORT_SESSIONS = 200;
@@ -30,6 +34,8 @@ interface DecisionLine {
   ts: number;
   channel?: string;
   sessionId: string;
+  worker?: boolean | string | null;
+  sidechain?: boolean;
   turn?: number;
   step?: number;
   seed?: boolean;
@@ -73,10 +79,37 @@ export function markFromDecision(d: DecisionLine, hookByOffer: ReadonlyMap<strin
   };
 }
 
-/** Keep the most active sessions and the newest marks of each; say how many were left out. */
+/** The line the hook prints for an offer (shared/offer-format.ts, the hook's caps), or null
+ *  when its reason is not known (the line would then not be the one printed). */
+export function offerText(o: { type: string; handle: string; confidence: number; reason: string | null }, config: Pick<Config, 'hook'>): string | null {
+  if (!o.reason) return null;
+  return formatOfferLine({ type: o.type as never, handle: o.handle, confidence: o.confidence, reason: o.reason }, { maxBytes: config.hook.maxBytes, maxTokens: config.hook.tokenCeiling })?.text ?? null;
+}
+
+/** The first screen's rows from the sessions' marks: every offer printed or that would have been. */
+export function shownOffers(sessions: ReadonlyArray<{ id: string; marks: readonly ReportMark[] }>): ReportOffer[] {
+  const out: ReportOffer[] = [];
+  for (const s of sessions) {
+    for (const m of s.marks) {
+      if (!m.offer || (m.outcome !== 'printed' && m.outcome !== 'would-fire')) continue;
+      out.push({ session: s.id, channel: m.channel, seq: m.seq, type: m.offer.type, confidence: m.offer.confidence, handle: m.offer.handle, outcome: m.outcome, text: m.offer.text ?? null, reason: m.offer.reason, uptake: m.offer.uptake ?? null });
+    }
+  }
+  return out;
+}
+
+/** Keep the sessions with an offer first, then the most active, and the newest marks of each
+ *  (an offer's mark always kept); say how many were left out. */
 export function boundSessions(all: ReportSession[]): { sessions: ReportSession[]; omitted: number } {
-  const sorted = [...all].sort((a, b) => b.marks.length - a.marks.length || (a.id < b.id ? -1 : 1));
-  const kept = sorted.slice(0, MAX_REPORT_SESSIONS).map((s) => ({ ...s, marks: s.marks.filter(drawn).slice(-MAX_MARKS_PER_SESSION) }));
+  const offered = (s: ReportSession) => (s.marks.some((m) => m.offer) ? 1 : 0);
+  const sorted = [...all].sort((a, b) => offered(b) - offered(a) || b.marks.length - a.marks.length || (a.id < b.id ? -1 : 1));
+  const kept = sorted.slice(0, MAX_REPORT_SESSIONS).map((s) => {
+    const marks = s.marks.filter(drawn);
+    if (marks.length <= MAX_MARKS_PER_SESSION) return { ...s, marks };
+    // The newest marks, and every offer's mark before them.
+    const cut = marks.length - MAX_MARKS_PER_SESSION;
+    return { ...s, marks: [...marks.slice(0, cut).filter((m) => m.offer), ...marks.slice(cut)] };
+  });
   return { sessions: kept, omitted: Math.max(0, all.length - kept.length) };
 }
 
@@ -100,7 +133,7 @@ export function labelRows(labels: ReadonlyArray<{ useful: boolean; channel?: str
 export function liveReportModel(config: Config, env: NodeJS.ProcessEnv = process.env, now = Date.now()): ReportModel {
   const dir = logsDir(env);
   const soak = soakReport(config, { env, now });
-  const hook = readJsonlFiles<HookLine>(hookLogs(dir)).records;
+  const hook = readJsonlFiles<HookLine & ToolHookLine>(hookLogs(dir)).records;
   const hookByOffer = new Map<string, HookLine[]>();
   for (const h of hook) {
     if (!h.offer_id) continue;
@@ -109,19 +142,59 @@ export function liveReportModel(config: Config, env: NodeJS.ProcessEnv = process
     else hookByOffer.set(h.offer_id, [h]);
   }
   const bySession = new Map<string, ReportMark[]>();
+  const side = new Map<string, boolean>();
+  /** Offers the daemon decided (their marks come from the decision). */
+  const decided = new Set<string>();
   for (const d of readJsonlFiles<DecisionLine>(daemonLogs(dir)).records) {
     if (d.type !== 'decision' || d.seed || d.provisional) continue;
     const list = bySession.get(d.sessionId) ?? [];
-    list.push(markFromDecision(d, hookByOffer));
+    const m = markFromDecision(d, hookByOffer);
+    const sidechain = Boolean(d.worker) || Boolean(d.sidechain);
+    side.set(d.sessionId, (side.get(d.sessionId) ?? true) && sidechain);
+    // The line the hook printed, when the decision keeps the offer's reason.
+    if (m.offer) m.offer.text = offerText(m.offer, config);
+    list.push(m);
+    if (d.offer) decided.add(d.offer.id);
     bySession.set(d.sessionId, list);
   }
+  // The tool channel's Past fixes come from the fixes files, not from a daemon decision: their
+  // marks from the hook's records (one per call), with their text and uptake (ops/live-uptake.ts).
+  const uptakeOf = new Map(soak.figures.uptake.rows.map((r) => [`${r.session}\u0000${r.tool_use_id ?? r.step}`, r]));
+  const calls = new Set<string>();
+  for (const h of byChannel(hook).channels.tool) {
+    if (!SHOWN_OUTCOMES.has(h.outcome) || !h.session || !h.handle || !h.type) continue;
+    const call = `${h.session}\u0000${h.tool_use_id ?? h.step}`;
+    if (calls.has(call) || (h.offer_id && decided.has(h.offer_id))) continue;
+    calls.add(call);
+    const u = uptakeOf.get(call);
+    const offer = { type: h.type, confidence: h.confidence ?? 0, handle: h.handle, reason: u?.reason ?? null };
+    const list = bySession.get(h.session) ?? [];
+    list.push({
+      channel: 'tool', seq: h.step ?? 0, at: h.ts, driftZ: null, stallZ: null, toolError: true, trigger: 'error',
+      outcome: h.outcome === 'print' ? 'printed' : 'would-fire', reason: null,
+      offer: { ...offer, text: offerText(offer, config), uptake: u && !u.unread ? { confirmed: u.confirmed, steps_between: u.steps_between } : null },
+    });
+    if (!side.has(h.session)) side.set(h.session, false);
+    bySession.set(h.session, list);
+  }
   const all: ReportSession[] = [...bySession].map(([id, marks]) => ({ id, label: `session ${id}`, marks: marks.sort((a, b) => (a.at ?? 0) - (b.at ?? 0)) }));
+  const main = all.filter((s) => !side.get(s.id));
+  const offers = shownOffers(main);
   const { sessions, omitted } = boundSessions(all);
   const mode = config.modes.default ?? Object.values(config.modes)[0];
+  const u = soak.figures.uptake;
+  const f = soak.figures;
   return {
     title: 'active-brain — what it saw and said',
     source: `live logs in ${dir} since ${soak.since}`,
     generatedAt: now,
+    counts: { sessions: all.length, main: main.length, sidechain: all.length - main.length, transcripts: null },
+    rates: [
+      { channel: 'prompt', offers: f.would_fire, over: f.exchanges, unit: 'prompts' },
+      { channel: 'tool', offers: f.tool_would_fire, over: f.tool_steps, unit: 'tool steps' },
+    ],
+    offers,
+    uptake: { past_fix_offers: u.past_fix_offers, confirmed_offers: u.confirmed_offers, steps_saved: u.steps_saved, unread: u.unread },
     gates: soak.gates.map((g) => ({ name: g.name, pass: g.pass, figure: String(g.figure) })),
     labels: labelRows(readLabels(env) as Array<{ useful: boolean; channel?: string }>),
     thresholds: { drift: mode?.driftZ ?? 3, stall: mode?.stallZ ?? 3 },

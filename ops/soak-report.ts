@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { daemonStatus } from '../daemon/status.js';
-import { defaultStorePath, logsDir } from '../shared/paths.js';
+import { defaultStorePath, defaultTranscriptsRoot, logsDir } from '../shared/paths.js';
 import type { Channel, ModeState, OfferType } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from '../daemon/jsonl-read.js';
 import { storeFingerprint } from '../daemon/store-fingerprint.js';
@@ -25,6 +25,7 @@ import { hookGate, livenessGates, rateBand, seatGate, storeWriteGate, usefulness
 import { hookFigures, hookFiguresByChannel, promptFigures, toolFigures } from './soak-figures.js';
 import type { DecisionLine, HookLine } from './channel-records.js';
 import { channelState, judgedChannels } from './channel-state.js';
+import { liveUptake, type LiveUptake } from './live-uptake.js';
 
 export { HOOK_ERROR_REASONS } from './soak-figures.js';
 
@@ -70,6 +71,11 @@ export interface SoakReport {
     /** Approximate: offers whose handle was recalled (CLI or MCP) after being offered. */
     recalled_after_offer: Record<string, { offered: number; recalled: number }>;
     labels: { n: number; useful: number };
+    /** The tool channel's Past fixes shown (printed, or would-fire) and whether each session
+     *  then ran the fix and got through (ops/live-uptake.ts): a usefulness figure before any
+     *  label. `steps_saved`: tool steps between those offers and their success, summed (an
+     *  upper bound of what they could have saved). */
+    uptake: LiveUptake;
     /** The last `backtest` over the user's history (not the live soak; null: never run). */
     history: HistoryFigures | null;
     bad_log_lines: number;
@@ -209,6 +215,7 @@ export function soakReport(config: Config, opts: SoakReportOptions = {}): SoakRe
       by_type: sumCounts(prompt.byType, tool.byType),
       recalled_after_offer: recalled,
       labels: labelCounts(labels, { mode: opts.mode }),
+      uptake: liveUptake(hook.records.filter((r) => !opts.mode || r.mode === opts.mode), config.transcriptsRoot ?? defaultTranscriptsRoot(env), env),
       history: historyFigures(readHistorySummary(env), labels),
       bad_log_lines: hook.badLines + decisions.badLines + hookBy.unknownChannel,
     },
@@ -226,6 +233,12 @@ export interface HistoryFigures {
   tool_steps: number;
   tool_offers: number;
   tool_per_100: number;
+  /** Shown Past fixes the session then confirmed (ran the fix, got through: core/uptake.ts),
+   *  and the tool steps between those offers and their success (an upper bound); null when
+   *  the backtest predates the figure. */
+  past_fix_offers: number | null;
+  confirmed_offers: number | null;
+  steps_saved: number | null;
   labels: { n: number; useful: number };
 }
 
@@ -244,6 +257,9 @@ export function historyFigures(h: HistorySummary | null, labels: readonly LabelR
     tool_steps: h.tool_steps,
     tool_offers: h.tool_offers,
     tool_per_100: per100(h.tool_offers, h.tool_steps),
+    past_fix_offers: h.past_fix_offers ?? null,
+    confirmed_offers: h.confirmed_offers ?? null,
+    steps_saved: h.steps_saved ?? null,
     labels: { n: hl.length, useful: hl.filter((l) => l.useful).length },
   };
 }

@@ -10,14 +10,29 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import { createEmbedder } from '../../embed/embedder.js';
 import { defaultStorePath, defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
-import { openReplayStore, offersOf } from '../../eval/replay.js';
-import { runBacktest, backtestReportModel, historyFiles } from '../../eval/backtest.js';
+import { openReplayStore } from '../../eval/replay.js';
+import { runBacktest, backtestReportModel, backtestOffers, historyFiles } from '../../eval/backtest.js';
 import { createProgress } from '../../eval/progress.js';
 import { parseDuration } from '../../ops/soak-report.js';
 import { writeHistory } from '../../ops/history-offers.js';
 import { renderReport } from '../../ops/report-html.js';
 import { writeReport } from './report.js';
+import type { RowUptake, UptakeFigures } from '../../eval/backtest-uptake.js';
 import { LEGEND, TABLE_HEADER, rowLine, rowsThatMatter, summaryText } from './replay.js';
+
+/** What the uptake mark after a Past fix's line means. */
+const UPTAKE_LEGEND = 'Past fix lines end with "confirmed" when the session then ran that fix and got the failing call\'s intent through (within 40 tool steps), with the steps in between.';
+
+function uptakeNote(u: RowUptake | undefined): string {
+  if (!u) return '';
+  return u.confirmed ? `  confirmed by the session (${u.steps_between} step(s) between)` : '  not confirmed';
+}
+
+/** The uptake summary line: a usefulness figure before any label. */
+export function uptakeText(f: UptakeFigures): string {
+  if (!f.past_fix_offers) return 'Past fixes confirmed by the session: none shown';
+  return `Past fixes confirmed by the session (ran the fix, then got through): ${f.confirmed_offers} of ${f.past_fix_offers} · ${f.steps_saved} tool step(s) between those offers and their success (an upper bound of what they could have saved)`;
+}
 
 /** Default window: the last two weeks of sessions. */
 export const DEFAULT_SINCE = '14d';
@@ -35,11 +50,16 @@ history's figures beside the live soak's.
 
 Options:
   --since D      only transcripts written in the last D (30m, 12h, 14d; "all" for everything)
-  --html FILE    also write the report page (soak-style gates, a timeline per session)
+  --html FILE    also write the report page: first the lines it would have said, how often,
+                 and which Past fixes the sessions confirmed; then a timeline per session
+                 with an offer (the others folded)
   --json         one JSON object with replay's keys: {"sessions","exchanges","would_fire",
                  "fire_rate","by_type","sidechain_offers","offers":[{"file","session",
                  "channel","turn","step","tool_use_id","trigger","type","confidence",
-                 "handle","hook"}], …}
+                 "handle","hook","confirmed","steps_saved"}], …} and the uptake of the
+                 Past fixes shown: "past_fix_offers", "confirmed_offers" (the session then
+                 ran the fix and got the failing intent through), "steps_saved" (tool steps
+                 between those offers and their success, summed: an upper bound)
   --seed N       rng seed of the wander step (default 1)
 Exit 0 done · 2 usage · 3 no transcripts there, or the model does not load.`;
 
@@ -80,11 +100,13 @@ export const command: Command = {
       writeHistory(b.history.offers, b.history.summary);
       const page = values.html ? writeReport(values.html, renderReport(backtestReportModel(b, config, now))) : null;
       if (values.json) {
-        printJson({ ...b.summary, offers: offersOf(b.rows), history_offers: b.history.offers.length, ...(page ? { html: page } : {}), store: { path: storePath, status: opened.status } });
+        printJson({ ...b.summary, ...b.uptakeFigures, offers: backtestOffers(b), history_offers: b.history.offers.length, ...(page ? { html: page } : {}), store: { path: storePath, status: opened.status } });
       } else {
         const lines = rowsThatMatter(b.rows);
-        process.stdout.write([LEGEND, '', TABLE_HEADER, ...lines.map(rowLine), ''].join('\n') + '\n');
+        const line = (r: (typeof lines)[number]) => rowLine(r) + uptakeNote(b.uptake.get(r));
+        process.stdout.write([LEGEND, UPTAKE_LEGEND, '', TABLE_HEADER, ...lines.map(line), ''].join('\n') + '\n');
         process.stdout.write(summaryText(b.summary, opened.store ? `store ${storePath}` : 'NO STORE') + '\n');
+        process.stdout.write(uptakeText(b.uptakeFigures) + '\n');
         process.stdout.write(`\n${b.history.offers.length} offer(s) the hook would have shown are now labelable: active-brain label\n`);
         if (page) process.stdout.write(`report: ${page.path} (${Math.round(page.bytes / 1024)} KB)\n`);
       }

@@ -8,7 +8,7 @@ import { parseFlags, printJson, EXIT, UserError, type Command } from '../command
 import { loadConfig } from '../../config/load.js';
 import { writeFileAtomic } from '../../shared/atomic.js';
 import { liveReportModel } from '../../ops/report-model.js';
-import { renderReport } from '../../ops/report-html.js';
+import { renderReport, sessionsLine } from '../../ops/report-html.js';
 
 export function writeReport(path: string, html: string): { path: string; bytes: number } {
   const abs = resolve(path);
@@ -25,21 +25,25 @@ export const command: Command = {
   summary: 'one self-contained HTML page: soak gates, labels, session timelines',
   help: `usage: active-brain report --html FILE [--json] [--set key.path=value ...]
 
-Writes one self-contained HTML file (no network, no external script, style or font): the soak
-gates with their figures, label counts with the usefulness interval, and for each session a
-timeline of prompts and tool steps with drift and stall scores against their thresholds, tool
-errors, triggers, offers (type, confidence, handle) and what the hook did with them, and the
-silences by reason. From the live logs in $ACTIVE_BRAIN_HOME/logs; for your history before
+Writes one self-contained HTML file (no network, no external script, style or font). Its first
+screen: every line the hook printed (or would have, in soak) on both channels with its text,
+how often (per 100 prompts and per 100 tool steps), and for each Past fix whether the session
+then confirmed it (ran that fix and got the failing call through; the tool steps in between).
+Then the soak gates, label counts with the usefulness interval, and a timeline per session
+with an offer (prompts and tool steps, drift and stall scores against their thresholds, tool
+errors, triggers, offers and what the hook did with them, silences by reason); sessions
+without an offer are folded. From the live logs in $ACTIVE_BRAIN_HOME/logs; for your history before
 the soak, use "active-brain backtest --html FILE".
---json prints {"path", "bytes", "sessions"}. Exit 0 written, 2 usage error, 3 not writable.`,
+--json prints {"path", "bytes", "sessions"} (sessions: as the page's header counts them). Exit 0 written, 2 usage error, 3 not writable.`,
   async run(argv) {
     const { values } = parseFlags(argv, { html: { type: 'string' } }, false);
     if (!values.html) throw new UserError('report needs --html FILE, e.g. active-brain report --html ~/active-brain.html', EXIT.USAGE);
     const { config } = loadConfig({ flags: values.set });
     const model = liveReportModel(config);
     const out = writeReport(values.html, renderReport(model));
-    if (values.json) printJson({ ...out, sessions: model.sessions.length });
-    else process.stdout.write(`wrote ${out.path} (${Math.round(out.bytes / 1024)} KB, ${model.sessions.length} session(s))\n`);
+    // The same session count as the page's header.
+    if (values.json) printJson({ ...out, sessions: model.counts.sessions });
+    else process.stdout.write(`wrote ${out.path} (${Math.round(out.bytes / 1024)} KB; ${sessionsLine(model.counts)})\n`);
     return EXIT.OK;
   },
 };

@@ -32,10 +32,17 @@ function human(r: SoakReport): string {
   if (f.hook.unknown_channel) lines.push(`${f.hook.unknown_channel} hook record(s) name a channel this version does not know: counted on none`);
   const rec = Object.entries(f.recalled_after_offer).map(([t, v]) => `${t} ${v.recalled}/${v.offered}`).join(', ');
   if (rec) lines.push(`recalled after being offered (approximate "used" signal): ${rec}`);
+  const u = f.uptake;
+  lines.push(
+    u.past_fix_offers
+      ? `Past fixes confirmed by the session (ran the fix, then got through): ${u.confirmed_offers} of ${u.past_fix_offers} · ${u.steps_saved} tool step(s) between those offers and their success (an upper bound of what they could have saved)${u.unread ? ` · ${u.unread} not judged (transcript or fix gone)` : ''}`
+      : 'Past fixes confirmed by the session: none shown yet',
+  );
   const h = f.history;
   if (h) {
+    const confirmed = h.past_fix_offers ? ` · Past fixes confirmed by the session ${h.confirmed_offers} of ${h.past_fix_offers} (${h.steps_saved} steps between, an upper bound)` : '';
     lines.push(
-      `history (last backtest ${h.at}, not the live soak): ${h.sessions} sessions · prompt ${h.prompt_offers} offers over ${h.exchanges} exchanges (${h.prompt_per_100} per 100) · tool ${h.tool_offers} over ${h.tool_steps} steps (${h.tool_per_100} per 100) · labels ${h.labels.useful}/${h.labels.n} useful`,
+      `history (last backtest ${h.at}, not the live soak): ${h.sessions} sessions · prompt ${h.prompt_offers} offers over ${h.exchanges} exchanges (${h.prompt_per_100} per 100) · tool ${h.tool_offers} over ${h.tool_steps} steps (${h.tool_per_100} per 100)${confirmed} · labels ${h.labels.useful}/${h.labels.n} useful`,
     );
   }
   lines.push('', r.pass ? 'all gates pass' : 'not all gates pass');
@@ -64,6 +71,11 @@ A channel off in every mode is not judged unless --channel names it.
 --mode NAME          the would-fire and usefulness gates for one mode only
 --channel C          judge one channel only
 --json               {"gates":[{"name","pass","figure"}],"pass","shared":[…],"channels":{"prompt":{…},"tool":{…}},"figures":{…}}
+                     figures.uptake: {"past_fix_offers","confirmed_offers","steps_saved","unread","rows"}
+                     — each Past fix shown at a failure, and whether the session then ran that
+                     fix and got the failing call's intent through (read from its transcript);
+                     steps_saved: tool steps between those offers and their success, summed
+                     (an upper bound). figures.history has the same three from the last backtest.
 Exit 0 when all gates pass, 1 otherwise.`,
   async run(argv) {
     const { values, positionals } = parseFlags(argv, { since: { type: 'string' }, mode: { type: 'string' }, channel: { type: 'string' } });
