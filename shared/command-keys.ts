@@ -95,3 +95,31 @@ export function sameActionKey(a: string, b: string): boolean {
   if (ra.join(' ') !== rb.join(' ') || pa.length < 2 || pb.length < 2) return false;
   return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
 }
+
+/** Programs that run another one named next (`npx tsc`, `pnpm dlx vite`): the two words are the program. */
+const RUNNER_PROGRAMS = new Set(['npx', 'bunx', 'pnpx', 'uvx', 'pipx', 'dlx']);
+
+/** The program of an action key: its first word, or the first two after a runner (`npx tsc`). */
+export function programOf(key: string): string {
+  const w = key.split(' ');
+  return RUNNER_PROGRAMS.has(w[0]) && w[1] ? `${w[0]} ${w[1]}` : w[0];
+}
+
+/** Two action keys run the same program (`git add` and `git log`), or one stands in for the
+ *  other (`python` and `python3`: sameActionKey). */
+export function sameProgram(a: string, b: string): boolean {
+  const pa = programOf(a);
+  const pb = programOf(b);
+  return pa === pb || sameActionKey(pa, pb);
+}
+
+/** A key line that names the program that failed (`ls: cannot access …`, `bash: line 1: cd: …`,
+ *  `cat: x: no such file`): the signature already holds it. Severity labels are no program. */
+const NAMED_PROGRAM_RE = /^(?:(?:<path>|(?:ba|z|da)?sh): (?:line <n>: )?)?([a-z][\w.+-]*): /;
+const NOT_PROGRAMS = new Set(['error', 'fatal', 'warning', 'warn', 'err', 'exception', 'panic', 'hint', 'note', 'info', 'failed', 'failure', 'caused by', 'exit code', 'type error', 'typeerror', 'syntaxerror']);
+
+/** The program an error's lead line names as the one that failed, else null. */
+export function namedProgram(lead: string): string | null {
+  const m = NAMED_PROGRAM_RE.exec(lead);
+  return m && !NOT_PROGRAMS.has(m[1]) && !m[1].endsWith('error') ? m[1] : null;
+}

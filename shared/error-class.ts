@@ -165,6 +165,38 @@ function missingOnlyAbsolute(head: string, lower: string): boolean {
   return any;
 }
 
+/** A test runner's or a linter's failure (on normalized key lines): about the code being written. */
+const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|\b<n> (?:failing|failed)\b|\btest (?:suites?|files?): <n> failed|^fail\s|^failed\s.*\b(?:test|spec)|\bfailures?: <n>|short test summary/;
+const LINT_RE = /\b(?:eslint|stylelint|prettier|ruff|flake8|pylint|mypy|clippy|credo|dialyzer|rubocop|golangci-lint|biome)\b|\b<n> problems? \(/;
+
+/**
+ * An error in the code being written (rule code-being-written): a compile or type error
+ * (COMPILE_LEAD_RE), a failing test run, a linter's complaint. Its fix is mostly the code at
+ * hand; only the very same complaint fixed by the same change that edited no code (an install,
+ * a flag) transfers. On the error's key lines.
+ */
+export function codeError(lines: readonly string[]): boolean {
+  return lines.some((l) => COMPILE_LEAD_RE.test(l) || TEST_FAIL_RE.test(l) || LINT_RE.test(l));
+}
+
+/** What says the place is wrong: a missing file, folder, repository, manifest or script. */
+const PLACE_ERROR_RE = /not a git repository|no such file or directory|\benoent\b|pathspec .{0,300}did not match|cannot find module|can't open file|could not (?:find|open|read)\b|does not exist|not found|cannot (?:access|stat)|was found in|missing script|not a directory|is not recognized/i;
+
+/** Whether an error says the place it ran in is wrong (rule move-needs-place-error): then
+ *  running it in another folder is a fix; for any other error a move changed what ran. On the
+ *  raw text's head. */
+export function placeError(raw: string): boolean {
+  return PLACE_ERROR_RE.test(raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw);
+}
+
+/** A cascade notice: the person declined or stopped the call, or a parallel call failed first —
+ *  no error of the call itself (not an episode, no Past fix, counted apart in evals). */
+export function isCascade(raw: string): boolean {
+  const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
+  if (!RAW_KIND_WORD_RE.test(head.toLowerCase())) return false;
+  return RAW_KINDS.some(([, re]) => re.test(head));
+}
+
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
   const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
