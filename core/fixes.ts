@@ -20,7 +20,7 @@ import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { codeError, genericKind } from '../shared/error-class.js';
-import { ruleOn } from '../shared/pastfix-rules.js';
+import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
 import { fixDirectory, fixEdits, fixPlace, fixStaged } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/command-keys.js';
 import { isDestructive } from '../shared/destructive.js';
@@ -43,7 +43,7 @@ export const MAX_FIXES_PER_SIG = 12;
  *  second place, the commonest split in the real projects (two repositories under one home
  *  folder) — still fits within MAX_FIXES_PER_SIG: half of it. At 3, -home-ken's sources of
  *  three judged items were cut from their files; docs/PASTFIX.md. */
-export const MAX_SESSIONS_PER_GROUP = MAX_FIXES_PER_SIG / 2;
+export const MAX_SESSIONS_PER_GROUP = PASTFIX_VALUES['sessions-per-group'].value;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
@@ -215,7 +215,7 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
     // show (its own session or lineage, another project's scope or place) and takes the next.
     const seen = new Set<string>();
     for (const e of g) {
-      if (seen.size >= MAX_SESSIONS_PER_GROUP) break;
+      if (seen.size >= pastfixValue('sessions-per-group')) break;
       if (seen.has(sessionOf(e))) continue;
       seen.add(sessionOf(e));
       const base = fixOffer(key, e, match, 1, agree - 1);

@@ -36,7 +36,7 @@ import { genericKind } from '../shared/error-class.js';
 import { LEAD_CD_PART_RE, leadingDirectory, ranInDir } from '../shared/run-dir.js';
 import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
 import { isCascade, placeError } from '../shared/error-class.js';
-import { pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
+import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
 import { posix } from 'node:path';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
@@ -48,10 +48,9 @@ export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-key
  *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
 export const EPISODE_RULES_VERSION = '2026-12-07.1';
 
-/** Steps looked at after a failure. In the real transcripts the fix of a failure came within
- *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
- *  while keeping an unrelated success much later in the session from counting. */
-export const LOOKAHEAD_STEPS = 40;
+/** Steps looked at after a failure (shared/pastfix-rules.ts `lookahead-steps`, chosen
+ *  leave-one-project-out): within it the failing intent must succeed. */
+export const LOOKAHEAD_STEPS = PASTFIX_VALUES['lookahead-steps'].value;
 /** Word overlap (Jaccard) of two summaries above which two non-Bash, non-file calls are the same action. */
 export const SIMILAR_SUMMARY_OVERLAP = 0.5;
 /** Steps named in a fix line. */
@@ -202,6 +201,12 @@ function namesOperand(success: Pick<ToolStep, 'name' | 'summary' | 'command'>, f
   return wanted.some((n) => text.includes(n));
 }
 
+/** Acting keys of `success` that `failed` did not have (shared/command-keys.ts actionKeys). */
+function addedActions(success: string, failed: string): number {
+  const had = actionKeys(failed);
+  return actionKeys(success).filter((k) => !had.some((h) => sameActionKey(h, k))).length;
+}
+
 /** A step that changes something: an edit, or a command that is not only inspection. */
 function isChange(step: ToolStep): boolean {
   return EDIT_TOOLS.has(step.name) || (step.name === 'Bash' && !isInspection(step));
@@ -326,7 +331,7 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
   const first = steps[i];
   const actions: ToolStep[] = [first];
   const w: Walk = { attempts: 1, consumed: [], tried: [], fixSteps: [], looked: [], end: null, outcome: 'unresolved', lastFailed: first };
-  const stop = Math.min(steps.length, i + 1 + LOOKAHEAD_STEPS);
+  const stop = Math.min(steps.length, i + 1 + pastfixValue('lookahead-steps'));
   for (let j = i + 1; j < stop; j++) {
     const t = steps[j];
     if (t.isError && isCascade(t.resultText)) continue;
@@ -414,7 +419,10 @@ function fixOf(w: Walk): { fix: string; note: string } {
   // The error only changed into another: the intent has not got through (rule intent-succeeded).
   if (w.outcome === 'error-changed' && ruleOn('intent-succeeded')) return { fix: '', note: '' };
   // A fix is a small change, and no edit of code: a run of edits is the work at hand (rule small-change).
-  if (ruleOn('small-change') && (changes.length > pastfixValue('max-fix-changes') || changes.some((t) => EDIT_TOOLS.has(t.name) && !CONFIG_FILE_RE.test(target(t))))) return { fix: '', note: '' };
+  // Actions the succeeding call added to the failing one's (`mkdir … && cp … && git add` after
+  // `git add` failed) are steps of the fix as much as separate calls are.
+  const added = w.end.name === 'Bash' && w.lastFailed.name === 'Bash' ? addedActions(target(w.end), target(w.lastFailed)) : 0;
+  if (ruleOn('small-change') && (changes.length + added > pastfixValue('max-fix-changes') || changes.some((t) => EDIT_TOOLS.has(t.name) && !CONFIG_FILE_RE.test(target(t))))) return { fix: '', note: '' };
   // A way there that threw work away or overrode a safeguard is not a fix to tell anyone.
   if (anyDestructive([...changes, w.end].map((t) => (t.command ? `${t.name}: ${t.command}` : t.summary)))) return { fix: '', note: '' };
   if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };

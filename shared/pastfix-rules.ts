@@ -37,6 +37,8 @@ export type PastfixRuleId = (typeof PASTFIX_RULES)[number]['id'];
  *  candidates (bench/pastfix-lopo.ts; docs/PASTFIX.md gives the figures). */
 export const PASTFIX_VALUES = {
   'max-fix-changes': { value: 1, candidates: [0, 1, 2, 3], means: 'acting steps a fix may make between the last failure and the success (rule small-change)' },
+  'lookahead-steps': { value: 40, candidates: [10, 20, 40], means: 'tool steps after a failure within which the failing intent must succeed for an episode to be resolved' },
+  'sessions-per-group': { value: 6, candidates: [3, 6], means: 'sessions a group of agreeing fixes keeps in a fixes file of at most 12 fixes' },
 } as const satisfies Record<string, { value: number; candidates: readonly number[]; means: string }>;
 
 export type PastfixValueId = keyof typeof PASTFIX_VALUES;
