@@ -111,7 +111,7 @@ export function decideToolStep(step: ToolStep, ctx: ToolStepContext, stallWindow
     if (!file) continue;
     const match: MatchKind = key === signal.sig ? 'exact' : 'line';
     const chosen = chooseFix({
-      file, signal, sessionId: ctx.sessionId, cwd: ctx.cwd, lineage: ctx.lineage ?? [], recent: ctx.recent ?? '',
+      file, key, signal, sessionId: ctx.sessionId, cwd: ctx.cwd, lineage: ctx.lineage ?? [], recent: ctx.recent ?? '',
       seen: (o) => ctx.offered.includes(o.chunkId),
     });
     if ('silence' in chosen) return out({ trigger, match, silence: chosen.silence, figures: { pastfix_fixes: file.fixes.length } });

@@ -161,7 +161,7 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
     if (input.signal.kind !== 'error') return { done: silent('no-error', base) };
     const lineage = [...(input.lineage ?? []), ...lineageFromCache(input.lineageCache, input.sessionId)];
     const chosen = chooseFix({
-      file, signal: input.signal, sessionId: input.sessionId, cwd: input.cwd, lineage, recent: input.recent ?? '',
+      file, key: input.fixesKey ?? sig, signal: input.signal, sessionId: input.sessionId, cwd: input.cwd, lineage, recent: input.recent ?? '',
       seen: (o) => !!state?.seenOfferIds.includes(o.id) || !!state?.seenHandles?.includes(o.handle),
     });
     if ('silence' in chosen) return { done: silent(chosen.silence, base) };

@@ -226,26 +226,39 @@ function showPath(p: string, _cwd: string | null): string {
   return TEMP_PATH_RE.test(p) ? '<path>' : p;
 }
 
-/** A command's relative `cd X` / `git -C X` targets resolved against the cwd it ran from, each
- *  `cd` moving the next one's base (absolute POSIX cwds only; `~`, variables and Windows paths
- *  stay as written, and stop the resolving after them). */
+/** A command's relative `cd X` / `git -C X` targets resolved against the cwd its call started
+ *  in, each `cd` moving the next one's base (absolute POSIX cwds only; `~`, `-`, variables and
+ *  Windows paths stay as written and stop the resolving after them). Quoted spans are no
+ *  segments (a `cd` inside a commit message moves nothing); a quoted target keeps its quotes. */
 function absoluteDirs(cmd: string, cwd: string | null): string {
   if (!cwd || !cwd.startsWith('/') || /^\/[a-z]\//i.test(cwd)) return cmd;
+  // The same text with every quoted span's inside blanked out, so positions stay the same.
+  const masked = cmd.replace(/"[^"\n]*"|'[^'\n]*'/g, (q) => `${q[0]}${'\u0001'.repeat(q.length - 2)}${q[q.length - 1]}`);
   let cur: string | null = cwd;
-  const TOKEN = String.raw`("[^"]+"|'[^']+'|[^\s;&|]+)`;
-  const re = new RegExp(String.raw`((?:^|&&|;|\n)\s*cd\s+)${TOKEN}|(\bgit\s+-C\s+)${TOKEN}`, 'g');
-  return cmd.replace(re, (m, cdLead: string | undefined, cdDir: string | undefined, gitLead: string | undefined, gitDir: string | undefined) => {
-    const lead = cdLead ?? gitLead ?? '';
-    const raw = (cdDir ?? gitDir ?? '').replace(/^["']|["']$/g, '');
+  let out = '';
+  let last = 0;
+  for (const m of masked.matchAll(ABS_DIR_RE)) {
+    const isCd = m[1] !== undefined;
+    const start = m.index! + (m[1] ?? m[3]).length;
+    const written = cmd.slice(start, start + (m[2] ?? m[4]).length);
+    const quote = /^["']/.test(written) ? written[0] : '';
+    const raw = quote ? written.slice(1, -1) : written;
     let abs: string | null;
     if (raw.startsWith('/')) abs = posix.normalize(raw);
-    else if (cur === null || !raw || /^[~$\\<-]/.test(raw) || raw.includes('\\')) abs = null;
+    else if (cur === null || !raw || /^[~$\\<-]/.test(raw) || raw.includes('\\') || raw.includes('\u0001')) abs = null;
     else abs = posix.join(cur, raw);
     abs = abs?.replace(/(?<=.)\/+$/, '') ?? null;
-    if (cdLead !== undefined) cur = abs;
-    return abs && !raw.startsWith('/') ? `${lead}${abs}` : m;
-  });
+    if (isCd) cur = abs;
+    if (abs && !raw.startsWith('/')) {
+      out += cmd.slice(last, start) + `${quote}${abs}${quote}`;
+      last = start + written.length;
+    }
+  }
+  return out + cmd.slice(last);
 }
+/** A segment's leading `cd X` (after the start, `&&`, `||`, `;`, a line break or a subshell's
+ *  `(`), or a `git -C X`; X quoted or bare. */
+const ABS_DIR_RE = /((?:^|&&|\|\||;|\n|\()\s*cd\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)|(\bgit\s+-C\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)/g;
 
 const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)/g;
 /** Quoted spans; an unclosed quote runs to the end (the summary was cut inside a message). */
@@ -279,11 +292,14 @@ export function fixCommandText(cmd: string, cwd: string | null): string {
 }
 
 /** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`;
- *  paths relative to `base` (the failing call's cwd; default the step's own). */
+ *  relative `cd` targets resolved to absolute paths (the place a fix moved to works from any
+ *  cwd, and the place rule offers it only where the session works). */
 export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd'> & Partial<Pick<ToolStep, 'callCwd'>>, base: string | null = step.cwd): string {
   const t = target(step);
   let out: string;
-  if (step.name === 'Bash') out = fixCommandText(absoluteDirs(t, step.callCwd ?? step.cwd), base);
+  // Relative moves resolved against where the call started (not the cwd after it: a `cd` that
+  // worked is already in that).
+  if (step.name === 'Bash') out = fixCommandText(absoluteDirs(t, step.callCwd ?? null), base);
   else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, base) : t}`.trim();
   else out = step.summary.replace(/\s+/g, ' ').trim();
   return clipText(out, MAX_FIX_STEP_CHARS);

@@ -167,7 +167,10 @@ function missingOnlyAbsolute(head: string, lower: string): boolean {
 
 /** A test runner's or a linter's failure (on normalized key lines): about the code being written. */
 const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|\b<n> (?:failing|failed)\b|\btest (?:suites?|files?): <n> failed|^fail\s|^failed\s.*\b(?:test|spec)|\bfailures?: <n>|short test summary/;
-const LINT_RE = /\b(?:eslint|stylelint|prettier|ruff|flake8|pylint|mypy|clippy|credo|dialyzer|rubocop|golangci-lint|biome)\b|\b<n> problems? \(/;
+/** Linters by name: a line naming one is its complaint (unless it says the tool or its
+ *  config is missing: an install or a config value, whose fix transfers). */
+const LINTERS = new Set(['eslint', 'stylelint', 'prettier', 'ruff', 'flake8', 'pylint', 'mypy', 'clippy', 'credo', 'dialyzer', 'rubocop', 'golangci-lint', 'biome']);
+const MISSING_TOOL_RE = /not found|no such file|could(?:n't| not) find|cannot find module|not installed|no configuration/;
 
 /**
  * An error in the code being written (rule code-being-written): a compile or type error
@@ -176,11 +179,17 @@ const LINT_RE = /\b(?:eslint|stylelint|prettier|ruff|flake8|pylint|mypy|clippy|c
  * a flag) transfers. On the error's key lines.
  */
 export function codeError(lines: readonly string[]): boolean {
-  return lines.some((l) => COMPILE_LEAD_RE.test(l) || TEST_FAIL_RE.test(l) || LINT_RE.test(l));
+  return lines.some((l) => {
+    if (COMPILE_LEAD_RE.test(l)) return true;
+    // Cheap word tests first: the hook runs this at every failure it signs.
+    if ((l.includes('fail') || l.includes('summary')) && TEST_FAIL_RE.test(l)) return true;
+    const linter = l.includes(' problem') || l.split(/[^a-z0-9-]+/).some((w) => LINTERS.has(w));
+    return linter && !MISSING_TOOL_RE.test(l);
+  });
 }
 
 /** What says the place is wrong: a missing file, folder, repository, manifest or script. */
-const PLACE_ERROR_RE = /not a git repository|no such file or directory|\benoent\b|pathspec .{0,300}did not match|cannot find module|can't open file|could not (?:find|open|read)\b|does not exist|not found|cannot (?:access|stat)|was found in|missing script|not a directory|is not recognized/i;
+const PLACE_ERROR_RE = /not a git repository|no such file or directory|\benoent\b|pathspec .{0,300}did not match|cannot find module|no module named|attempted relative import|can't open file|could not (?:find|open|read) (?:the )?(?:file|director|folder|path|package|manifest|module|config|project)|(?:file|director|folder|path|package\.json|manifest|module) .{0,80}does not exist|\bno (?:such )?(?:file|director|package\.json|manifest|project|tests|inputs)\b.{0,80}\bfound\b|was found in|not found in (?:the )?(?:current|this|working) director|cannot (?:access|stat)|missing script|not a directory|is not recognized as (?:an internal|the name)/i;
 
 /** Whether an error says the place it ran in is wrong (rule move-needs-place-error): then
  *  running it in another folder is a fix; for any other error a move changed what ran. On the

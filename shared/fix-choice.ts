@@ -15,8 +15,9 @@
  *                 beside-cwd)
  *   other-program only a fix met at a failure of the same program or tool (rule same-program)
  * then, among those left: one not shown yet in this session and met at the same action first,
- * then the file's order; and the reason says what to do when the shell was already in the
- * folder (rule cwd-persists). Each line that silences ends in `// gate:<name>` (check-gates).
+ * then the file's order. When the shell was already in the folder (rule cwd-persists) the
+ * line says what to do in this session instead of the fix's text, and the gates about that
+ * text (edits-named, place, same-program) do not apply. Each line that silences ends in `// gate:<name>` (check-gates).
  */
 import type { FixFile, FixOffer, Offer } from './types.js';
 import type { ErrorSignal } from './tool-signal.js';
@@ -31,6 +32,8 @@ export type FixSilence = (typeof FIX_SILENCES)[number];
 
 export interface FixChoiceInput {
   file: FixFile;
+  /** The key the file was read under: the signal's signature, or one of its line keys. */
+  key: string;
   signal: ErrorSignal;
   sessionId: string;
   cwd: string | null;
@@ -56,8 +59,8 @@ export const MAX_TOOL_NAME_CHARS = 64;
  *  same-program). An error whose lead names its program (`ls: cannot access`, `cd: x: no such
  *  file`) has it in its signature already: every fix of its file was met there. A fix that
  *  records no tool (a note of the person's, a file written before) is not held to it. */
-function sameProgramAs(f: FixOffer, signal: ErrorSignal, keys: readonly string[]): boolean {
-  if (signal.program !== null || !f.tool) return true;
+function sameProgramAs(f: FixOffer, signal: ErrorSignal, keys: readonly string[], exact: boolean): boolean {
+  if ((exact && signal.program !== null) || !f.tool) return true;
   if (signal.tool && f.tool !== signal.tool) return false;
   if (!keys.length || !f.actions) return true;
   return f.actions.some((a) => keys.some((k) => sameProgram(a, k)));
@@ -71,6 +74,12 @@ export function chooseFix(input: FixChoiceInput): { offer: Offer } | { silence: 
   if (!others.length) return { silence: 'own-session' }; // gate:own-session
   const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
   if (!inScope.length) return { silence: 'out-of-scope' }; // gate:out-of-scope
+  // The shell was already in the folder: the line says so for this session, whatever another
+  // session then ran where — the gates about the fix's own text (files, place, program) do not apply.
+  if (signal.advice) {
+    const f = inScope.find((x) => !input.seen(x.offer)) ?? inScope[0];
+    return { offer: { ...f.offer, reason: withAdvice(f.offer.reason, signal.advice) } };
+  }
   // A fix that only edited files only at an error that names one of them; one that ran in
   // another directory only to a session working there, and never to a call aimed beside the cwd.
   const named = ruleOn('edits-named') ? inScope.filter((f) => !f.edits || editsNamed(f.edits, signal.text)) : inScope;
@@ -80,13 +89,12 @@ export function chooseFix(input: FixChoiceInput): { offer: Offer } | { silence: 
   const placed = ruleOn('place') ? named.filter((f) => !f.where || f.where === place) : named;
   if (!placed.length) return { silence: 'elsewhere' }; // gate:fix-elsewhere
   const keys = signal.command ? actionKeys(signal.command) : [];
-  const here = ruleOn('same-program') ? placed.filter((f) => sameProgramAs(f, signal, keys)) : placed;
+  const here = ruleOn('same-program') ? placed.filter((f) => sameProgramAs(f, signal, keys, input.key === signal.sig)) : placed;
   if (!here.length) return { silence: 'other-program' }; // gate:other-program
   // The error met again in this session: another session's fix, not the one already shown
   // (which did not keep it away); all shown already → the caller's repeat gate silences it.
   // Among those, one met at the same action as the failing call comes first.
   const sameAction = (f: FixOffer) => !!f.actions && f.actions.some((a) => keys.some((k) => sameActionKey(a, k)));
   const fresh = here.find((f) => !input.seen(f.offer) && sameAction(f)) ?? here.find((f) => !input.seen(f.offer));
-  const offer = (fresh ?? here[0]).offer;
-  return { offer: signal.advice ? { ...offer, reason: withAdvice(offer.reason, signal.advice) } : offer };
+  return { offer: (fresh ?? here[0]).offer };
 }

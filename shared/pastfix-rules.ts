@@ -19,16 +19,16 @@ export const PASTFIX_RULES = [
   { id: 'intent-succeeded', means: 'an episode is resolved only when the failing intent itself then succeeded; an error that only changed into another is not fixed', where: 'indexer/episodes.ts: fixOf' },
   { id: 'small-change', means: 'a fix is a small change: at most MAX_FIX_CHANGES acting steps between the last failure and the success, and no edit of code (a config file may be edited); a run of code edits or unrelated work is not a fix', where: 'indexer/episodes.ts: fixOf' },
   { id: 'move-needs-place-error', means: 'running the intent in another folder is a fix only for an error that says the place is wrong (a missing file, folder, repository or manifest); a build that passes elsewhere fixed nothing here', where: 'indexer/episodes.ts: fixOf' },
-  { id: 'no-state-change', means: 'a fix that destroys or creates state (git init, rm, mkdir, force, resets, git clean, dropping tables) is never offered: followed in the wrong place it does harm', where: 'shared/destructive.ts; indexer/episodes.ts, core/fixes.ts' },
+  { id: 'no-state-change', means: 'a fix that destroys state (force, resets, rebases, git clean, rm, dropping tables) or creates a repository or project (git init, npm init) is never offered: followed in the wrong place it does harm', where: 'shared/destructive.ts; indexer/episodes.ts, core/fixes.ts' },
   { id: 'code-being-written', means: 'a compile, type, lint or test failure is about code being written: only the very same complaint (its exact signature) gets a fix, and only one that changed no code', where: 'shared/error-class.ts: codeError; core/fixes.ts, hook/tool-gates.ts' },
-  { id: 'same-program', means: 'a fix is offered only at a failure of the same program or tool it was met at: the same words from another command often have another cause', where: 'core/fix-choice.ts' },
-  { id: 'cwd-persists', means: "the Bash tool's cwd persists between calls: a path that starts with the folder the shell is already in gets the line that says so, not the earlier session's commands", where: 'shared/here-mark.ts, core/fix-choice.ts' },
+  { id: 'same-program', means: 'a fix is offered only at a failure of the same program or tool it was met at: the same words from another command often have another cause', where: 'shared/fix-choice.ts' },
+  { id: 'cwd-persists', means: "the Bash tool's cwd persists between calls: a path that starts with the folder the shell is already in gets the line that says so, not the earlier session's commands", where: 'shared/cwd-persists.ts, shared/tool-signal.ts, shared/fix-choice.ts' },
   { id: 'diagnostic-not-fix', means: 'after a failed look at a file, a look at something else (a listing, a search) is a diagnostic, not the intent getting through: only a look at the same file elsewhere is its fix', where: 'indexer/episodes.ts: walk' },
   { id: 'probe-not-fix', means: 'a success that only hides the failure (2>/dev/null, || echo) is a probe, not the intent getting through', where: 'indexer/episodes.ts: walk' },
   { id: 'generic-error', means: "errors whose fix is the person's, the code's at hand or stated in the message get no Past fix", where: 'shared/error-class.ts: genericKind' },
-  { id: 'place', means: 'a fix that moved to another folder is offered only to a session that works there', where: 'shared/fix-place.ts; core/fix-choice.ts' },
+  { id: 'place', means: 'a fix that moved to another folder is offered only to a session that works there', where: 'shared/fix-place.ts, shared/fix-choice.ts' },
   { id: 'beside-cwd', means: 'a call aimed at a folder beside the cwd asked about that folder: no move is its fix', where: 'shared/fix-place.ts: ranBeside' },
-  { id: 'edits-named', means: 'a fix that only edited or staged named files is offered only at an error naming one of them', where: 'core/fix-choice.ts' },
+  { id: 'edits-named', means: 'a fix that only edited or staged named files is offered only at an error naming one of them', where: 'shared/fix-choice.ts' },
 ] as const satisfies readonly PastfixRule[];
 
 export type PastfixRuleId = (typeof PASTFIX_RULES)[number]['id'];

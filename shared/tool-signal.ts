@@ -49,13 +49,19 @@ export type ToolSignal = ErrorSignal | { kind: 'interrupted' } | { kind: 'none' 
 /** Signs one error: `text` the raw error, `cwd` the directory after the call (the payload's,
  *  the result record's), `command` its shell command ('' for another tool). */
 export function signError(text: string, cwd: string | null, command: string, redactor: Redactor, tool = ''): ToolSignal {
-  const lines = keyLines(markedError(redactor.redact(text), cwd, command));
+  const redacted = redactor.redact(text);
+  const marked = markedError(redacted, cwd, command);
+  const lines = keyLines(marked);
   const keys = errorKeys(lines);
   if (!keys) return { kind: 'none' };
-  const advice = ruleOn('cwd-persists') && cwdPersisted(lines) ? cwdPersistsAdvice(cwd, command) : null;
+  const program = namedProgram(lines[0] ?? '');
+  // Only where the mark was made here (a literal `<here>` in an error says nothing); from the
+  // redacted cwd and command (a token in a folder name is a marker before it is cut or shown).
+  const persisted = ruleOn('cwd-persists') && marked !== redacted && cwdPersisted(lines);
+  const advice = persisted && cwd ? cwdPersistsAdvice(redactor.redact(cwd), redactor.redact(command), program) : null;
   return {
     kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(text, lines), text: text.slice(0, ERROR_TEXT_CHARS), command, tool,
-    code: ruleOn('code-being-written') && codeError(lines), program: namedProgram(lines[0] ?? ''), advice: advice && redactor.redact(advice),
+    code: ruleOn('code-being-written') && codeError(lines), program, advice,
   };
 }
 
