@@ -19,11 +19,13 @@ import type { EpisodeRecord } from '../store/types.js';
 import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
-import { genericKind } from '../shared/error-class.js';
+import { codeError, genericKind } from '../shared/error-class.js';
+import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
 import { fixDirectory, fixEdits, fixPlace, fixStaged } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/command-keys.js';
-import { DESTRUCTIVE_STEP_RE } from '../shared/destructive.js';
+import { isDestructive } from '../shared/destructive.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
+import { MAX_TOOL_NAME_CHARS } from '../shared/fix-choice.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -41,7 +43,7 @@ export const MAX_FIXES_PER_SIG = 12;
  *  second place, the commonest split in the real projects (two repositories under one home
  *  folder) — still fits within MAX_FIXES_PER_SIG: half of it. At 3, -home-ken's sources of
  *  three judged items were cut from their files; docs/PASTFIX.md. */
-export const MAX_SESSIONS_PER_GROUP = MAX_FIXES_PER_SIG / 2;
+export const MAX_SESSIONS_PER_GROUP = PASTFIX_VALUES['sessions-per-group'].value;
 /** Characters of the session id shown in a reason. */
 const SESSION_CHARS = 4;
 /** Longest fix description in a reason (the hook caps the whole line again). */
@@ -168,10 +170,15 @@ const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
  *  (shared/destructive.ts: the indexer already leaves such fixes out; this holds for stores
  *  indexed before, and for notes), not a generic error, keyed. */
 function usable(e: EpisodeRecord): boolean {
-  return e.resolved && !!e.fix && !DESTRUCTIVE_STEP_RE.test(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
+  return e.resolved && !!e.fix && !isDestructive(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
 }
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
+
+
+
+/** A fix line that edits a file (indexer/episodes.ts fixStepText: `Edit src/x.ts`). */
+const EDIT_STEP_RE = /(?:^|;\s*|then\s+)(?:Edit|Write|MultiEdit|NotebookEdit|apply_patch)\b/;
 
 /** The action keys of an episode's failing shell call (FixOffer.actions), bounded; null for
  *  other tools and notes. */
@@ -208,7 +215,7 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
     // show (its own session or lineage, another project's scope or place) and takes the next.
     const seen = new Set<string>();
     for (const e of g) {
-      if (seen.size >= MAX_SESSIONS_PER_GROUP) break;
+      if (seen.size >= pastfixValue('sessions-per-group')) break;
       if (seen.has(sessionOf(e))) continue;
       seen.add(sessionOf(e));
       const base = fixOffer(key, e, match, 1, agree - 1);
@@ -217,11 +224,59 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
       const actions = actionsOf(e);
       // Files it only edited; or files it staged by name on the way to another action's success.
       const edits = fixEdits(e.fix) ?? (actions?.includes('git add') ? null : fixStaged(e.fix));
-      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}), ...(actions ? { actions } : {}) });
+      out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}), ...(actions ? { actions } : {}), ...(e.source !== 'note' && e.tool && e.tool.length <= MAX_TOOL_NAME_CHARS ? { tool: e.tool } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }
   }
   return out;
+}
+
+/** The store's episodes by the keys their fixes files are written under: exact (signature) and
+ *  line keys of the usable resolved ones, and the unresolved ones that contradict a key. */
+interface KeyedEpisodes {
+  exact: Map<string, EpisodeRecord[]>;
+  line: Map<string, EpisodeRecord[]>;
+  unresolved: Map<string, EpisodeRecord[]>;
+}
+
+function keyEpisodes(episodes: readonly EpisodeRecord[]): KeyedEpisodes {
+  const k: KeyedEpisodes = { exact: new Map(), line: new Map(), unresolved: new Map() };
+  const add = (m: Map<string, EpisodeRecord[]>, key: string, e: EpisodeRecord) => {
+    const list = m.get(key);
+    if (list) list.push(e);
+    else m.set(key, [e]);
+  };
+  for (const e of episodes) {
+    const keys = errorKeys(e.head.length ? e.head : []);
+    const lineKeys = keys ? keys.lineKeys : [];
+    if (!e.resolved || !e.fix) {
+      // Met, tried again and still not fixed: contradicts the fixes of its signature and of its
+      // key lines. (Met once and left — the work moved on — says nothing against a fix.)
+      if ((e.attempts ?? 1) < CONTRADICTING_ATTEMPTS) continue;
+      for (const key of new Set([e.sig, ...lineKeys])) add(k.unresolved, key, e);
+      continue;
+    }
+    if (!usable(e)) continue;
+    // An error in the code being written: only its very same complaint, and only a fix that
+    // changed no code (rule code-being-written).
+    const code = ruleOn('code-being-written') && codeError(e.head);
+    if (code && EDIT_STEP_RE.test(e.fix)) continue;
+    add(k.exact, e.sig, e);
+    if (!code) for (const key of lineKeys) if (key !== e.sig) add(k.line, key, e);
+  }
+  return k;
+}
+
+/** The fixes file of one key from its episodes (those met by `asOf` when given). */
+function fileOf(k: KeyedEpisodes, key: string, storeStamp: string, now: number, asOf?: number): FixFile | undefined {
+  const met = (list: readonly EpisodeRecord[] | undefined) => (list && asOf !== undefined ? list.filter((e) => e.at <= asOf) : list ?? []);
+  const exact = met(k.exact.get(key));
+  const kind: Exclude<MatchKind, 'near'> = exact.length ? 'exact' : 'line';
+  const eps = exact.length ? exact : met(k.line.get(key));
+  if (!eps.length) return undefined;
+  const fixed = new Set(eps.map(sessionOf));
+  const contra = new Set(met(k.unresolved.get(key)).map(sessionOf).filter((x) => !fixed.has(x))).size;
+  return { version: 1, sig: key, storeStamp, createdAt: now, fixes: consensusFixes(key, kind, eps, contra) };
 }
 
 /**
@@ -232,39 +287,27 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
  * space (they cannot collide: line keys are hashed with a prefix).
  */
 export function buildFixFiles(episodes: readonly EpisodeRecord[], storeStamp: string, now: number): Map<string, FixFile> {
-  const exact = new Map<string, EpisodeRecord[]>();
-  const line = new Map<string, EpisodeRecord[]>();
-  const unresolvedBy = new Map<string, Set<string>>();
-  const add = (m: Map<string, EpisodeRecord[]>, k: string, e: EpisodeRecord) => {
-    const list = m.get(k);
-    if (list) list.push(e);
-    else m.set(k, [e]);
-  };
-  for (const e of episodes) {
-    const keys = errorKeys(e.head.length ? e.head : []);
-    const lineKeys = keys ? keys.lineKeys : [];
-    if (!e.resolved || !e.fix) {
-      // Met, tried again and still not fixed: contradicts the fixes of its signature and of its
-      // key lines. (Met once and left — the work moved on — says nothing against a fix.)
-      if ((e.attempts ?? 1) < CONTRADICTING_ATTEMPTS) continue;
-      for (const k of [e.sig, ...lineKeys]) {
-        const set = unresolvedBy.get(k) ?? new Set<string>();
-        set.add(sessionOf(e));
-        unresolvedBy.set(k, set);
-      }
-      continue;
-    }
-    if (!usable(e)) continue;
-    add(exact, e.sig, e);
-    for (const k of lineKeys) if (k !== e.sig) add(line, k, e);
-  }
+  const k = keyEpisodes(episodes);
   const out = new Map<string, FixFile>();
-  const put = (key: string, kind: Exclude<MatchKind, 'near'>, eps: EpisodeRecord[]) => {
-    const fixed = new Set(eps.map(sessionOf));
-    const contra = [...(unresolvedBy.get(key) ?? [])].filter((x) => !fixed.has(x)).length;
-    out.set(key, { version: 1, sig: key, storeStamp, createdAt: now, fixes: consensusFixes(key, kind, eps, contra) });
-  };
-  for (const [k, eps] of exact) put(k, 'exact', eps);
-  for (const [k, eps] of line) if (!out.has(k)) put(k, 'line', eps);
+  for (const key of [...k.exact.keys(), ...k.line.keys()]) {
+    if (out.has(key)) continue;
+    const f = fileOf(k, key, storeStamp, now);
+    if (f) out.set(key, f);
+  }
   return out;
+}
+
+/**
+ * The same fixes files, one key at a time, for a decision made from the store directly (the
+ * daemon's tool step, core/tool-step.ts; a replay of history, where only the episodes met before
+ * the replayed step count: `asOf`). Keys the episodes once; builds a key's file when asked.
+ */
+export class FixIndex {
+  private readonly keyed: KeyedEpisodes;
+  constructor(episodes: readonly EpisodeRecord[], private readonly storeStamp = 'store') {
+    this.keyed = keyEpisodes(episodes);
+  }
+  file(key: string, asOf?: number): FixFile | undefined {
+    return fileOf(this.keyed, key, this.storeStamp, 0, asOf);
+  }
 }

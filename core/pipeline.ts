@@ -29,6 +29,7 @@ import { centroidUnit, isPromptOnly, markBuild, recordExchange, rememberOffered,
 import { evaluateTriggers } from './triggers.js';
 import type { WorkerReason } from './workers.js';
 import { decideToolStep, LOOP_RING, type EpisodeLookup } from './tool-step.js';
+import { FixIndex } from './fixes.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
 import { baseDecision, buildFigures, numbersOnly, triggerSilence, triggerValues, type Decision, type Gate, type ToolDecision } from './decision.js';
 import { Sessions, type Eviction, type SessionEntry } from './sessions.js';
@@ -121,6 +122,18 @@ export class Pipeline {
     this.modes = Object.entries(modes).map(([name, m]) => ({ ...m, name }));
   }
 
+  private fixes: { from: EpisodeLookup; stamp: string; index: FixIndex } | null = null;
+
+  /** The store's fixes by key (core/fixes.ts FixIndex: the files the hook reads, built from the
+   *  same episodes), rebuilt when the store changed; null without a store. */
+  private fixIndex(): FixIndex | null {
+    const eps = this.deps.episodes;
+    if (!eps) return null;
+    const stamp = eps.changeStamp();
+    if (this.fixes?.from !== eps || this.fixes.stamp !== stamp) this.fixes = { from: eps, stamp, index: new FixIndex(eps.fixEpisodes(), stamp) };
+    return this.fixes.index;
+  }
+
   /** Swap the offer builder (the store appeared, or became unusable) and the episode lookups. */
   setOfferBuilder(builder: OfferBuilder | null, noBuilderReason = 'no-store', episodes: EpisodeLookup | null = null): void {
     this.deps.offerBuilder = builder;
@@ -174,13 +187,16 @@ export class Pipeline {
     this.sessions.learnLineage(entry, this.deps.episodes?.lineage, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
-      { sessionId: entry.sessionId, cwd: s.cwd, mode, store: this.deps.episodes ?? null, offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage, redactor: this.redactor(), ...(this.deps.pastOnly ? { asOf: now } : {}) },
+      {
+        sessionId: entry.sessionId, cwd: s.cwd, mode, fixes: this.fixIndex(), offered: entry.state.offered, ring: entry.toolRing, config, lineage: entry.lineage,
+        redactor: this.redactor(), recent: entry.toolRing.map((e) => e.action).join('\n'), ...(this.deps.pastOnly ? { asOf: now } : {}),
+      },
       mode?.stallWindow ?? DEFAULT_MODE.stallWindow,
     );
     entry.toolRing.push(r.entry);
     if (entry.toolRing.length > LOOP_RING) entry.toolRing.splice(0, entry.toolRing.length - LOOP_RING);
     d.trigger = r.trigger;
-    d.sig = r.sig?.sig ?? null;
+    d.sig = r.sig;
     d.match = r.match;
     d.triggerValues = numbersOnly(r.figures);
     if (seed) return finish('seed');

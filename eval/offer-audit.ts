@@ -47,9 +47,19 @@ export async function fileRecords(path: string): Promise<Array<{ uuid: string; s
     for await (const line of rl) {
       if (!line || line.length > MAX_PARSE_CHARS) continue;
       try {
-        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown; sessionId?: unknown; timestamp?: unknown };
+        const r = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown; sessionId?: unknown; timestamp?: unknown; message?: { content?: unknown } };
         if (typeof r.uuid === 'string' && r.uuid && r.isSidechain !== true) {
-          out.push({ uuid: r.uuid, sessionId: typeof r.sessionId === 'string' ? r.sessionId : null, at: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN });
+          const rec = { sessionId: typeof r.sessionId === 'string' ? r.sessionId : null, at: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN };
+          out.push({ uuid: r.uuid, ...rec });
+          // Its tool calls by id: a resumed copy of Claude Code 1.0 rewrites the records' uuids
+          // but keeps the calls' ids, which name the same call of the parent (no hook ran for it).
+          const content = r.message?.content;
+          if (Array.isArray(content)) {
+            for (const b of content.slice(0, MAX_BLOCKS)) {
+              const id = b && typeof b === 'object' && (b as { type?: unknown }).type === 'tool_use' ? (b as { id?: unknown }).id : undefined;
+              if (typeof id === 'string' && id && id.length <= MAX_CALL_ID_CHARS) out.push({ uuid: `${CALL_PREFIX}${id}`, ...rec });
+            }
+          }
         }
       } catch {
         // A torn line has no record.
@@ -63,7 +73,19 @@ export async function fileRecords(path: string): Promise<Array<{ uuid: string; s
 
 /** Main-lane record uuids of one transcript file. */
 export async function fileUuids(path: string): Promise<string[]> {
-  return (await fileRecords(path)).map((r) => r.uuid);
+  return (await fileRecords(path)).filter((r) => !r.uuid.startsWith(CALL_PREFIX)).map((r) => r.uuid);
+}
+
+/** The key of a tool call among a file's records (fileRecords): `call:<tool_use id>`. */
+export const CALL_PREFIX = 'call:';
+/** Content blocks looked at per record, and the longest call id kept. */
+const MAX_BLOCKS = 64;
+const MAX_CALL_ID_CHARS = 128;
+
+/** Whether a tool step is a copy of its parent's call (FileLineage.copies): by its record's
+ *  uuid, or by its call's id. */
+export function isCopiedStep(copies: ReadonlySet<string>, uuid: string | null | undefined, toolUseId: string | null | undefined): boolean {
+  return (!!uuid && copies.has(uuid)) || (!!toolUseId && copies.has(`${CALL_PREFIX}${toolUseId}`));
 }
 
 export interface FileLineage {

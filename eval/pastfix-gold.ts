@@ -138,7 +138,7 @@ export interface ScoredStep {
   /** The result is a person's or the protocol's (rejection, interrupt, sibling cancelled). */
   rejection: boolean;
   /** The offer the hook showed here (printed or would-fire), if any. */
-  shown: { handle: string; hook: string; confidence: number } | null;
+  shown: { handle: string; hook: string; confidence: number; /** The offer's reason line ("fixed by …"). */ text: string } | null;
   /** Handles the daemon's decision here found (shown or not). */
   decided: string[];
   /** What the hook (else the daemon) said here when nothing was shown: a reason code. */
@@ -155,6 +155,8 @@ export interface PastfixEvent {
   hookable: boolean | null;
   handle: string | null;
   hook: string | null;
+  /** The shown offer's reason line ("fixed by … — same … error in session …"), null when none was shown. */
+  text: string | null;
   /** Nothing shown: the hook's (else the daemon's) reason code at the call. */
   reason: string | null;
   outcome: PastfixOutcome;
@@ -217,7 +219,7 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
     const cands = [here, nextHooked(i)].filter((s): s is ScoredStep => !!s?.shown && !told.has(s));
     const ev = (outcome: PastfixOutcome, at: ScoredStep | null): PastfixEvent => ({
       session, step: here.step, tool_use_id: it.tool_use_id, item: it.id, verdict: it.verdict, hookable: it.hookable,
-      handle: at?.shown?.handle ?? null, hook: at?.shown?.hook ?? null, reason: at ? null : here.reason, outcome,
+      handle: at?.shown?.handle ?? null, hook: at?.shown?.hook ?? null, text: at?.shown?.text ?? null, reason: at ? null : here.reason, outcome,
     });
     if (it.verdict === 'recurrence' && it.hookable) {
       tally.hookable_recurrences++;
@@ -259,7 +261,7 @@ export function scoreSession(session: string, steps: readonly ScoredStep[], item
     const outcome = countOffer(judge(it, s.shown.handle));
     events.push({
       session, step: s.step, tool_use_id: s.toolUseId, item: it?.id ?? null, verdict: it?.verdict ?? null, hookable: it?.hookable ?? null,
-      handle: s.shown.handle, hook: s.shown.hook, reason: null, outcome,
+      handle: s.shown.handle, hook: s.shown.hook, text: s.shown.text, reason: null, outcome,
     });
   }
   return events;

@@ -26,7 +26,7 @@ import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
 import { buildFixFiles } from '../core/fixes.js';
-import { CASCADE_RE } from '../core/tool-step.js';
+import { isCascade } from '../shared/error-class.js';
 import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
 import { runIndex } from '../indexer/indexer.js';
@@ -367,7 +367,7 @@ async function replayOne(
   // The signature of each step's error, and whether the hook sees that failure.
   const sigAt = new Map<number, string>();
   for (const s of steps) {
-    if (!s.isError || CASCADE_RE.test(s.resultText.trimStart())) continue;
+    if (!s.isError || isCascade(s.resultText)) continue;
     const sig = errorSignature(stepErrorText(s));
     if (!sig) continue;
     sigAt.set(s.step, sig.sig);
@@ -407,8 +407,8 @@ async function replayOne(
       step: s.step,
       toolUseId: s.toolUseId,
       hookEvent: (s.isError && !s.toolUseError) || (!!r && r.hook !== null && r.hook !== 'not-at-failure'),
-      rejection: s.isError && CASCADE_RE.test(s.resultText.trimStart()),
-      shown: shows ? { handle: r!.offer!.handle, hook: r!.hook!, confidence: r!.offer!.confidence } : null,
+      rejection: s.isError && isCascade(s.resultText),
+      shown: shows ? { handle: r!.offer!.handle, hook: r!.hook!, confidence: r!.offer!.confidence, text: session.reasons.get(r!) ?? '' } : null,
       decided: session.decided.has(s.step) ? [session.decided.get(s.step)!] : [],
       reason: shows ? null : (r?.hook && r.hook !== 'not-at-failure' ? r.hook : r?.silence ?? null),
     };

@@ -324,7 +324,9 @@ export class SessionReplay {
       sufficiency: null,
     };
     this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
-    if (full?.reason) this.reasons.set(row, full.reason);
+    // The line the hook showed (a fixes file's fix), else the reason of the daemon's own offer.
+    const reason = shown?.text ?? full?.reason;
+    if (reason) this.reasons.set(row, reason);
     this.rows.push(row);
     return row;
   }

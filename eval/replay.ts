@@ -25,7 +25,7 @@ import type { FixFile, OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow, type RowOffer } from './replay-session.js';
 import { readTimedExchanges, type FileExchanges, type TranscriptFile } from './replay-read.js';
 import { seededRandom as seededRng } from '../shared/prng.js';
-import { OfferAudit, ngrams, readFileLineage, sessionOfPath } from './offer-audit.js';
+import { OfferAudit, isCopiedStep, ngrams, readFileLineage, sessionOfPath } from './offer-audit.js';
 import type { TimedExchange } from './replay-session.js';
 import { summarize, type SessionSummary, type ReplaySummary } from './replay-summary.js';
 export { seededRng };
@@ -210,7 +210,7 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     const copies = f.subagent ? undefined : lineage.copies.get(sessionOfPath(f.path));
     if (copies) {
       read.exchanges = read.exchanges.map((t) => (copies.has(t.exchange.uuid) ? ((copyExchanges += t.provisional ? 0 : 1), { ...t, seed: true, hookFires: false }) : t));
-      read.steps = read.steps.map((t) => (t.step.uuid && copies.has(t.step.uuid) ? (copySteps++, { ...t, copy: true }) : t));
+      read.steps = read.steps.map((t) => (isCopiedStep(copies, t.step.uuid, t.step.toolUseId) ? (copySteps++, { ...t, copy: true }) : t));
     }
     let clock = read.exchanges[0]?.settledAt ?? 0;
     const pipeline = new Pipeline({

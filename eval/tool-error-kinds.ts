@@ -10,7 +10,7 @@
  * cascades, 14 without a signature) and 265 signed in worker sessions; pastfix 907 = 642 + 265.
  * Pure.
  */
-import { CASCADE_RE } from '../core/tool-step.js';
+import { isCascade } from '../shared/error-class.js';
 import { errorSignature } from '../shared/error-signature.js';
 import type { ReplaySummary } from './replay.js';
 
@@ -19,7 +19,7 @@ export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number];
 
 export function toolErrorKind(step: { isError: boolean; toolUseError: boolean; resultText: string }): ToolErrorKind | null {
   if (!step.isError) return null;
-  if (CASCADE_RE.test(step.resultText.trimStart())) return 'cascade';
+  if (isCascade(step.resultText)) return 'cascade';
   if (!errorSignature(step.resultText)) return 'no-signature';
   return step.toolUseError ? 'rejection' : 'signed';
 }

@@ -39,7 +39,7 @@ export const REASONS = [
   'low-confidence', 'budget', 'repeat', 'gap-turns', 'gap-seconds', 'byte-cap', 'token-ceiling',
   'deadline', 'error',
   // the tool channel (hook/tool-gates.ts)
-  'interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'elsewhere', 'no-fix', 'other-error', 'gap-steps', 'generic-error',
+  'interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'elsewhere', 'no-fix', 'other-error', 'gap-steps', 'generic-error', 'other-program',
 ] as const;
 export type Reason = (typeof REASONS)[number];
 

@@ -17,32 +17,23 @@
  */
 import type { FixFile, FixOffer, HookSettings, HookState, ModeState, Offer, ToolCache, ToolChannelSettings } from '../shared/types.js';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { keyLines } from '../shared/error-signature.js';
-import { errorKeys } from '../shared/error-keys.js';
-import { genericKind, type GenericKind } from '../shared/error-class.js';
 import { builtinRedactor, type Redactor } from '../shared/redact.js';
-import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
-import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed, ranBeside } from '../shared/fix-place.js';
-import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS, actionKeys, sameActionKey } from '../shared/command-keys.js';
+import { MAX_EDIT_NAMES, MAX_PLACE_CHARS } from '../shared/fix-place.js';
+import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS } from '../shared/command-keys.js';
+import { fixKeys, signError, type ToolSignal } from '../shared/tool-signal.js';
+import { MAX_TOOL_NAME_CHARS, chooseFix } from '../shared/fix-choice.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
-import { markedError } from '../shared/here-mark.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
 /** Reason codes only the tool channel gives (the rest are shared with the prompt channel). */
-export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'elsewhere', 'no-fix', 'other-error', 'gap-steps', 'generic-error'] as const satisfies readonly Reason[];
+export const TOOL_ONLY_REASONS = ['interrupted', 'no-error', 'fixes-invalid', 'own-session', 'out-of-scope', 'elsewhere', 'no-fix', 'other-error', 'gap-steps', 'generic-error', 'other-program'] as const satisfies readonly Reason[];
 
 /** Most fixes read from one file (the daemon writes a few, best first). */
 export const MAX_FIXES_PER_FILE = 32;
 
-/** What the payload carries: an error with its lookup keys (its signature, then its key
- *  lines: shared/error-keys.ts) and whether it is generic (shared/error-class.ts), an
- *  interrupt, or nothing to sign. */
-export type ToolSignal =
-  | { kind: 'error'; sig: string; lineKeys: string[]; generic: GenericKind | null; text: string; /** The failing shell command ('' for another tool). */ command: string }
-  | { kind: 'interrupted' }
-  | { kind: 'none' };
+export type { ToolSignal } from '../shared/tool-signal.js';
 
 export interface ToolInput {
   sessionId: string;
@@ -79,18 +70,13 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The payload's error, signed: errorSig = errorSignature(…).sig, the key the daemon writes
- *  fixes under (shared/error-signature.ts; bounded work, reading lines only up to the head). */
-/** An error is signed as the indexer stored it: a secret in it is a marker there, so it must
- *  be one here too, or the same error with a key in its first line would never meet its fix. */
+/** The payload's error, signed (shared/tool-signal.ts signError: as the daemon and the indexer
+ *  sign it — redacted, the folder it ran in marked — so it meets the fixes stored under it). */
 export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = builtinRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
-  const command = shellCommandOf(payload);
-  // And with the paths naming the folder it ran in marked (shared/here-mark.ts), as the indexer does.
-  const lines = keyLines(markedError(redactor.redact(e.text), typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null, command));
-  const keys = errorKeys(lines);
-  return keys ? { kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(e.text, lines), text: e.text.slice(0, ERROR_TEXT_CHARS), command } : { kind: 'none' };
+  const tool = typeof payload.tool_name === 'string' ? payload.tool_name.slice(0, MAX_TOOL_NAME_CHARS) : '';
+  return signError(e.text, typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : null, shellCommandOf(payload), redactor, tool);
 }
 
 /** The payload's shell command (`tool_input.command` of a Bash call), bounded; '' for none. */
@@ -99,14 +85,12 @@ function shellCommandOf(payload: Record<string, unknown>): string {
   return payload.tool_name === 'Bash' && isObj(input) && typeof input.command === 'string' ? input.command.slice(0, MAX_COMMAND_CHARS) : '';
 }
 
-/** Characters of the error kept for naming checks (a fix's edited files must be named there). */
-export const ERROR_TEXT_CHARS = 16_384;
+export { ERROR_TEXT_CHARS } from '../shared/tool-signal.js';
 
 /** The fixes file for an error: its signature's, else the first of its key lines' that
  *  exists (`read` returns undefined for no file). At most 1 + MAX_LINE_KEYS reads. */
 export function findFixFile(signal: ToolSignal, read: (key: string) => unknown): { key: string; file: unknown } | undefined {
-  if (signal.kind !== 'error' || signal.generic) return undefined;
-  for (const key of [signal.sig, ...signal.lineKeys]) {
+  for (const key of fixKeys(signal)) {
     const file = read(key);
     if (file !== undefined) return { key, file };
   }
@@ -130,17 +114,10 @@ function isFixOffer(f: unknown): f is FixOffer {
     (Array.isArray(f.actions) && f.actions.length <= MAX_ACTION_KEYS && f.actions.every((k: unknown) => typeof k === 'string' && k.length > 0 && k.length <= MAX_ACTION_KEY_CHARS));
   const editsOk = !isObj(f) || f.edits === undefined ||
     (Array.isArray(f.edits) && f.edits.length > 0 && f.edits.length <= MAX_EDIT_NAMES && f.edits.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
+  const toolOk = !isObj(f) || f.tool === undefined || (typeof f.tool === 'string' && f.tool.length > 0 && f.tool.length <= MAX_TOOL_NAME_CHARS);
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
     (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_LINEAGE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && actionsOk;
-}
-
-/** A fix from this session or from its lineage (a resumed / forked copy shares its past):
- *  the fix's own lineage names this session, or this session's transcript names the fix's
- *  session (`ownLineage`: the session ids a resumed file's copied first records carry). */
-function fromOwnLineage(f: FixOffer, sessionId: string, ownLineage: readonly string[]): boolean {
-  const theirs = [f.sourceSession, ...(f.sourceSessions ?? [])];
-  return theirs.includes(sessionId) || theirs.some((s) => ownLineage.includes(s));
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && actionsOk && toolOk;
 }
 
 /** The other sessions a lineage file names, if it has the LineageCache shape and is this
@@ -181,32 +158,14 @@ function pickOffer(input: ToolInput, state: HookState | null, sig: string, base:
   if (input.fixes !== undefined) {
     const file = input.fixes === 'invalid' ? null : parseFixFile(input.fixes, input.fixesKey ?? sig);
     if (!file) return { done: silent('fixes-invalid', base) }; // gate:fixes-invalid
-    if (!file.fixes.length) return { done: silent('no-fix', base) }; // gate:fixes-empty
-    // A fix is never offered back to the session it came from (or its lineage), nor outside its region's scope.
+    if (input.signal.kind !== 'error') return { done: silent('no-error', base) };
     const lineage = [...(input.lineage ?? []), ...lineageFromCache(input.lineageCache, input.sessionId)];
-    const others = file.fixes.filter((f) => !fromOwnLineage(f, input.sessionId, lineage));
-    if (!others.length) return { done: silent('own-session', base) }; // gate:own-session
-    const inScope = others.filter((f) => scopeAllows(f.scope, input.cwd));
-    if (!inScope.length) return { done: silent('out-of-scope', base) }; // gate:out-of-scope
-    // A fix that ran in another directory transfers only to a session working there, and one
-    // that only edited files only to an error that names one of them (shared/fix-place.ts).
-    const text = input.signal.kind === 'error' ? input.signal.text : '';
-    const named = inScope.filter((f) => !f.edits || editsNamed(f.edits, text));
-    // A call aimed at a folder beside the cwd asked about that folder: no move is its fix.
-    const places = named.flatMap((f) => (f.where ? [f.where] : []));
-    const command = input.signal.kind === 'error' ? input.signal.command : '';
-    const place = places.length && !ranBeside(input.cwd, command) ? currentPlace(places, input.cwd, input.recent ?? '') : null;
-    const here = named.filter((f) => !f.where || f.where === place);
-    if (!here.length) return { done: silent('elsewhere', base) }; // gate:fix-elsewhere
-    // The error met again in this session: another session's fix, not the one already shown
-    // (which did not keep it away); all shown already → the repeat gate below silences it.
-    // Among those, one met at the same action as the failing call comes first (the same
-    // intent: `git add … && git commit` rather than `git log`), then the file's order.
-    const keys = input.signal.kind === 'error' && input.signal.command ? actionKeys(input.signal.command) : [];
-    const sameAction = (f: FixOffer) => !!f.actions && f.actions.some((a) => keys.some((k) => sameActionKey(a, k)));
-    const unseen = (f: FixOffer) => !state?.seenOfferIds.includes(f.offer.id) && !state?.seenHandles?.includes(f.offer.handle);
-    const fresh = here.find((f) => unseen(f) && sameAction(f)) ?? here.find(unseen);
-    return { offer: (fresh ?? here[0]).offer, source: 'fixes' };
+    const chosen = chooseFix({
+      file, key: input.fixesKey ?? sig, signal: input.signal, sessionId: input.sessionId, cwd: input.cwd, lineage, recent: input.recent ?? '',
+      seen: (o) => !!state?.seenOfferIds.includes(o.id) || !!state?.seenHandles?.includes(o.handle),
+    });
+    if ('silence' in chosen) return { done: silent(chosen.silence, base) };
+    return { offer: chosen.offer, source: 'fixes' };
   }
   if (input.toolCache === undefined) return { done: silent('no-fix', base) }; // gate:tool-no-cache
   const cache = input.toolCache === 'invalid' ? null : parseToolCache(input.toolCache);

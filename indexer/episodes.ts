@@ -35,6 +35,9 @@ import { anyDestructive } from '../shared/destructive.js';
 import { genericKind } from '../shared/error-class.js';
 import { LEAD_CD_PART_RE, leadingDirectory, ranInDir } from '../shared/run-dir.js';
 import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
+import { isCascade, placeError } from '../shared/error-class.js';
+import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
+import { posix } from 'node:path';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
 
@@ -43,12 +46,11 @@ export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-key
  *  shared/here-mark.ts, shared/command-keys.ts). Bump it with any change that signs an error or
  *  cuts a fix otherwise: a store recorded with another version has every document re-read at the
  *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
-export const EPISODE_RULES_VERSION = '2026-12-03.2';
+export const EPISODE_RULES_VERSION = '2026-12-07.1';
 
-/** Steps looked at after a failure. In the real transcripts the fix of a failure came within
- *  14 steps (a pre-commit hook failing three times over); 40 leaves room for longer repairs
- *  while keeping an unrelated success much later in the session from counting. */
-export const LOOKAHEAD_STEPS = 40;
+/** Steps looked at after a failure (shared/pastfix-rules.ts `lookahead-steps`, chosen
+ *  leave-one-project-out): within it the failing intent must succeed. */
+export const LOOKAHEAD_STEPS = PASTFIX_VALUES['lookahead-steps'].value;
 /** Word overlap (Jaccard) of two summaries above which two non-Bash, non-file calls are the same action. */
 export const SIMILAR_SUMMARY_OVERLAP = 0.5;
 /** Steps named in a fix line. */
@@ -68,13 +70,12 @@ export const MAX_QUOTED_KEPT = 24;
 export const MAX_QUOTED_PATH_CHARS = 200;
 
 
-/** Results that only echo another event: not an error of the call itself. */
-const CASCADE_RE =
-  /^\s*(?:<tool_use_error>\s*)?(?:sibling tool call errored|the user doesn't want to (?:proceed with|take) this|user rejected|\[request interrupted by user|interrupted by user|the user (?:has )?(?:rejected|denied|interrupted))/i;
-
 /** Codex CLI's apply_patch edits files too (transcript/codex-records.ts keeps its name). */
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply_patch']);
 const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read']);
+/** A file whose edit changes a setting, not code (rule small-change: "a config value" is a fix,
+ *  an edit of code is the work at hand): manifests, tool configs, env files. */
+const CONFIG_FILE_RE = /(?:^|[\\/])(?:package\.json|[\w.-]*config[\w.-]*\.json|\.env[\w.-]*|\.[\w-]+rc(?:\.(?:json|js|cjs|mjs|ya?ml))?|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:ya?ml|toml|ini|cfg|conf|properties)|requirements[\w.-]*\.txt|Dockerfile|Makefile|go\.mod)$/i;
 /** Tools that only look: never a fix on their own. */
 const INSPECT_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebSearch', 'WebFetch', 'TaskOutput', 'ToolSearch', 'TodoWrite', 'AskUserQuestion']);
 export interface Episode {
@@ -107,9 +108,7 @@ export interface Episode {
 }
 
 /** A cascade notice (sibling failed, user rejected, interrupt): not an error of its own. */
-export function isCascade(resultText: string): boolean {
-  return CASCADE_RE.test(resultText);
-}
+export { isCascade };
 
 /** What a call acted on: a shell call's whole command when the summary cut it (heredoc
  *  bodies out: a commit message's lines are no commands), else the summary's input part. */
@@ -179,6 +178,35 @@ export function isInspection(step: Pick<ToolStep, 'name' | 'summary' | 'command'
   });
 }
 
+/** The file names a call acts on: the last segments of its path-like operands (a separator or
+ *  an extension; options, globs and placeholders aside). */
+function operandNames(step: Pick<ToolStep, 'name' | 'summary' | 'command'>): string[] {
+  const t = target(step);
+  const words = step.name === 'Bash' ? t.split(/[\s;&|()<>=]+/) : [t];
+  const names = new Set<string>();
+  for (const w of words) {
+    const p = w.replace(/^["']|["']$/g, '');
+    if (!p || p.startsWith('-') || /[*?$<>{}]/.test(p) || !(/[\\/]/.test(p) || /\.[A-Za-z0-9]{1,8}$/.test(p))) continue;
+    const name = p.split(/[\\/]+/).filter(Boolean).pop();
+    if (name && name !== '.' && name !== '..') names.add(name.toLowerCase());
+  }
+  return [...names];
+}
+
+/** Whether `success` names a file the failed call acted on (or the failed call named none). */
+function namesOperand(success: Pick<ToolStep, 'name' | 'summary' | 'command'>, failed: Pick<ToolStep, 'name' | 'summary' | 'command'>): boolean {
+  const wanted = operandNames(failed);
+  if (!wanted.length) return true;
+  const text = target(success).toLowerCase();
+  return wanted.some((n) => text.includes(n));
+}
+
+/** Acting keys of `success` that `failed` did not have (shared/command-keys.ts actionKeys). */
+function addedActions(success: string, failed: string): number {
+  const had = actionKeys(failed);
+  return actionKeys(success).filter((k) => !had.some((h) => sameActionKey(h, k))).length;
+}
+
 /** A step that changes something: an edit, or a command that is not only inspection. */
 function isChange(step: ToolStep): boolean {
   return EDIT_TOOLS.has(step.name) || (step.name === 'Bash' && !isInspection(step));
@@ -191,13 +219,46 @@ function clipText(s: string, max: number): string {
 /** Paths that are one run's own (temp files): shown as a placeholder. */
 const TEMP_PATH_RE = /^(?:\/tmp\/|\/var\/folders\/|\/private\/var\/|\/var\/tmp\/)/;
 
-/** A path as shown in a fix: relative when under the failing call's cwd (where the next
- *  failure is met too), a placeholder for temp files, else as it is — the directory a fix ran
- *  in is often the fix ("run it in ~/app, not ~"). */
-function showPath(p: string, cwd: string | null): string {
-  if (cwd && (p === cwd || p.startsWith(cwd.endsWith('/') ? cwd : `${cwd}/`))) return p.slice(cwd.length).replace(/^\/+/, '') || '.';
+/** A path as shown in a fix: absolute, as the fix's own call resolved it (a relative path or
+ *  `cd ../..` only worked from the earlier session's cwd; told to a session elsewhere it goes
+ *  wrong), a placeholder for temp files. */
+function showPath(p: string, _cwd: string | null): string {
   return TEMP_PATH_RE.test(p) ? '<path>' : p;
 }
+
+/** A command's relative `cd X` / `git -C X` targets resolved against the cwd its call started
+ *  in, each `cd` moving the next one's base (absolute POSIX cwds only; `~`, `-`, variables and
+ *  Windows paths stay as written and stop the resolving after them). Quoted spans are no
+ *  segments (a `cd` inside a commit message moves nothing); a quoted target keeps its quotes. */
+function absoluteDirs(cmd: string, cwd: string | null): string {
+  if (!cwd || !cwd.startsWith('/') || /^\/[a-z]\//i.test(cwd)) return cmd;
+  // The same text with every quoted span's inside blanked out, so positions stay the same.
+  const masked = cmd.replace(/"[^"\n]*"|'[^'\n]*'/g, (q) => `${q[0]}${'\u0001'.repeat(q.length - 2)}${q[q.length - 1]}`);
+  let cur: string | null = cwd;
+  let out = '';
+  let last = 0;
+  for (const m of masked.matchAll(ABS_DIR_RE)) {
+    const isCd = m[1] !== undefined;
+    const start = m.index! + (m[1] ?? m[3]).length;
+    const written = cmd.slice(start, start + (m[2] ?? m[4]).length);
+    const quote = /^["']/.test(written) ? written[0] : '';
+    const raw = quote ? written.slice(1, -1) : written;
+    let abs: string | null;
+    if (raw.startsWith('/')) abs = posix.normalize(raw);
+    else if (cur === null || !raw || /^[~$\\<-]/.test(raw) || raw.includes('\\') || raw.includes('\u0001')) abs = null;
+    else abs = posix.join(cur, raw);
+    abs = abs?.replace(/(?<=.)\/+$/, '') ?? null;
+    if (isCd) cur = abs;
+    if (abs && !raw.startsWith('/')) {
+      out += cmd.slice(last, start) + `${quote}${abs}${quote}`;
+      last = start + written.length;
+    }
+  }
+  return out + cmd.slice(last);
+}
+/** A segment's leading `cd X` (after the start, `&&`, `||`, `;`, a line break or a subshell's
+ *  `(`), or a `git -C X`; X quoted or bare. */
+const ABS_DIR_RE = /((?:^|&&|\|\||;|\n|\()\s*cd\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)|(\bgit\s+-C\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)/g;
 
 const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)/g;
 /** Quoted spans; an unclosed quote runs to the end (the summary was cut inside a message). */
@@ -231,11 +292,14 @@ export function fixCommandText(cmd: string, cwd: string | null): string {
 }
 
 /** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`;
- *  paths relative to `base` (the failing call's cwd; default the step's own). */
-export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd'>, base: string | null = step.cwd): string {
+ *  relative `cd` targets resolved to absolute paths (the place a fix moved to works from any
+ *  cwd, and the place rule offers it only where the session works). */
+export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd'> & Partial<Pick<ToolStep, 'callCwd'>>, base: string | null = step.cwd): string {
   const t = target(step);
   let out: string;
-  if (step.name === 'Bash') out = fixCommandText(t, base);
+  // Relative moves resolved against where the call started (not the cwd after it: a `cd` that
+  // worked is already in that).
+  if (step.name === 'Bash') out = fixCommandText(absoluteDirs(t, step.callCwd ?? null), base);
   else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, base) : t}`.trim();
   else out = step.summary.replace(/\s+/g, ' ').trim();
   return clipText(out, MAX_FIX_STEP_CHARS);
@@ -283,7 +347,7 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
   const first = steps[i];
   const actions: ToolStep[] = [first];
   const w: Walk = { attempts: 1, consumed: [], tried: [], fixSteps: [], looked: [], end: null, outcome: 'unresolved', lastFailed: first };
-  const stop = Math.min(steps.length, i + 1 + LOOKAHEAD_STEPS);
+  const stop = Math.min(steps.length, i + 1 + pastfixValue('lookahead-steps'));
   for (let j = i + 1; j < stop; j++) {
     const t = steps[j];
     if (t.isError && isCascade(t.resultText)) continue;
@@ -309,9 +373,15 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
       continue;
     }
     if (similar) {
+      // A look at something else after a failed look (`ls docs/x.json` failed, `ls -la | grep
+      // docs` succeeded) is a diagnostic, not the intent getting through (rule diagnostic-not-fix).
+      if (ruleOn('diagnostic-not-fix') && isInspection(w.lastFailed) && isInspection(t) && !namesOperand(t, w.lastFailed)) {
+        w.looked.push(t);
+        continue;
+      }
       // A success that only hides what failed (`ls x 2>/dev/null || echo none`) is a probe:
       // the intent has not got through; look on.
-      if (onlyHides(target(t), target(w.lastFailed))) {
+      if (ruleOn('probe-not-fix') && onlyHides(target(t), target(w.lastFailed))) {
         w.looked.push(t);
         continue;
       }
@@ -358,8 +428,17 @@ function fixOf(w: Walk): { fix: string; note: string } {
   // Compared as places only when both are absolute POSIX paths (`~/app`, `$HOME/app`, an MSYS
   // `/c/…` against a Windows cwd are the same folder spelled otherwise, not a move).
   const posixPath = (d: string | null) => !!d && d.startsWith('/') && !/^\/[a-z]\//i.test(d);
-  const moved = posixPath(endIn) && posixPath(failedIn) && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
+  // A move is the fix only where the error says the place is wrong (rule move-needs-place-error).
+  const movable = !ruleOn('move-needs-place-error') || placeError(stepErrorText(w.lastFailed));
+  const moved = movable && posixPath(endIn) && posixPath(failedIn) && endIn !== failedIn && !leadingDirectory(target(w.end)) ? endIn : null;
   const changes = w.fixSteps.filter((t) => !(t.name === 'Bash' && !unsuppressed(fixCommandText(target(t), base))));
+  // The error only changed into another: the intent has not got through (rule intent-succeeded).
+  if (w.outcome === 'error-changed' && ruleOn('intent-succeeded')) return { fix: '', note: '' };
+  // A fix is a small change, and no edit of code: a run of edits is the work at hand (rule small-change).
+  // Actions the succeeding call added to the failing one's (`mkdir … && cp … && git add` after
+  // `git add` failed) are steps of the fix as much as separate calls are.
+  const added = w.end.name === 'Bash' && w.lastFailed.name === 'Bash' ? addedActions(target(w.end), target(w.lastFailed)) : 0;
+  if (ruleOn('small-change') && (changes.length + added > pastfixValue('max-fix-changes') || changes.some((t) => EDIT_TOOLS.has(t.name) && !CONFIG_FILE_RE.test(target(t))))) return { fix: '', note: '' };
   // A way there that threw work away or overrode a safeguard is not a fix to tell anyone.
   if (anyDestructive([...changes, w.end].map((t) => (t.command ? `${t.name}: ${t.command}` : t.summary)))) return { fix: '', note: '' };
   if (!changes.length && !endDiffers && !moved) return { fix: '', note: '' };

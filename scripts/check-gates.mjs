@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Gate mutation check for the hook: proves that every safety gate in hook/gates.ts (the
-// prelude and the prompt channel) and hook/tool-gates.ts (the tool channel) is guarded by a
+// prelude and the prompt channel), hook/tool-gates.ts (the tool channel) and shared/fix-choice.ts
+// (which Past fix of a fixes file, for the hook and the daemon) is guarded by a
 // test. Each gate is one line ending in `// gate:<name>` (names unique across both files):
 //
 //     if (input.killed) return { done: silent('killed') }; // gate:kill
@@ -32,9 +33,10 @@ const CONTRACT = withContract ? ['test/hook/contract.test.ts'] : [];
 const GATE_FILES = [
   { file: join('hook', 'gates.ts'), tests: ['test/hook/gates.test.ts', 'test/hook/tool-gates.test.ts', ...CONTRACT] },
   { file: join('hook', 'tool-gates.ts'), tests: ['test/hook/tool-gates.test.ts'] },
+  { file: join('shared', 'fix-choice.ts'), tests: ['test/hook/tool-gates.test.ts', 'test/shared/fix-choice.test.ts'] },
 ];
 const ALL_TESTS = [...new Set(GATE_FILES.flatMap((f) => f.tests))];
-const COPY = ['hook', 'shared', 'config', 'logs-schema', 'test/hook', 'test/helpers/json-schema.ts', 'package.json', 'tsconfig.json'];
+const COPY = ['hook', 'shared', 'config', 'logs-schema', 'test/hook', 'test/shared/fix-choice.test.ts', 'test/helpers/json-schema.ts', 'package.json', 'tsconfig.json'];
 const GATE_LINE = /^(\s*)if \((.*)\) return (.*\/\/ gate:([\w-]+))\s*$/;
 
 const sources = GATE_FILES.map((f) => ({ ...f, source: readFileSync(join(root, f.file), 'utf8') }));

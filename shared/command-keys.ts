@@ -95,3 +95,38 @@ export function sameActionKey(a: string, b: string): boolean {
   if (ra.join(' ') !== rb.join(' ') || pa.length < 2 || pb.length < 2) return false;
   return (pb.startsWith(pa) || pa.startsWith(pb)) && /^[\d.]*$/.test(pb.length > pa.length ? pb.slice(pa.length) : pa.slice(pb.length));
 }
+
+/** Programs that run a package named next (`npx tsc`), and second words after which the third
+ *  names it (`pnpm dlx vite`, `npm exec tsc`, `python -m pytest`, `bun x eslint`). A script run
+ *  (`npm run build`) is the runner's own work: its program is the runner. */
+const PACKAGE_RUNNERS = new Set(['npx', 'bunx', 'pnpx', 'uvx', 'pipx']);
+const PACKAGE_RUNNER_WORDS = new Set(['dlx', 'exec', '-m', 'x']);
+
+/** The program of an action key: its first word, or the package a runner runs (`npx tsc`,
+ *  `python -m pytest`). */
+export function programOf(key: string): string {
+  const w = key.split(' ');
+  if (PACKAGE_RUNNERS.has(w[0]) && w[1]) return `${w[0]} ${w[1]}`;
+  if (PACKAGE_RUNNER_WORDS.has(w[1] ?? '') && w[2]) return `${w[0]} ${w[1]} ${w[2]}`;
+  return w[0];
+}
+
+/** Two action keys run the same program (`git add` and `git log`), or one stands in for the
+ *  other (`python` and `python3`: sameActionKey). */
+export function sameProgram(a: string, b: string): boolean {
+  const pa = programOf(a);
+  const pb = programOf(b);
+  return pa === pb || sameActionKey(pa, pb);
+}
+
+/** A key line that names the program that failed (`ls: cannot access …`, `bash: line 1: cd: …`,
+ *  `cat: x: no such file`): the signature already holds it. Severity labels are no program. */
+const NAMED_PROGRAM_RE = /^(?:(?:<path>|(?:ba|z|da)?sh): (?:line <n>: )?)?([a-z][\w.+-]*): /;
+const NOT_PROGRAMS = new Set(['error', 'fatal', 'warning', 'warn', 'err', 'exception', 'panic', 'hint', 'note', 'info', 'failed', 'failure', 'usage', 'remote', 'deprecated', 'at', 'debug', 'trace', 'caused', 'stderr', 'stdout', 'sh', 'bash', 'zsh', 'line']);
+
+/** The program an error's lead line names as the one that failed (two letters or more, not a
+ *  label), else null. */
+export function namedProgram(lead: string): string | null {
+  const m = NAMED_PROGRAM_RE.exec(lead);
+  return m && m[1].length >= 2 && !NOT_PROGRAMS.has(m[1]) && !m[1].endsWith('error') ? m[1] : null;
+}

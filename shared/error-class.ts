@@ -165,6 +165,47 @@ function missingOnlyAbsolute(head: string, lower: string): boolean {
   return any;
 }
 
+/** A test runner's or a linter's failure (on normalized key lines): about the code being written. */
+const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|\b<n> (?:failing|failed)\b|\btest (?:suites?|files?): <n> failed|^fail\s|^failed\s.*\b(?:test|spec)|\bfailures?: <n>|short test summary/;
+/** Linters by name: a line naming one is its complaint (unless it says the tool or its
+ *  config is missing: an install or a config value, whose fix transfers). */
+const LINTERS = new Set(['eslint', 'stylelint', 'prettier', 'ruff', 'flake8', 'pylint', 'mypy', 'clippy', 'credo', 'dialyzer', 'rubocop', 'golangci-lint', 'biome']);
+const MISSING_TOOL_RE = /not found|no such file|could(?:n't| not) find|cannot find module|not installed|no configuration/;
+
+/**
+ * An error in the code being written (rule code-being-written): a compile or type error
+ * (COMPILE_LEAD_RE), a failing test run, a linter's complaint. Its fix is mostly the code at
+ * hand; only the very same complaint fixed by the same change that edited no code (an install,
+ * a flag) transfers. On the error's key lines.
+ */
+export function codeError(lines: readonly string[]): boolean {
+  return lines.some((l) => {
+    if (COMPILE_LEAD_RE.test(l)) return true;
+    // Cheap word tests first: the hook runs this at every failure it signs.
+    if ((l.includes('fail') || l.includes('summary')) && TEST_FAIL_RE.test(l)) return true;
+    const linter = l.includes(' problem') || l.split(/[^a-z0-9-]+/).some((w) => LINTERS.has(w));
+    return linter && !MISSING_TOOL_RE.test(l);
+  });
+}
+
+/** What says the place is wrong: a missing file, folder, repository, manifest or script. */
+const PLACE_ERROR_RE = /not a git repository|no such file or directory|\benoent\b|pathspec .{0,300}did not match|cannot find module|no module named|attempted relative import|can't open file|could not (?:find|open|read) (?:the )?(?:file|director|folder|path|package|manifest|module|config|project)|(?:file|director|folder|path|package\.json|manifest|module) .{0,80}does not exist|\bno (?:such )?(?:file|director|package\.json|manifest|project|tests|inputs)\b.{0,80}\bfound\b|was found in|not found in (?:the )?(?:current|this|working) director|cannot (?:access|stat)|missing script|not a directory|is not recognized as (?:an internal|the name)/i;
+
+/** Whether an error says the place it ran in is wrong (rule move-needs-place-error): then
+ *  running it in another folder is a fix; for any other error a move changed what ran. On the
+ *  raw text's head. */
+export function placeError(raw: string): boolean {
+  return PLACE_ERROR_RE.test(raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw);
+}
+
+/** A cascade notice: the person declined or stopped the call, or a parallel call failed first —
+ *  no error of the call itself (not an episode, no Past fix, counted apart in evals). */
+export function isCascade(raw: string): boolean {
+  const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
+  if (!RAW_KIND_WORD_RE.test(head.toLowerCase())) return false;
+  return RAW_KINDS.some(([, re]) => re.test(head));
+}
+
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {
   const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;

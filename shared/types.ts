@@ -143,6 +143,9 @@ export interface FixOffer {
    *  add`, `git commit -m`): among the fixes the hook may show, one met at the same action as
    *  the failing call at hand comes first. Absent: not a shell call, or written before. */
   actions?: string[];
+  /** The tool whose call failed there (`Bash`, `Glob`): offered only at a failure of the same
+   *  tool (rule same-program). Absent: a note, or written before. */
+  tool?: string;
 }
 
 /** <home>/fixes/<sig>.json — written atomically by the daemon from the store's resolved

@@ -14,7 +14,7 @@ const item = (over: Partial<GoldItem> = {}): GoldItem => ({
   sources: [{ session: 'EARLY' }], look_alikes: ['ALIKE'], ...over,
 });
 const step = (n: number, over: Partial<ScoredStep> = {}): ScoredStep => ({ step: n, toolUseId: `t${n}`, hookEvent: true, rejection: false, shown: null, decided: [], reason: 'no-fix', ...over });
-const shown = (session: string) => ({ handle: `sessions/p/${session}.jsonl#4`, hook: 'would-fire', confidence: 0.85 });
+const shown = (session: string) => ({ handle: `sessions/p/${session}.jsonl#4`, hook: 'would-fire', confidence: 0.85, text: '' });
 
 describe('eval pastfix --gold: parsing and checking', () => {
   it('reads the README format and says what is wrong with a bad file, naming the item', () => {

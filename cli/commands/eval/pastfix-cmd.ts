@@ -11,8 +11,11 @@ import { loadEmbedder } from '../../../eval/load-embedder.js';
 import { createProgress } from '../../../eval/progress.js';
 import { evalPastfix, findProjects, type PastfixReport } from '../../../eval/pastfix.js';
 import { GoldError, parseGold, type PastfixGold } from '../../../eval/pastfix-gold.js';
+import { PASTFIX_RULES, PASTFIX_VALUES, ablateRules, varyValues } from '../../../shared/pastfix-rules.js';
 
 export const help = `usage: active-brain eval pastfix <transcripts dir> [--gold FILE] [--json] [--model PATH] [--seed N] [--set key=value ...]
+                             [--ablate RULE[,RULE…]] [--vary NAME=N[,NAME=N…]]
+       active-brain eval pastfix --rules [--json]
 
 The Past fix at the failure, measured on your transcripts in time order. For each project
 folder (<dir>/<project>/<session>.jsonl, as under ~/.claude/projects) the sessions are taken
@@ -44,6 +47,12 @@ episode of an earlier session — it cannot count what the signature misses.
   first_seen_offers   shown Past fixes at errors no earlier session met (target 0)
 --json: {"sessions","tool_steps","errors","recurrences","recall","precision",
 "offers_per_100_steps","first_seen_offers","latency_ms":{…}, "misses":[…], …}.
+--rules: the rules a Past fix is decided by (id, what it means, where it lives) and the values
+that were chosen, with their candidates; --json: {"rules":[{"id","means","where"}],"values":{…}}.
+--ablate RULE,…: the same run with those rules off (in this process only: the product always
+runs them all), to measure what each does. --vary NAME=N,…: the same run with a chosen value
+set otherwise (bench/pastfix-lopo.ts chooses each leave-one-project-out). The JSON then says
+"ablated" and "varied".
 Options: --model PATH (a local transformers.js model folder), --seed N (default 1).
 Exit 0 measured · 2 usage · 3 no transcripts there or the model does not load.`;
 
@@ -72,10 +81,26 @@ function table(r: PastfixReport): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { model: { type: 'string' }, seed: { type: 'string' }, gold: { type: 'string' } });
+  const { values, positionals } = parseFlags(argv, { model: { type: 'string' }, seed: { type: 'string' }, gold: { type: 'string' }, ablate: { type: 'string' }, vary: { type: 'string' }, rules: { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(help + '\n');
     return EXIT.OK;
+  }
+  if (values.rules) {
+    if (values.json) printJson({ rules: PASTFIX_RULES, values: PASTFIX_VALUES });
+    else process.stdout.write([...PASTFIX_RULES.map((r) => `${r.id}: ${r.means} (${r.where})`), ...Object.entries(PASTFIX_VALUES).map(([k, v]) => `${k} = ${v.value} (candidates ${v.candidates.join(', ')}): ${v.means}`)].join('\n') + '\n');
+    return EXIT.OK;
+  }
+  const ablated = (values.ablate ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const varied = (values.vary ?? '').split(',').map((x) => x.trim()).filter(Boolean).map((kv): [string, number] => {
+    const [k, v] = kv.split('=');
+    return [k ?? '', v === undefined || v.trim() === '' ? NaN : Number(v)];
+  });
+  try {
+    ablateRules(ablated);
+    varyValues(varied);
+  } catch (e) {
+    throw new UserError(`${(e as Error).message} (see active-brain eval pastfix --rules)`, EXIT.USAGE);
   }
   if (positionals.length !== 1) throw new UserError('eval pastfix needs one transcripts folder, e.g. active-brain eval pastfix ~/.claude/projects. Run with --help for usage.', EXIT.USAGE);
   const dir = resolve(positionals[0]);
@@ -116,7 +141,7 @@ export async function run(argv: string[]): Promise<number> {
       throw e;
     }
     progress.done();
-    if (values.json) printJson(rep);
+    if (values.json) printJson({ ...rep, ...(ablated.length ? { ablated } : {}), ...(varied.length ? { varied: Object.fromEntries(varied) } : {}) });
     else process.stdout.write(table(rep) + '\n');
     return EXIT.OK;
   } finally {
