@@ -23,11 +23,12 @@ import type { ToolStep } from '../transcript/tool-steps.js';
 import { actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { fixPlace } from '../shared/fix-place.js';
 import { lastSegment, ranInDir } from '../shared/run-dir.js';
+import { PASTFIX_VALUES } from '../shared/pastfix-rules.js';
 
-/** Steps looked at after the offer: the episode walk's look-ahead (indexer/episodes.ts
- *  LOOKAHEAD_STEPS), so "the session then got through" means what "the fix came later" means
+/** Steps looked at after the offer: the episode walk's look-ahead (shared/pastfix-rules.ts
+ *  `lookahead-steps`), so "the session then got through" means what "the fix came later" means
  *  when a Past fix is cut. */
-export const UPTAKE_LOOKAHEAD_STEPS = 40;
+export const UPTAKE_LOOKAHEAD_STEPS = PASTFIX_VALUES['lookahead-steps'].value;
 
 /** A tool step as uptake reads it. */
 export type UptakeStep = Pick<ToolStep, 'name' | 'summary' | 'command' | 'isError' | 'cwd' | 'callCwd'>;
