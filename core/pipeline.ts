@@ -36,7 +36,7 @@ import {
   type SessionState,
 } from './session-state.js';
 import { evaluateTriggers, type TriggerResult } from './triggers.js';
-import { isWorkerSession, type WorkerReason } from './workers.js';
+import { isSubagentPath, isWorkerSession, type WorkerReason } from './workers.js';
 import { decideToolStep, LOOP_RING, type EpisodeLookup, type LoopEntry } from './tool-step.js';
 import type { ToolStep } from '../transcript/tool-steps.js';
 import { isMessageUuid } from '../shared/message-uuid.js';
@@ -272,6 +272,9 @@ export class Pipeline {
     const { entry, newSession } = this.entryFor(input.path, input.sessionId, now, Boolean(input.subagent), {
       path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null,
     });
+    // A sidechain step is a worker's for this step only (the session's verdict is not changed);
+    // sidechain comes first, as in the one worker rule (shared/workers.ts).
+    const worker = input.isSidechain ? 'sidechain' : entry.worker;
     const mode = modeFor(this.modes, s.cwd);
     const seed = Boolean(input.seed);
     const d: ToolDecision = {
@@ -283,7 +286,7 @@ export class Pipeline {
       offset: s.endOffset,
       mode: mode?.name ?? null,
       modeState: mode?.tool.state ?? null,
-      worker: entry.worker,
+      worker,
       seed,
       trigger: null,
       sig: null,
@@ -292,7 +295,7 @@ export class Pipeline {
       silence: null,
       triggerValues: {},
       latency: {},
-      cacheable: !entry.worker && !seed,
+      cacheable: !worker && !seed,
       newSession,
     };
     const finish = (silence: string | null): ToolDecision => {
@@ -300,7 +303,7 @@ export class Pipeline {
       d.latency = { ...d.latency, total: ms(tStart) };
       return d;
     };
-    if (entry.worker) return finish(`worker-${entry.worker}`);
+    if (worker) return finish(`worker-${worker}`);
     this.learnLineage(entry, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
@@ -428,7 +431,12 @@ export class Pipeline {
       this.sessions.set(path, entry);
     }
     entry.lastActive = now;
-    const verdict = isWorkerSession(meta, this.deps.config.workers, this.deps.home);
+    // In a main file, sidechain is a fact of one record, not of the session: Claude Code 1.x
+    // wrote a Task subagent's records into the main file (isSidechain: true), so there only the
+    // session's own facts make the sticky verdict and the observed gate silences each sidechain
+    // exchange. A subagent's own file is sidechain throughout.
+    const own = subagent || (meta.path != null && isSubagentPath(meta.path)) ? meta : { ...meta, isSidechain: false, agentId: null };
+    const verdict = isWorkerSession(own, this.deps.config.workers, this.deps.home);
     if (verdict) entry.worker ??= verdict;
     if (subagent) entry.worker ??= 'subagent';
     return { entry, newSession };
@@ -540,7 +548,7 @@ export class Pipeline {
     };
 
     // The one worker rule (shared/workers.ts): the hook logs the same `worker-<reason>`.
-    if (!gate('observed', !worker && !ex.isSidechain, `worker-${worker ?? 'sidechain'}`)) return finish(gates.at(-1)!.reason);
+    if (!gate('observed', !worker && !ex.isSidechain, `worker-${ex.isSidechain ? 'sidechain' : worker}`)) return finish(gates.at(-1)!.reason);
     if (!gate('live-line', !seed, 'seed')) return finish('seed');
     if (!gate('typed-prompt', !ex.injected, 'injected')) return finish('injected');
     if (!gate('mode', mode !== null && mode.state !== 'off', mode ? 'mode-off' : 'no-mode')) return finish(gates.at(-1)!.reason);

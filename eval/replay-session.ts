@@ -310,7 +310,8 @@ export class SessionReplay {
       sufficiency: null,
     };
     this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
-    if (full?.reason) this.reasons.set(row, full.reason);
+    const reason = full?.reason || (shown ? this.hookReason : null);
+    if (reason) this.reasons.set(row, reason);
     this.rows.push(row);
     return row;
   }
@@ -376,8 +377,14 @@ export class SessionReplay {
       pastDeadline: false,
     });
     this.hookState = nextState(this.hookState, pre.sessionId, d, t.at);
+    // The reason the hook printed with its offer: from the fixes file or the tool cache it read.
+    const from = fix !== undefined ? (fix as FixFile).fixes.map((f) => f.offer) : this.toolCache?.offer ? [this.toolCache.offer] : [];
+    this.hookReason = d.offer ? (from.find((o) => o.id === d.offer!.id)?.reason ?? null) : null;
     return d;
   }
+
+  /** The reason of the offer the last toolHook() considered (null: none, or no reason). */
+  private hookReason: string | null = null;
 
   private lineageRead: string[] | null = null;
 
