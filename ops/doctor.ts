@@ -14,6 +14,7 @@ import { CODEX_EVENTS } from '../hook/install.js';
 import { codexRolloutFiles } from '../transcript/codex-tree.js';
 import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
+import { transcriptsRootState, unreadableRootText } from '../shared/transcripts-root.js';
 import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
 import { managerSchedule } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
@@ -75,7 +76,13 @@ export function checkTranscriptsRoot(config: Config, env: NodeJS.ProcessEnv): Do
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   const name = 'transcripts-root';
   const fix = `point ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in ${join(homeDir(env), 'config.json')} at the folder Claude Code writes sessions to (default ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)`;
-  if (!existsSync(root)) return bad(name, `${root} does not exist`, fix);
+  const state = transcriptsRootState(root);
+  if (state.state === 'missing') return bad(name, `${root} does not exist`, fix);
+  if (state.state === 'unreadable') {
+    const text = unreadableRootText(root, state.code);
+    const cut = text.indexOf('): ') + 1;
+    return bad(name, text.slice(0, cut), text.slice(cut + 2));
+  }
   const { sessions, newest } = countSessions(root);
   if (sessions === 0) return bad(name, `${root} exists but holds no <project>/<session>.jsonl transcripts`, fix);
   const when = newest === null ? '' : `, newest ${new Date(newest).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
