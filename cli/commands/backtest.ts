@@ -16,7 +16,7 @@ import { createProgress } from '../../eval/progress.js';
 import { parseDuration } from '../../ops/soak-report.js';
 import { writeHistory } from '../../ops/history-offers.js';
 import { renderReport } from '../../ops/report-html.js';
-import { writeReport } from './report.js';
+import { checkReportPath, writeReport } from './report.js';
 import { transcriptsRootState, unreadableRootText } from '../../shared/transcripts-root.js';
 import { LEGEND, TABLE_HEADER, rowLine, rowsThatMatter, summaryText } from './replay.js';
 
@@ -56,6 +56,7 @@ export const command: Command = {
     const sinceMs = sinceRaw === 'all' ? null : (parsed as number);
     const seed = values.seed === undefined ? 1 : Number(values.seed);
     if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
+    if (values.html) checkReportPath(values.html); // before minutes of replay, not after
     const { config } = loadConfig({ flags: values.set });
     const root = config.transcriptsRoot ?? defaultTranscriptsRoot();
     const extraRoots = [config.codexSessionsRoot ?? defaultCodexSessionsRoot()]; // Codex CLI rollouts too (docs/CODEX.md)
