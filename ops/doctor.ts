@@ -228,6 +228,15 @@ export function checkModes(config: Config): DoctorCheck {
   return ok('modes', parts.join('; ') || 'no modes');
 }
 
+/** The `config` check first: config.json as loaded (config/load.ts loadConfigOrDefaults). */
+export function withConfigCheck(r: DoctorReport, file: string, problem: string | null): DoctorReport {
+  const check = problem
+    ? bad('config', problem, `fix ${file} (or move it away) — until then the daemon keeps the config it started with, the hook its hook-settings.json, every other command refuses to run, and these checks use the defaults`)
+    : ok('config', existsSync(file) ? `${file} reads and checks` : `no ${file}: the defaults apply`);
+  const checks = [check, ...r.checks];
+  return { checks, pass: checks.every((c) => c.pass) };
+}
+
 export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   checks.push(checkTranscriptsRoot(config, env));
