@@ -125,7 +125,10 @@ export async function modelStep(ctx: SetupContext): Promise<Step | StepFailure> 
     ctx.embedder = await createEmbedder(ctx.config.embedding, ctx.env);
     return ok('model', !cached, `${cached ? 'loads' : 'downloaded'}: ${where} (dim ${ctx.embedder.dim})`);
   } catch (e) {
-    return failed('model', `the embedding model cannot load (${(e as Error).message.split('\n')[0]}): ${fix}`, EXIT.ENV);
+    // The embedder's own message says what to do already (no network, a broken local folder):
+    // then it is the whole fix, not said twice.
+    const why = (e as Error).message.split('\n')[0];
+    return failed('model', /ACTIVE_BRAIN_MODEL_PATH|model:offline|localModelPath/.test(why) ? `the embedding model cannot load: ${why}` : `the embedding model cannot load (${why}): ${fix}`, EXIT.ENV);
   }
 }
 

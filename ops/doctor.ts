@@ -16,7 +16,7 @@ import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } f
 import { CHANNELS } from '../shared/vocabulary.js';
 import { transcriptsRootState, unreadableRootText } from '../shared/transcripts-root.js';
 import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
-import { managerSchedule } from './service.js';
+import { managerSchedule, probeManager } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { checkSecrets } from './doctor-secrets.js';
 import { displayLocation, storeBackend, storeLocation, storePresent } from '../store/location.js';
@@ -126,7 +126,13 @@ export function checkCodex(config: Config, env: NodeJS.ProcessEnv): DoctorCheck 
   return ok(name, `${seen}; hook registered in ${hooksPath} (${CODEX_EVENTS.join(', ')})`);
 }
 
-export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorCheck {
+/** Does a user service manager answer here (systemd user bus / launchd)? Asked only when needed. */
+export function managerAnswers(): boolean {
+  return (process.platform === 'linux' || process.platform === 'darwin') && probeManager(process.platform).reachable;
+}
+
+/** `manager`: whether a user service manager answers (asked only when the daemon is down). */
+export function checkDaemon(status: ReturnType<typeof daemonStatus>, manager: () => boolean = managerAnswers): DoctorCheck {
   const name = 'daemon';
   const h = status.store_health;
   if (status.running && h?.state === 'down') {
@@ -135,7 +141,10 @@ export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorChec
   }
   if (status.running) return ok(name, `running (pid ${status.pid}), canary ${status.canary_age_s} s old, ${status.sessions ?? 0} session(s) watched`);
   const why = status.problem ? ` (${status.problem})` : '';
-  return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');
+  const fix = manager()
+    ? 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"'
+    : 'start it: "active-brain start --detach" (no user service manager answers here, so nothing starts it at login: run it again after a reboot)';
+  return bad(name, `not running${why}`, fix);
 }
 
 /**

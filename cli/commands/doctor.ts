@@ -20,16 +20,16 @@ export function doctorText(r: DoctorReport): string {
 
 export const command: Command = {
   name: 'doctor',
-  summary: 'check the set-up: transcripts, hooks, daemon, schedule, store, model, state dir, kill switch, modes',
+  summary: 'check the set-up: config, transcripts, hooks, daemon, schedule, store, model, state dir, kill switch, modes, workers',
   help: `usage: active-brain doctor [--json] [--set key.path=value ...]
 
 Runs every set-up check and prints what it saw and, for a failure, the fix:
   config             $ACTIVE_BRAIN_HOME/config.json reads and checks (when it does not, the
                      other checks run on the defaults and say what they can)
   transcripts-root   the folder Claude Code writes sessions to exists and holds sessions
-  hook:<event>       the hook is registered for UserPromptSubmit, PostToolUseFailure and
-                     PostToolUse, in exactly one place: a settings file or the enabled
-                     active-brain Claude Code plugin (two would fire twice)
+  hook:<event>       the hook is registered for UserPromptSubmit and PostToolUseFailure, in
+                     exactly one place: a settings file or the enabled active-brain Claude
+                     Code plugin (two would fire twice)
   codex              Codex CLI, when its sessions root exists: the rollouts there and
                      Codex's hooks.json registering the hook ("not used" without Codex)
   daemon             running, with a fresh canary (and, on a team store, the store reachable)
@@ -41,6 +41,8 @@ Runs every set-up check and prints what it saw and, for a failure, the fix:
   state-dir          $ACTIVE_BRAIN_HOME is writable
   kill-switch        off
   modes              each mode's rollout state per channel (prompt, tool)
+  workers            which sessions are never offered to (the worker rule); the hook holds the
+                     same rule, and offered to none of the daemon's worker sessions (7 days)
 --json prints {"checks": [{"name", "pass", "detail", "fix"}], "pass"}.
 Exit 0 when every check passes, 1 when one fails (a broken config.json included), 2 on a usage
 error or a bad --set / environment value.`,

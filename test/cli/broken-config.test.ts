@@ -37,7 +37,7 @@ describe('a broken config.json', () => {
 
     // Controls: a bad --set is still the person's usage error; another command still refuses.
     expect(cli(e, ['status', '--set', 'nonsense']).code).toBe(2);
-    const other = cli(e, ["config"]);
+    const other = cli(e, ['config']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('is not valid JSON');
     // And once it reads again: no problem, the config check passes.
