@@ -63,7 +63,7 @@ describe('help and messages a newcomer meets', () => {
 
   it('a model that cannot load: its fix said once', () => {
     e = tempEnv('ab-setup-nomodel-');
-    const env = { ...e.env, HOME: join(e.home, '..'), ACTIVE_BRAIN_MODEL_PATH: mkdtempSync(join(tmpdir(), 'ab-no-model-')) };
+    const env: NodeJS.ProcessEnv = { ...e.env, HOME: join(e.home, '..'), ACTIVE_BRAIN_MODEL_PATH: mkdtempSync(join(tmpdir(), 'ab-no-model-')) };
     delete env.ACTIVE_BRAIN_HOME;
     const r = cli({ ...e, env }, ['setup', '--no-manage', '--json']);
     expect(r.code).toBe(3);
