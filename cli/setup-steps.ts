@@ -29,6 +29,7 @@ import { startDetached } from './commands/start.js';
 import { pluginRegistrations } from '../ops/plugin-registration.js';
 import { describeLastRun, lastIndexRun, readIndexLog } from '../daemon/index-runs.js';
 import { daemonStatus } from '../daemon/status.js';
+import { lockState } from '../daemon/lock.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { EXIT } from './command.js';
 import { runIndexJob } from './commands/index-cmd.js';
@@ -124,7 +125,10 @@ export async function modelStep(ctx: SetupContext): Promise<Step | StepFailure> 
     ctx.embedder = await createEmbedder(ctx.config.embedding, ctx.env);
     return ok('model', !cached, `${cached ? 'loads' : 'downloaded'}: ${where} (dim ${ctx.embedder.dim})`);
   } catch (e) {
-    return failed('model', `the embedding model cannot load (${(e as Error).message.split('\n')[0]}): ${fix}`, EXIT.ENV);
+    // The embedder's own message says what to do already (no network, a broken local folder):
+    // then it is the whole fix, not said twice.
+    const why = (e as Error).message.split('\n')[0];
+    return failed('model', /ACTIVE_BRAIN_MODEL_PATH|model:offline|localModelPath/.test(why) ? `the embedding model cannot load: ${why}` : `the embedding model cannot load (${why}): ${fix}`, EXIT.ENV);
   }
 }
 
@@ -269,12 +273,18 @@ async function fallbackStep(ctx: SetupContext, why: string): Promise<Step | Step
   const note = setSchedule(ctx, 'daemon');
   const head = `fallback: no user service manager (${why})`;
   const limits = 'it does not start at login: run `active-brain start --detach` after a reboot, or `active-brain service install` once a user service manager is available';
-  if (ctx.dryRun) return ok('service', true, `${head}: would start the daemon detached, running the scheduled index itself ${every}${note}; ${limits}`);
+  if (ctx.dryRun) {
+    // Changed only when it would start a daemon or set the schedule: a running one is left as is.
+    const lock = lockState(ctx.env);
+    const running = lock.held && lock.pid !== null && lock.pidAlive;
+    const daemon = running ? `the daemon runs already (pid ${lock.pid})` : 'would start the daemon detached';
+    return ok('service', !running || note !== '', `${head}: ${daemon}, running the scheduled index itself ${every}${note}; ${limits}`);
+  }
   try {
     const d = await startDetached([], ctx.env);
-    const daemon = d.already ? `the daemon runs already (pid ${d.pid}) and takes the schedule over within a cycle` : `started the daemon detached (pid ${d.pid})`;
+    const daemon = d.already ? `the daemon runs already (pid ${d.pid})${note ? ' and takes the schedule over within a cycle' : ''}` : `started the daemon detached (pid ${d.pid})`;
     ctx.daemonStarted = true;
-    return ok('service', true, `${head}: ${daemon}; it runs the scheduled index itself ${every}${note}; ${limits}`);
+    return ok('service', !d.already || note !== '', `${head}: ${daemon}; it runs the scheduled index itself ${every}${note}; ${limits}`);
   } catch (e) {
     return failed('service', `${head}: the daemon did not start: ${(e as Error).message}`, isAppError(e) ? e.exitCode : EXIT.FAIL);
   }

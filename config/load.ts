@@ -110,6 +110,8 @@ export interface LoadOptions {
   flags?: string[];
   /** Read this file instead of <home>/config.json. */
   file?: string;
+  /** Leave config.json out (the defaults, the environment and the flags only). */
+  skipFile?: boolean;
 }
 
 export interface Loaded {
@@ -182,7 +184,7 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
   const env = opts.env ?? process.env;
   const file = opts.file ?? configPath(env);
   const layers: [Source, Obj][] = [];
-  layers.push(['config.json', readConfigFile(file)]);
+  layers.push(['config.json', opts.skipFile ? {} : readConfigFile(file)]);
   const envLayer: Obj = {};
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const v = env[name];
@@ -234,4 +236,25 @@ export function loadConfig(opts: LoadOptions = {}): Loaded {
   const config = parsed.data;
   for (const leaf of leaves(config as unknown as Json, '', [])) if (!(leaf in sources)) sources[leaf] = 'default';
   return { config, sources, file };
+}
+
+/**
+ * The config for the commands that report on the set-up (status, doctor): a config.json that
+ * does not read, parse or check is reported (`problem`), not fatal — they run on the defaults
+ * plus the environment and flags, so a person still sees that the daemon is up and the hook
+ * works. A bad flag or environment variable still throws (the person can fix it right there).
+ */
+export function loadConfigOrDefaults(opts: LoadOptions = {}): Loaded & { problem: string | null } {
+  try {
+    return { ...loadConfig(opts), problem: null };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    let loaded: Loaded;
+    try {
+      loaded = loadConfig({ ...opts, skipFile: true });
+    } catch {
+      throw e;
+    }
+    return { ...loaded, problem: e.message };
+  }
 }

@@ -79,8 +79,13 @@ export function persistChoices(choices: Record<string, unknown>, opts: { dryRun:
   const check = ConfigSchema.safeParse(raw);
   if (!check.success) throw new ConfigError(`refusing to write ${file}: ${check.error.issues[0].path.join('.')}: ${check.error.issues[0].message}`);
   ensureDir(homeDir(env));
-  writeFileAtomic(file, JSON.stringify(raw, null, 2) + '\n');
+  writeConfigFile(file, raw);
   return { file, changed };
+}
+
+/** config.json as every writer writes it (setup, enable, disable): indented, a person's file. */
+export function writeConfigFile(file: string, raw: Record<string, unknown>): void {
+  writeFileAtomic(file, JSON.stringify(raw, null, 2) + '\n');
 }
 
 /** The config as it will load once the choices are in config.json (pure): the units, the

@@ -155,6 +155,9 @@ export class Pipeline {
     const { entry, newSession } = this.sessions.entryFor(input.path, input.sessionId, now, Boolean(input.subagent), {
       path: input.path, cwd: s.cwd, entrypoint: input.entrypoint ?? null, isSidechain: Boolean(input.isSidechain), agentId: null,
     });
+    // A sidechain step is a worker's for this step only (the session's verdict is not changed);
+    // sidechain comes first, as in the one worker rule (shared/workers.ts).
+    const worker = input.isSidechain ? 'sidechain' : entry.worker;
     const mode = modeFor(this.modes, s.cwd);
     const seed = Boolean(input.seed);
     const d: ToolDecision = {
@@ -166,7 +169,7 @@ export class Pipeline {
       offset: s.endOffset,
       mode: mode?.name ?? null,
       modeState: mode?.tool.state ?? null,
-      worker: entry.worker,
+      worker,
       seed,
       trigger: null,
       sig: null,
@@ -175,7 +178,7 @@ export class Pipeline {
       silence: null,
       triggerValues: {},
       latency: {},
-      cacheable: !entry.worker && !seed,
+      cacheable: !worker && !seed,
       newSession,
     };
     const finish = (silence: string | null): ToolDecision => {
@@ -183,7 +186,7 @@ export class Pipeline {
       d.latency = { ...d.latency, total: ms(tStart) };
       return d;
     };
-    if (entry.worker) return finish(`worker-${entry.worker}`);
+    if (worker) return finish(`worker-${worker}`);
     this.sessions.learnLineage(entry, this.deps.episodes?.lineage, s.uuid, s.sessionId);
     const r = decideToolStep(
       s,
@@ -339,7 +342,7 @@ export class Pipeline {
     };
 
     // The one worker rule (shared/workers.ts): the hook logs the same `worker-<reason>`.
-    if (!gate('observed', !worker && !ex.isSidechain, `worker-${worker ?? 'sidechain'}`)) return finish(gates.at(-1)!.reason);
+    if (!gate('observed', !worker && !ex.isSidechain, `worker-${ex.isSidechain ? 'sidechain' : worker}`)) return finish(gates.at(-1)!.reason);
     if (!gate('live-line', !seed, 'seed')) return finish('seed');
     if (!gate('typed-prompt', !ex.injected, 'injected')) return finish('injected');
     if (!gate('mode', mode !== null && mode.state !== 'off', mode ? 'mode-off' : 'no-mode')) return finish(gates.at(-1)!.reason);

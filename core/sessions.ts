@@ -10,7 +10,7 @@ import type { Exchange } from '../shared/types.js';
 import { SessionShingles } from '../retrieval/novelty.js';
 import { isMessageUuid } from '../shared/message-uuid.js';
 import { createSessionState, type SessionState } from './session-state.js';
-import { isWorkerSession, type WorkerReason } from './workers.js';
+import { isSubagentPath, isWorkerSession, type WorkerReason } from './workers.js';
 import type { EpisodeLookup, LoopEntry } from './tool-step.js';
 
 export interface SessionEntry {
@@ -70,7 +70,12 @@ export class Sessions {
       this.byPath.set(path, entry);
     }
     entry.lastActive = now;
-    const verdict = isWorkerSession(meta, this.deps.config.workers, this.deps.home);
+    // In a main file, sidechain is a fact of one record, not of the session: Claude Code 1.x
+    // wrote a Task subagent's records into the main file (isSidechain: true), so there only the
+    // session's own facts make the sticky verdict and the observed gate silences each sidechain
+    // exchange. A subagent's own file is sidechain throughout.
+    const own = subagent || (meta.path != null && isSubagentPath(meta.path)) ? meta : { ...meta, isSidechain: false, agentId: null };
+    const verdict = isWorkerSession(own, this.deps.config.workers, this.deps.home);
     if (verdict) entry.worker ??= verdict;
     if (subagent) entry.worker ??= 'subagent';
     return { entry, newSession };

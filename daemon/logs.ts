@@ -11,6 +11,7 @@ import { createStream, type RotatingFileStream } from 'rotating-file-stream';
 import { join } from 'node:path';
 import { closeSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ensureDir } from '../shared/atomic.js';
+import { cutCodePoints } from '../shared/escape.js';
 import type { Config } from '../config/schema.js';
 import type { ModeState, Offer, OfferType } from '../shared/types.js';
 import type { Decision, ToolDecision } from '../core/decision.js';
@@ -89,6 +90,9 @@ export interface DecisionRecord {
     region: string;
     wildcard: boolean;
     reasoned: boolean;
+    /** The offer's one line as the hook prints it after the type and confidence (already
+     *  redacted and escaped: the one offer text the log keeps, for `label` and the report). */
+    reason?: string;
   };
   sufficiency: number | null;
   candidates: number;
@@ -260,10 +264,15 @@ export function daemonLogFiles(dir: string, names: string[], file = DAEMON_LOG_F
   return names.includes(file) ? [...rotated, join(dir, file)] : rotated;
 }
 
-/** The decision log record for one pipeline Decision (ids, figures and reason codes only). */
+/** Longest offer reason a decision record keeps (code points, its ellipsis included): the hook never prints more
+ *  (it considers at most 2 × hook.maxBytes, whose ceiling is 2,000). */
+export const LOG_REASON_MAX_CHARS = 4000;
+
+/** The decision log record for one pipeline Decision (ids, figures and reason codes; of the
+ *  offer, the reason line it prints — what a person labelling it must see). */
 function offerIds(o: Offer | null): DecisionRecord['offer'] {
   return o
-    ? { id: o.id, chunkId: o.chunkId, handle: o.handle, type: o.type, confidence: o.confidence, region: o.region, wildcard: o.wildcard, reasoned: o.reasoned }
+    ? { id: o.id, chunkId: o.chunkId, handle: o.handle, type: o.type, confidence: o.confidence, region: o.region, wildcard: o.wildcard, reasoned: o.reasoned, reason: cutCodePoints(o.reason, LOG_REASON_MAX_CHARS - 1) }
     : null;
 }
 

@@ -65,6 +65,7 @@ import { createRedactor } from '../shared/redact.js';
 import { CONFIG_RELOAD_ERROR } from './status.js';
 import { DaemonIndexSchedule, lastRecordedRun, spawnIndexRun } from './index-schedule.js';
 import { cliPath } from './index-job.js';
+import { transcriptsRootState, unreadableRootText } from '../shared/transcripts-root.js';
 
 /** mtime+size of a file, or '' when absent: enough to notice config.json being rewritten. */
 function fileStamp(path: string): string {
@@ -756,10 +757,15 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
       timer = setInterval(cycle, config.daemon.cycleMs);
       say(`daemon running (pid ${pid}); watching ${root}; state in ${home}`);
       opts.onReady?.({ pid, root, home });
-      if (!existsSync(root)) {
+      const rootState = transcriptsRootState(root);
+      if (rootState.state === 'missing') {
         // Watched anyway (Claude Code creates it on first use), but a typo here means silence forever.
         say(`warning: the transcripts root ${root} does not exist yet. If Claude Code writes elsewhere, set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in config.json; "active-brain status" shows the root.`);
         event({ event: 'root-missing', reason: 'root-missing', path: root });
+      } else if (rootState.state === 'unreadable') {
+        // Watched anyway (read once it is allowed), but it sees no session until then.
+        say(`warning: ${unreadableRootText(root, rootState.code)}; until then the daemon sees no session.`);
+        event({ event: 'error', reason: rootState.code, path: root });
       }
     };
     if (existsSync(killPath(env))) {

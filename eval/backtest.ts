@@ -92,6 +92,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       mode: modeFor(modes, null)?.name ?? null,
       trigger: (r.trigger as HistoryOffer['trigger']) ?? null,
       turn: r.turn,
+      ...(result.reasons.has(r) ? { reason: result.reasons.get(r) } : {}),
       ...(r.channel === 'prompt' ? { offset: r.offset } : { step: r.step ?? undefined, ...(r.tool_use_id ? { tool_use_id: r.tool_use_id } : {}) }),
       ...(uptake.has(r) ? { confirmed: uptake.get(r)!.confirmed, steps_saved: uptake.get(r)!.steps_between } : {}),
     }));

@@ -324,8 +324,9 @@ export class SessionReplay {
       sufficiency: null,
     };
     this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
-    // The line the hook showed (a fixes file's fix), else the reason of the daemon's own offer.
-    const reason = shown?.text ?? full?.reason;
+    // The line the hook showed (what was or would have been printed), else the reason of the
+    // offer it considered (its fixes file's or tool cache's), else the daemon's own offer's.
+    const reason = shown?.text || (shown ? this.hookReason : null) || full?.reason;
     if (reason) this.reasons.set(row, reason);
     this.rows.push(row);
     return row;
@@ -392,8 +393,14 @@ export class SessionReplay {
       pastDeadline: false,
     });
     this.hookState = nextState(this.hookState, pre.sessionId, d, t.at);
+    // The reason the hook printed with its offer: from the fixes file or the tool cache it read.
+    const from = fix !== undefined ? (fix as FixFile).fixes.map((f) => f.offer) : this.toolCache?.offer ? [this.toolCache.offer] : [];
+    this.hookReason = d.offer ? (from.find((o) => o.id === d.offer!.id)?.reason ?? null) : null;
     return d;
   }
+
+  /** The reason of the offer the last toolHook() considered (null: none, or no reason). */
+  private hookReason: string | null = null;
 
   private lineageRead: string[] | null = null;
 

@@ -147,7 +147,7 @@ export function summarize(rows: ReplayRow[], perSession: SessionSummary[], extra
     }
     if (!r.provisional) {
       exchanges++;
-      if (!side) mainExchanges++;
+      if (!side && !r.sidechain) mainExchanges++;
     }
     if (r.trigger) bump(byTrigger, r.trigger);
     if (r.offer) {

@@ -7,9 +7,10 @@
  * (eval/replay-session.ts). Output: per-exchange rows (codes and figures, no text) and a
  * summary (eval/replay-summary.ts). The reasoner is never called (network answers would make replay non-repeatable).
  *
- * Sessions: one per file. A file under `subagents/`, or whose exchanges are sidechain or
- * worker traffic, is a sidechain session: the pipeline's own gates must keep it silent, and
- * `sidechain_offers` counts any offer that escaped them (target: 0).
+ * Sessions: one per file. A file under `subagents/`, a worker session, or a file whose every
+ * record is sidechain is a sidechain session; sidechain records inside a main file (the older
+ * format) are sidechain exchanges of a main session. The pipeline's own gates must keep them
+ * silent, and `sidechain_offers` counts any offer that escaped them (target: 0).
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
@@ -235,7 +236,9 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     perSession.push({
       file: f.rel,
       session: fileRows[0]?.session ?? '',
-      sidechain: f.subagent || fileRows.some((r) => r.sidechain),
+      // Per record, not per file: a main file of the older format holds its subagents'
+      // sidechain records too; it is a sidechain session only when nothing in it is main.
+      sidechain: f.subagent || fileRows.some((r) => r.worker !== null) || (fileRows.length > 0 && fileRows.every((r) => r.sidechain)),
       exchanges: fileRows.filter((r) => r.channel === 'prompt' && !r.provisional).length,
       // hookFires marks an exchange's first item only (its provisional look, when there is one).
       typed_prompts: read.exchanges.filter((t) => !t.seed && t.hookFires && !t.exchange.injected && !t.exchange.isSidechain && t.exchange.user.trim() !== '').length,

@@ -14,8 +14,9 @@ import { CODEX_EVENTS } from './hook-install.js';
 import { codexRolloutFiles } from '../transcript/codex-tree.js';
 import { defaultCodexSessionsRoot, defaultTranscriptsRoot, homeDir, killPath } from '../shared/paths.js';
 import { CHANNELS } from '../shared/vocabulary.js';
+import { transcriptsRootState, unreadableRootText } from '../shared/transcripts-root.js';
 import { daemonStatus, type DaemonStatus } from '../daemon/status.js';
-import { managerSchedule } from './service.js';
+import { managerSchedule, probeManager } from './service.js';
 import { summarizeStore } from '../daemon/store-summary.js';
 import { isStoreOpenFailure } from '../daemon/store-life.js';
 import { inspectOwnDirs, ownDirFix } from '../daemon/own-dirs.js';
@@ -78,7 +79,13 @@ export function checkTranscriptsRoot(config: Config, env: NodeJS.ProcessEnv): Do
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   const name = 'transcripts-root';
   const fix = `point ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" in ${join(homeDir(env), 'config.json')} at the folder Claude Code writes sessions to (default ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)`;
-  if (!existsSync(root)) return bad(name, `${root} does not exist`, fix);
+  const state = transcriptsRootState(root);
+  if (state.state === 'missing') return bad(name, `${root} does not exist`, fix);
+  if (state.state === 'unreadable') {
+    const text = unreadableRootText(root, state.code);
+    const cut = text.indexOf('): ') + 1;
+    return bad(name, text.slice(0, cut), text.slice(cut + 2));
+  }
   const { sessions, newest } = countSessions(root);
   if (sessions === 0) return bad(name, `${root} exists but holds no <project>/<session>.jsonl transcripts`, fix);
   const when = newest === null ? '' : `, newest ${new Date(newest).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -122,7 +129,13 @@ export function checkCodex(config: Config, env: NodeJS.ProcessEnv): DoctorCheck 
   return ok(name, `${seen}; hook registered in ${hooksPath} (${CODEX_EVENTS.join(', ')})`);
 }
 
-export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorCheck {
+/** Does a user service manager answer here (systemd user bus / launchd)? Asked only when needed. */
+export function managerAnswers(): boolean {
+  return (process.platform === 'linux' || process.platform === 'darwin') && probeManager(process.platform).reachable;
+}
+
+/** `manager`: whether a user service manager answers (asked only when the daemon is down). */
+export function checkDaemon(status: ReturnType<typeof daemonStatus>, manager: () => boolean = managerAnswers): DoctorCheck {
   const name = 'daemon';
   const h = status.store_health;
   if (status.running && h?.state === 'down') {
@@ -135,7 +148,10 @@ export function checkDaemon(status: ReturnType<typeof daemonStatus>): DoctorChec
   }
   if (status.running) return ok(name, `running (pid ${status.pid}), canary ${status.canary_age_s} s old, ${status.sessions ?? 0} session(s) watched`);
   const why = status.problem ? ` (${status.problem})` : '';
-  return bad(name, `not running${why}`, 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"');
+  const fix = manager()
+    ? 'start it: "active-brain service install" (runs at login) or "active-brain start --detach"'
+    : 'start it: "active-brain start --detach" (no user service manager answers here, so nothing starts it at login: run it again after a reboot)';
+  return bad(name, `not running${why}`, fix);
 }
 
 /**
@@ -238,6 +254,15 @@ export function checkModes(config: Config): DoctorCheck {
     return `${name}: ${states.join(', ')}`;
   });
   return ok('modes', parts.join('; ') || 'no modes');
+}
+
+/** The `config` check first: config.json as loaded (config/load.ts loadConfigOrDefaults). */
+export function withConfigCheck(r: DoctorReport, file: string, problem: string | null): DoctorReport {
+  const check = problem
+    ? bad('config', problem, `fix ${file} (or move it away) — until then the daemon keeps the config it started with, the hook its hook-settings.json, every other command refuses to run, and these checks use the defaults`)
+    : ok('config', existsSync(file) ? `${file} reads and checks` : `no ${file}: the defaults apply`);
+  const checks = [check, ...r.checks];
+  return { checks, pass: checks.every((c) => c.pass) };
 }
 
 export async function runDoctor(config: Config, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<DoctorReport> {

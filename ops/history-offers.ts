@@ -5,7 +5,8 @@
  * own figures beside the live soak's. One snapshot per backtest run, written atomically:
  *   <home>/logs/backtest-offers.jsonl   one HistoryOffer a line
  *   <home>/logs/backtest-summary.json   the run's figures (HistorySummary)
- * Ids and codes only, like every log: no conversation text.
+ * Ids and codes, and each offer's own reason line (what it would have printed; like the
+ * decision log's): no conversation text.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ export interface HistoryOffer {
   mode: string | null;
   trigger: TriggerKind | null;
   turn: number;
+  /** The offer's reason line, as the hook would have printed it after type and confidence. */
+  reason?: string;
   /** Prompt channel: transcript offset just past the exchange. */
   offset?: number;
   step?: number;

@@ -12,7 +12,9 @@
  *            decision with the same offer id adds its trigger.
  * One offer is one (session, offer id): a Past fix keeps its id across sessions.
  */
-import { homeDir, labelsPath, logsDir } from '../shared/paths.js';
+import { readFileSync } from 'node:fs';
+import { fixPath, homeDir, labelsPath, logsDir } from '../shared/paths.js';
+import type { FixFile } from '../shared/types.js';
 import { appendNoFollow, ensureDir } from '../shared/atomic.js';
 import { CHANNELS, type Channel, type OfferType, type TriggerKind } from '../shared/vocabulary.js';
 import { daemonLogs, hookLogs, oneLog, readJsonlFiles } from '../daemon/jsonl-read.js';
@@ -58,6 +60,9 @@ export interface OfferSample {
   /** From `active-brain backtest` (ops/history-offers.ts): the transcript it was found in. */
   history?: boolean;
   path?: string;
+  /** The offer's reason line, as printed after type and confidence (absent: not recorded —
+   *  logs written before decisions kept it, or a fixes file rebuilt since). */
+  reason?: string;
 }
 
 const SHOWN = new Set(['print', 'would-fire']);
@@ -84,6 +89,23 @@ export function labelFor(s: OfferSample, useful: boolean, ts = Date.now()): Labe
   return l;
 }
 
+const reasonOf = (r: unknown): { reason?: string } => (typeof r === 'string' && r ? { reason: r } : {});
+
+/** A Past fix's reason from its fixes file (`fix-<key>-<chunk>` → fixes/<key>.json), for a
+ *  tool offer the hook read there (no daemon decision carries it); undefined when gone. */
+export function fixFileReason(offerId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const m = /^fix-([0-9a-f]{14})-\d+$/.exec(offerId);
+  const path = m ? fixPath(m[1], env) : null;
+  if (!path) return undefined;
+  try {
+    const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<FixFile>;
+    const hit = Array.isArray(file.fixes) ? file.fixes.find((f) => f?.offer?.id === offerId) : undefined;
+    return typeof hit?.offer?.reason === 'string' && hit.offer.reason ? hit.offer.reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function isDecision(d: DecisionLine): boolean {
   return d.type === 'decision' && d.would_fire && !!d.offer && !d.worker && !d.sidechain && !d.seed;
 }
@@ -102,6 +124,7 @@ export function offerSamples(hook: readonly HookLine[], decisions: readonly Deci
     out.push({
       channel: 'prompt', offerId: x.offer!.id, session: x.sessionId, handle: x.offer!.handle, type: x.offer!.type,
       confidence: x.offer!.confidence, mode: x.mode, trigger: x.trigger, ts: x.ts, turn: x.turn, offset: x.offset,
+      ...reasonOf(x.offer!.reason),
     });
   }
 
@@ -116,6 +139,7 @@ export function offerSamples(hook: readonly HookLine[], decisions: readonly Deci
     const s: OfferSample = {
       channel: 'tool', offerId: r.offer_id, session: r.session, handle: r.handle, type: r.type,
       confidence: typeof r.confidence === 'number' ? r.confidence : 0, mode: r.mode, trigger: toolDecisions.get(r.offer_id)?.trigger ?? null, ts: r.ts,
+      ...reasonOf(toolDecisions.get(r.offer_id)?.offer?.reason),
     };
     if (typeof r.step === 'number') s.step = r.step;
     if (typeof r.tool_use_id === 'string') s.toolUseId = r.tool_use_id;
@@ -175,7 +199,7 @@ function readLogs(env: NodeJS.ProcessEnv, sinceMs: number): { hook: HookLine[]; 
 export function historySamples(offers: readonly HistoryOffer[]): OfferSample[] {
   return offers.map((o) => ({
     channel: o.channel, offerId: o.offer_id, session: o.session, handle: o.handle, type: o.type, confidence: o.confidence,
-    mode: o.mode, trigger: o.trigger, ts: o.ts, turn: o.turn, history: true, path: o.path,
+    mode: o.mode, trigger: o.trigger, ts: o.ts, turn: o.turn, history: true, path: o.path, ...reasonOf(o.reason),
     ...(o.offset !== undefined ? { offset: o.offset } : {}), ...(o.step !== undefined ? { step: o.step } : {}), ...(o.tool_use_id ? { toolUseId: o.tool_use_id } : {}),
   }));
 }
@@ -184,7 +208,7 @@ export function historySamples(offers: readonly HistoryOffer[]): OfferSample[] {
  *  (the last backtest's), which a live offer with the same session and id replaces. */
 export function offeredSamples(env: NodeJS.ProcessEnv = process.env, sinceMs = 0): OfferSample[] {
   const { hook, decisions } = readLogs(env, sinceMs);
-  const live = offerSamples(hook, decisions);
+  const live = offerSamples(hook, decisions).map((s) => (s.reason || s.channel !== 'tool' ? s : { ...s, ...reasonOf(fixFileReason(s.offerId, env)) }));
   const seen = new Set(live.map((s) => key(s.session, s.offerId)));
   return [...live, ...historySamples(readHistoryOffers(env)).filter((s) => !seen.has(key(s.session, s.offerId)))];
 }

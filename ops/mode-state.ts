@@ -11,7 +11,8 @@ import { ConfigSchema } from '../config/schema.js';
 import { readConfigFile, loadConfig, ConfigError } from '../config/load.js';
 import { writeHookSettings } from '../config/hook-settings.js';
 import { configPath, homeDir, logsDir } from '../shared/paths.js';
-import { appendNoFollow, ensureDir, writeJsonAtomic } from '../shared/atomic.js';
+import { appendNoFollow, ensureDir } from '../shared/atomic.js';
+import { writeConfigFile } from '../config/persist.js';
 import type { Channel, ModeState } from '../shared/vocabulary.js';
 import { channelState } from './channel-state.js';
 import { isObj, type Obj } from '../shared/json-object.js';
@@ -55,7 +56,7 @@ export function setChannelStates(mode: string, changes: readonly ChannelChangeRe
   const check = ConfigSchema.safeParse(raw);
   if (!check.success) throw new ConfigError(`refusing to write ${file}: ${check.error.issues[0].message}`);
   ensureDir(homeDir(env));
-  writeJsonAtomic(file, raw);
+  writeConfigFile(file, raw);
   // The hook's settings from the whole effective config (environment included), as the
   // daemon writes them — not from config.json alone.
   writeHookSettings(loadConfig({ env }).config, env);

@@ -12,7 +12,8 @@
  * Which daemon: the plugin root's own CLI when that root is built (a clone loaded in place);
  * else the `active-brain` command on PATH (the CLI the user installed once, `npm link` or
  * `npm install -g`: a plugin copy installed by Claude Code has no dist/ and no node_modules/).
- * Neither: nothing starts, and one line in daemon.out says what to install.
+ * Neither: nothing starts, and one line says what to run — in the session (SessionStart's
+ * `systemMessage`, shown to the person) and in daemon.out.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, writeSync } from 'node:fs';
@@ -45,8 +46,16 @@ export function decideStart(s: StartInputs): StartDecision {
 
 /** The command name looked up on PATH when the plugin root is not built. */
 export const CLI_NAME = 'active-brain';
-/** What daemon.out says when no runnable CLI was found (the user's one step). */
-export const NO_CLI_LINE = `active-brain plugin: no daemon to start: this plugin copy has no build and no "${CLI_NAME}" is on PATH. Install the CLI once (README "Install"; e.g. in a clone: npm install && npm link).\n`;
+/** The one command a plugin user runs when no CLI is found: the CLI, then its set-up. */
+export const INSTALL_CLI_COMMAND = `npm install -g active-brain && ${CLI_NAME} setup`;
+/** What the session shows (and daemon.out keeps) when no runnable CLI was found: the one step. */
+export const NO_CLI_LINE = `active-brain plugin: no daemon started — the ${CLI_NAME} CLI is not installed (not on PATH). Run once in a terminal: ${INSTALL_CLI_COMMAND}\n`;
+
+/** SessionStart's stdout for `no-cli`: Claude Code shows `systemMessage` to the person (and adds
+ *  nothing to the model's context). Printed only in that case: otherwise SessionStart is silent. */
+export function noCliOutput(): string {
+  return JSON.stringify({ systemMessage: NO_CLI_LINE.trimEnd() }) + '\n';
+}
 
 /** argv that starts the daemon: the root's own built CLI, else `active-brain` from PATH (not
  *  one inside `root`: the plugin's bin/ may be on PATH and cannot run unbuilt). null: none. */
@@ -90,14 +99,16 @@ function withDaemonOut<T>(env: NodeJS.ProcessEnv, f: (fd: number) => T): T {
 
 /** The hook's work: decide, maybe spawn. `root`: the plugin root (CLAUDE_PLUGIN_ROOT, or the
  *  launcher's parent folder). Never throws. */
-export function sessionStart(env: NodeJS.ProcessEnv, root: string): StartDecision | 'failed' {
+export function sessionStart(env: NodeJS.ProcessEnv, root: string): StartDecision | 'no-cli' | 'failed' {
   try {
     const decision = decideStart({ optedOut: env[AUTOSTART_ENV] === '0', killed: existsSync(killPath(env)), lock: lockState(env) });
     if (decision !== 'start') return decision;
     const argv = daemonArgv(root, env);
     if (!argv) {
-      withDaemonOut(env, (fd) => writeSync(fd, NO_CLI_LINE));
-      return 'failed';
+      try {
+        withDaemonOut(env, (fd) => writeSync(fd, NO_CLI_LINE));
+      } catch { /* the session still says it */ }
+      return 'no-cli';
     }
     if (spawnDaemon(argv, env) === undefined) return 'failed';
     return decision;

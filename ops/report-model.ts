@@ -43,7 +43,7 @@ interface DecisionLine {
   trigger: string | null;
   trigger_values?: Record<string, number>;
   silence: string | null;
-  offer: { id: string; handle: string; type: string; confidence: number } | null;
+  offer: { id: string; handle: string; type: string; confidence: number; reason?: unknown } | null;
 }
 
 interface HookLine {
@@ -75,7 +75,7 @@ export function markFromDecision(d: DecisionLine, hookByOffer: ReadonlyMap<strin
     trigger: d.trigger,
     outcome: o.outcome,
     reason: o.reason,
-    offer: d.offer ? { type: d.offer.type, confidence: d.offer.confidence, handle: d.offer.handle, reason: null } : null,
+    offer: d.offer ? { type: d.offer.type, confidence: d.offer.confidence, handle: d.offer.handle, reason: typeof d.offer.reason === 'string' ? d.offer.reason : null } : null,
   };
 }
 

@@ -16,8 +16,9 @@ import { createProgress } from '../../eval/progress.js';
 import { parseDuration } from '../../ops/soak-report.js';
 import { writeHistory } from '../../ops/history-offers.js';
 import { renderReport } from '../../ops/report-html.js';
-import { writeReport } from './report.js';
+import { checkReportPath, writeReport } from './report.js';
 import type { RowUptake, UptakeFigures } from '../../eval/backtest-uptake.js';
+import { transcriptsRootState, unreadableRootText } from '../../shared/transcripts-root.js';
 import { LEGEND, TABLE_HEADER, rowLine, rowsThatMatter, summaryText } from './replay.js';
 
 /** What the uptake mark after a Past fix's line means. */
@@ -75,17 +76,27 @@ export const command: Command = {
     const sinceMs = sinceRaw === 'all' ? null : (parsed as number);
     const seed = values.seed === undefined ? 1 : Number(values.seed);
     if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
+    if (values.html) checkReportPath(values.html); // before minutes of replay, not after
     const { config } = loadConfig({ flags: values.set });
     const root = config.transcriptsRoot ?? defaultTranscriptsRoot();
     const extraRoots = [config.codexSessionsRoot ?? defaultCodexSessionsRoot()]; // Codex CLI rollouts too (docs/CODEX.md)
     const now = Date.now();
+    const rootState = transcriptsRootState(root);
+    if (rootState.state === 'unreadable') throw new UserError(unreadableRootText(root, rootState.code), EXIT.ENV);
     let files;
     try {
       files = historyFiles(root, sinceMs, now, extraRoots);
     } catch (e) {
       throw new UserError(`cannot read the transcripts root ${root} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" to where Claude Code writes sessions`, EXIT.ENV);
     }
-    if (!files.length) throw new UserError(`no transcripts under ${root} written in the last ${sinceRaw}: try --since all, or point ACTIVE_BRAIN_TRANSCRIPTS at your sessions`, EXIT.ENV);
+    if (!files.length) {
+      throw new UserError(
+        sinceMs === null
+          ? `no transcripts (<project>/<session>.jsonl) under ${root}: point ACTIVE_BRAIN_TRANSCRIPTS or "transcriptsRoot" at the folder Claude Code writes sessions to`
+          : `no transcripts under ${root} written in the last ${sinceRaw}: try --since all, or point ACTIVE_BRAIN_TRANSCRIPTS at your sessions`,
+        EXIT.ENV,
+      );
+    }
     const storePath = resolve(config.store.path ?? defaultStorePath());
     const embedder = await createEmbedder(config.embedding);
     const opened = openReplayStore(storePath, embedder);

@@ -4,9 +4,9 @@
  * (ops/channel-state.ts). Reads config only; writes nothing.
  */
 import { existsSync } from 'node:fs';
-import { parseFlags, printJson, EXIT, type Command } from '../command.js';
+import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { ENV_KEYS, loadConfig, schemaLeafKeys } from '../../config/load.js';
-import { defaultStorePath, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
+import { configPath, defaultStorePath, defaultTranscriptsRoot, homeDir } from '../../shared/paths.js';
 import { formatStates, rolloutStates } from '../../ops/channel-state.js';
 
 function flatten(o: unknown, prefix: string, out: [string, unknown][]): [string, unknown][] {
@@ -46,6 +46,17 @@ go live only through \`active-brain enable <mode> --channel …\` (a --set to li
 used; unset: the optional keys nobody set).
 Exit 2 when a value is invalid (the message names the key, the value and what is allowed).`,
   async run(argv) {
+    // `config set k v` / `config get k`: say how values are set here, not "unexpected argument".
+    if (argv[0] === 'set' || argv[0] === 'get' || argv[0] === 'unset') {
+      const file = configPath();
+      const key = argv[1] && !argv[1].startsWith('-') ? argv[1] : 'key.path';
+      throw new UserError(
+        argv[0] === 'get'
+          ? `config has no "get": \`active-brain config\` prints every key with its value and source (\`--json\` for scripts)`
+          : `config does not ${argv[0]} values: edit "${key}" in ${file} (every later command and the daemon read it), or give \`--set ${key}=${argv[2] ?? 'value'}\` to one command for that run; rollout states change only through \`active-brain enable\` / \`disable\``,
+        EXIT.USAGE,
+      );
+    }
     const { values } = parseFlags(argv, {}, false);
     const { config, sources, file } = loadConfig({ flags: values.set });
     if (values.json) {

@@ -6,7 +6,7 @@
  * line and the chunk, and reads one key. `--offer ID --verdict useful|not-useful` labels one
  * offer from a script. Labels append to <home>/labels.jsonl, each with its channel.
  */
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
 import { existsSync } from 'node:fs';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
@@ -99,8 +99,10 @@ async function show(s: OfferSample, config: Config): Promise<void> {
   if (!path) out.write('  (transcript not found any more; judging from the offer alone)\n');
   else if (s.channel === 'prompt') await showPromptContext(s, path);
   else await showToolContext(s, path);
-  const line = formatOfferLine({ handle: s.handle, type: s.type, confidence: s.confidence, reason: '' }, { maxBytes: config.hook.maxBytes });
+  // The line as the hook printed it (or would have): its reason is what Claude was told.
+  const line = formatOfferLine({ handle: s.handle, type: s.type, confidence: s.confidence, reason: s.reason ?? '' }, { maxBytes: config.hook.maxBytes, maxTokens: config.hook.tokenCeiling });
   out.write(`\n  offer: ${line?.text ?? s.handle}\n`);
+  if (!s.reason) out.write('  (its reason line is not in the logs — recorded before they kept it, or its fix was rebuilt since)\n');
   // The store the daemon reads: store.url (team store on PostgreSQL) or store.path.
   const storePath = storeLocation(config);
   if (storePresent(storePath)) {
@@ -120,6 +122,20 @@ async function show(s: OfferSample, config: Config): Promise<void> {
     } finally {
       store.close();
     }
+  }
+}
+
+/** One answer; Ctrl-C or Ctrl-D (the signal aborted, the input closed) reads as q. */
+async function ask(rl: Interface, question: string, signal: AbortSignal): Promise<string> {
+  if (signal.aborted) return 'q';
+  try {
+    return await rl.question(question, { signal });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ABORT_ERR' || (e as Error).name === 'AbortError') {
+      process.stdout.write('\n');
+      return 'q';
+    }
+    throw e;
   }
 }
 
@@ -149,7 +165,8 @@ On a terminal: shows sampled offers not yet labeled, of either channel (or the o
 --channel names), that the hook printed or in soak would have — for a prompt offer the turns
 before it, for a tool offer the failing tool call and the calls around it (read live from
 its transcript) — then the offer line and the chunk, and asks
-  y = useful, n = not useful, s = skip, q = quit.
+  y = useful, n = not useful, s = skip, q = quit (Ctrl-C and Ctrl-D quit too, keeping
+  the labels given so far).
 --stats: per channel, the useful share with sample size and a 95% confidence interval; each
 channel's usefulness gate passes at ≥ 70% useful over ≥ 50 of its own labels (exit 0 when
 every channel shown passes, 1 when not). A channel off in every mode is not shown unless
@@ -204,12 +221,17 @@ Only explicit verdicts count as labels.`,
       return EXIT.OK;
     }
     const rl = createInterface({ input: process.stdin, output: process.stdout });
+    // Ctrl-C and Ctrl-D end the session as q does: the labels given so far are kept. (A
+    // question pending when the interface closes never settles by itself: abort it.)
+    const stop = new AbortController();
+    rl.on('SIGINT', () => stop.abort());
+    rl.on('close', () => stop.abort());
     let done = 0;
     try {
       for (const s of queue) {
         await show(s, config);
         let a = '';
-        while (!['y', 'n', 's', 'q'].includes(a)) a = (await rl.question('  useful? [y]es / [n]o / [s]kip / [q]uit: ')).trim().toLowerCase().slice(0, 1);
+        while (!['y', 'n', 's', 'q'].includes(a)) a = (await ask(rl, '  useful? [y]es / [n]o / [s]kip / [q]uit: ', stop.signal)).trim().toLowerCase().slice(0, 1);
         if (a === 'q') break;
         if (a === 's') continue;
         appendLabel(labelFor(s, a === 'y'));

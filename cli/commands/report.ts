@@ -3,12 +3,36 @@
  * the product saw and said on this machine — soak gates, labels, a timeline per session —
  * from the live logs (ops/report-model.ts). Written atomically; nothing else is changed.
  */
-import { resolve } from 'node:path';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { writeFileAtomic } from '../../shared/atomic.js';
 import { liveReportModel } from '../../ops/report-model.js';
 import { renderReport, sessionsLine } from '../../ops/report-html.js';
+
+/** Check, before any long work, that the page can be written there: its folder exists and
+ *  takes a new file (a probe file, created and removed), and the path is not a folder. */
+export function checkReportPath(path: string): void {
+  const abs = resolve(path);
+  const fail = (why: string) => {
+    throw new UserError(`cannot write ${abs}: ${why}; choose a writable path`, EXIT.ENV);
+  };
+  try {
+    if (statSync(abs).isDirectory()) fail('it is a folder');
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') fail((e as NodeJS.ErrnoException).code ?? String(e));
+  }
+  const probe = join(dirname(abs), `.${basename(abs)}.probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'wx', 0o600));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail(code === 'ENOENT' ? `its folder ${dirname(abs)} does not exist` : code ?? String(e));
+  }
+  rmSync(probe, { force: true });
+}
 
 export function writeReport(path: string, html: string): { path: string; bytes: number } {
   const abs = resolve(path);
@@ -38,6 +62,7 @@ the soak, use "active-brain backtest --html FILE".
   async run(argv) {
     const { values } = parseFlags(argv, { html: { type: 'string' } }, false);
     if (!values.html) throw new UserError('report needs --html FILE, e.g. active-brain report --html ~/active-brain.html', EXIT.USAGE);
+    checkReportPath(values.html);
     const { config } = loadConfig({ flags: values.set });
     const model = liveReportModel(config);
     const out = writeReport(values.html, renderReport(model));

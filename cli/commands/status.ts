@@ -5,7 +5,7 @@
  * `enable` read), the knowledge store (opened read-only) and the model.
  */
 import { parseFlags, printJson, EXIT, type Command } from '../command.js';
-import { loadConfig } from '../../config/load.js';
+import { loadConfigOrDefaults } from '../../config/load.js';
 import { homeDir } from '../../shared/paths.js';
 import { daemonStatus, type DaemonStatus, type StoreSummary } from '../../daemon/status.js';
 import { summarizeStore } from '../../daemon/store-summary.js';
@@ -99,7 +99,9 @@ whether the daemon reaches it ("embedder": state ok or unavailable, since, messa
 nextRetryAt); while unavailable the daemon decides nothing. "store_health" is the store as the
 daemon sees it (state ok or down, location, since, message, failures, nextRetryAt): a team store
 whose server went away is down, offers are silent and the daemon reconnects (1 s doubling to 60 s).
---json prints one object: {"running","pid","canary_age_s","sessions","mode","killed",
+A config.json that does not load is said first (the rest then shows the defaults where it
+would have set something; the daemon keeps the config it started with).
+--json prints one object: {"config_problem" (null when config.json loads),"running","pid","canary_age_s","sessions","mode","killed",
 "transcripts_root":{"path","exists"},"codex_sessions_root":{"path","exists"},
 "store":{…,"backend":"sqlite"|"postgres","redaction":"scrubbed"|"unscrubbed"|"other-rules"|null},"model":{…},"embedder","store_health","uptime_s","index_schedule","last_error","problem","lock":{…},
 "modes":{"<name>":{"state","cwdGlobs","channels":{"prompt","tool"}}},
@@ -113,7 +115,8 @@ names any the hook offered to although the daemon treats them as workers.
 Exit 0 when the daemon is running, 1 when it is not.`,
   async run(argv) {
     const { values } = parseFlags(argv, {}, false);
-    const { config } = loadConfig({ flags: values.set });
+    // A broken config.json is said first, not fatal: whether the daemon is up is the point.
+    const { config, problem } = loadConfigOrDefaults({ flags: values.set });
     const storePath = storeLocation(config);
     const shown = displayLocation(storePath);
     const store: StoreSummary = storePresent(storePath)
@@ -121,8 +124,8 @@ Exit 0 when the daemon is running, 1 when it is not.`,
       : { path: shown, present: false, backend: storeBackend(storePath) };
     const s = withChannels(daemonStatus(config, store), rolloutStates(config));
     const workers = workersSummary(config);
-    if (values.json) printJson({ home: homeDir(), ...s, workers });
-    else process.stdout.write(human(s, workers) + '\n');
+    if (values.json) printJson({ home: homeDir(), config_problem: problem, ...s, workers });
+    else process.stdout.write((problem ? `config:   BROKEN — ${problem} The lines below use the defaults where config.json would have set something.\n` : '') + human(s, workers) + '\n');
     return s.running ? EXIT.OK : EXIT.FAIL;
   },
 };

@@ -104,12 +104,15 @@ describe('pipeline', () => {
     });
     if (again.offer) expect(again.offer.chunkId).not.toBe(last.offer!.chunkId);
 
-    // Decision records: schema-valid and free of conversation text.
+    // Decision records: schema-valid and free of conversation text, but for the offer's own
+    // reason line (what the hook prints, kept for label and the report).
     const schema = loadSchema('daemon-decision');
     for (const d of [...ds, again]) {
       const rec = decisionRecord(d, Date.now());
       expect(validate(schema, rec)).toEqual([]);
-      const json = JSON.stringify(rec);
+      expect(rec.offer?.reason).toBe(d.offer?.reason);
+      if (d.offer) expect(d.offer.reason.length).toBeGreaterThan(0);
+      const json = JSON.stringify({ ...rec, offer: rec.offer && { ...rec.offer, reason: undefined } });
       expect(json).not.toContain(SENTINEL);
       expect(json).not.toContain('ECONNRESET');
       expect(json).not.toContain('load test');

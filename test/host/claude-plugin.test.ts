@@ -93,6 +93,21 @@ describe.skipIf(!!host.skip)('the plugin installed by the real Claude Code', () 
     expect(none.stderr).toContain('no build and no other active-brain is on PATH');
   });
 
+  it('no CLI installed yet: the first session says in one line what to run, and starts nothing', async () => {
+    expect(runningDaemon()).toBeNull();
+    const repo = gitRepoWithoutUpstream(w, 'first', 'feature-first');
+    const { run } = await w.claude(fixedPushScript('feature-first'), { cwd: repo, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    expect(run.code, run.stderr).toBe(0);
+    const line = 'Run once in a terminal: npm install -g active-brain && active-brain setup';
+    // In the session: Claude Code records the hook's systemMessage in the session's transcript.
+    const dir = join(w.root, projectDirName(repo));
+    const transcript = readdirSync(dir).filter((n) => n.endsWith('.jsonl')).map((n) => readFileSync(join(dir, n), 'utf8')).join('\n');
+    console.log(`[plugin] first session without the CLI: ${transcript.split('\n').filter((l) => l.includes('npm install -g')).join('\n').slice(0, 1500)}`);
+    expect(transcript).toContain(line);
+    expect(readFileSync(join(w.home, 'logs', 'daemon.out'), 'utf8')).toContain(line);
+    expect(runningDaemon()).toBeNull();
+  });
+
   it('SessionStart starts the daemon when none runs; the past session is indexed', async () => {
     expect(runningDaemon()).toBeNull();
     const repo = gitRepoWithoutUpstream(w, 'parser', 'feature-parser');

@@ -5,7 +5,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
@@ -22,7 +22,7 @@ describe.skipIf(!hasScript)('label on a terminal', () => {
       type: 'decision', ts: Date.now(), sessionId: 's1', turn: 4, exchangeUuid: 'u4', offset: 100, mode: 'default', mode_state: 'soak',
       worker: false, sidechain: false, seed: false, prompt_only: false, injected: false, trigger: 'error', trigger_values: {}, gates: [],
       would_fire: true, silence: null,
-      offer: { id: 'off1', chunkId: 1, handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, region: 'notes', wildcard: false, reasoned: false },
+      offer: { id: 'off1', chunkId: 1, handle: 'notes/pg.md#0', type: 'past-fix', confidence: 0.8, region: 'notes', wildcard: false, reasoned: false, reason: 'raise pool.max to 20 — same ECONNRESET under load in session 4d56… (2026-02-11)' },
       sufficiency: 0.7, candidates: 3, latency_ms: {}, provisional: false,
     };
     expect(validate(loadSchema('daemon-decision'), decision)).toEqual([]);
@@ -50,12 +50,51 @@ describe.skipIf(!hasScript)('label on a terminal', () => {
     const env = { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') };
     // `script` gives the CLI a pty; the keys arrive after it has drawn its question.
     const r = spawnSync('sh', ['-c', `(sleep 3; printf 'x\\n'; sleep 1; printf 'y\\n') | script -qec "${process.execPath} ${cli} label --seed 1" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });
-    expect(r.stdout).toContain('[active-brain · Past fix · 0.80] (recall: active-brain recall notes/pg.md#0)');
+    // The line as printed: the reason Claude was given, not just the handle.
+    expect(r.stdout).toContain('[active-brain · Past fix · 0.80] raise pool.max to 20 — same ECONNRESET under load in session 4d56… (2026-02-11) (recall: active-brain recall notes/pg.md#0)');
+    expect(r.stdout).not.toContain('reason line is not in the logs');
     expect(r.stdout).toContain('labeled 1 now; 1/1 useful overall.');
     const labels = readFileSync(join(home, 'labels.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(labels).toEqual([expect.objectContaining({ offer_id: 'off1', useful: true, type: 'past-fix', mode: 'default' })]);
     const stats = spawnSync(process.execPath, [cli, 'label', '--stats', '--json'], { env, encoding: 'utf8' });
     expect(stats.status).toBe(1); // 1 label is far from the gate's 50
     expect(JSON.parse(stats.stdout)).toMatchObject({ labels: 1, useful: 1 });
+  }, 60_000);
+
+  /** A tool-channel Past fix the hook read from a fixes file (no daemon decision at all). */
+  function toolOfferHome(): { home: string; env: NodeJS.ProcessEnv } {
+    const home = mkdtempSync(join(tmpdir(), 'ab-label-tool-'));
+    mkdirSync(join(home, 'logs'));
+    mkdirSync(join(home, 'fixes'));
+    const sig = '0123456789abcd';
+    const id = `fix-${sig}-7`;
+    const offer = { id, chunkId: 7, handle: 'sessions/-work-app/s0.jsonl#3', type: 'past-fix', confidence: 0.89, reason: 'fixed by git push --set-upstream origin ‹branch› — same "no upstream branch" error in session 4d56… (2026-02-11)', region: 'sessions', wildcard: false, trigger: 'error', reasoned: false, channel: 'tool' };
+    writeFileSync(join(home, 'fixes', `${sig}.json`), JSON.stringify({ version: 1, sig, storeStamp: 'x', createdAt: Date.now(), fixes: [{ offer, sourceSession: 's0', scope: 'global' }] }));
+    const hookRec = {
+      ts: Date.now(), session: 's1', outcome: 'would-fire', reason: 'would-fire', latency_ms: 5, boot_ms: 30, mode: 'default', mode_state: 'soak',
+      channel: 'tool', event: 'PostToolUseFailure', step: 3, sig, tool_use_id: 'toolu_01', source: 'fixes', offer_id: id, handle: offer.handle, type: 'past-fix', confidence: 0.89, exit: 0,
+    };
+    expect(validate(loadSchema('hook-record'), hookRec)).toEqual([]);
+    writeFileSync(join(home, 'logs', 'hook.jsonl'), JSON.stringify(hookRec) + '\n');
+    return { home, env: { ...process.env, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(home, 'none') } };
+  }
+
+  it('a tool offer read from a fixes file shows its "fixed by …" reason (the fixes file has it; the hook log does not)', () => {
+    const { env } = toolOfferHome();
+    const r = spawnSync('sh', ['-c', `(sleep 3; printf 'q\n') | script -qec "${process.execPath} ${cli} label --channel tool --seed 1" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(r.stdout).toContain('[active-brain · Past fix · 0.89] fixed by git push --set-upstream origin ‹branch› — same "no upstream branch" error in session 4d56… (2026-02-11) (recall: active-brain recall sessions/-work-app/s0.jsonl#3)');
+  }, 60_000);
+
+  it.each([
+    ['Ctrl-D', '\\004'],
+    ['Ctrl-C', '\\003'],
+  ])('%s at the prompt quits like q: no stack trace, exit 0, labels so far kept', (_name, key) => {
+    const { home, env } = toolOfferHome();
+    const r = spawnSync('sh', ['-c', `(sleep 3; printf '${key}'; sleep 1) | script -qec "${process.execPath} ${cli} label --channel tool --seed 1; echo exit=\\$?" /dev/null`], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(r.stdout).toContain('useful? [y]es');
+    expect(r.stdout).not.toMatch(/AbortError|unexpected error|\bat .*\.js:\d+/);
+    expect(r.stdout).toContain('labeled 0 now');
+    expect(r.stdout).toMatch(/exit=0/);
+    expect(existsSync(join(home, 'labels.jsonl'))).toBe(false);
   }, 60_000);
 });

@@ -169,7 +169,7 @@ describe('active-brain setup', () => {
     expect(r.code).toBe(3);
     expect(r.pass).toBe(false);
     expect(r.steps).toHaveLength(1);
-    expect(r.step('model')).toMatchObject({ ok: false, detail: expect.stringMatching(/npm run model:offline.*ACTIVE_BRAIN_MODEL_PATH/) });
+    expect(r.step('model')).toMatchObject({ ok: false, detail: expect.stringMatching(/^(?=.*npm run model:offline)(?=.*ACTIVE_BRAIN_MODEL_PATH)/) });
     expect(snapshot(h.home)).toEqual(before);
     const t = setup(h);
     expect(t.code).toBe(3);
@@ -236,5 +236,33 @@ describe('active-brain setup', () => {
     // control: with the model cached (here: a local folder) the dry run says it loads
     const ok = setupJson(tempHome(), '--dry-run');
     expect(ok.step('model')).toMatchObject({ ok: true, changed: false, detail: expect.stringContaining('would load local folder') });
+  });
+
+  it.skipIf(process.platform !== 'linux')('no user service manager: the first setup starts the daemon; the second finds it running and changes nothing (dry run too)', () => {
+    const h = tempHome();
+    session(h, 'one');
+    // A systemctl that answers as in a container: no user bus.
+    const bin = join(h.home, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'systemctl'), '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n', { mode: 0o755 });
+    const env = { ...h.env, PATH: `${bin}:${process.env.PATH}` };
+    const run = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [cli, 'setup', '--json', ...args], { env, encoding: 'utf8', timeout: 120_000 });
+      const j = JSON.parse(r.stdout) as { steps: Step[] };
+      return { code: r.status, steps: j.steps, step: (n: string) => j.steps.find((x) => x.name === n)! };
+    };
+    try {
+      const first = run();
+      expect(first.code, JSON.stringify(first.steps)).toBe(0);
+      expect(first.step('service')).toMatchObject({ ok: true, changed: true, detail: expect.stringMatching(/fallback: no user service manager .*started the daemon detached .*set indexer\.schedule = "daemon"/) });
+      const dry = run('--dry-run');
+      expect(dry.step('service')).toMatchObject({ changed: false, detail: expect.stringContaining('the daemon runs already') });
+      const second = run();
+      expect(second.code).toBe(0);
+      expect(second.step('service')).toMatchObject({ ok: true, changed: false, detail: expect.stringContaining('the daemon runs already') });
+      expect(second.steps.filter((x) => x.changed).map((x) => x.name)).toEqual([]);
+    } finally {
+      spawnSync(process.execPath, [cli, 'stop'], { env, encoding: 'utf8', timeout: 60_000 });
+    }
   });
 });

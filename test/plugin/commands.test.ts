@@ -115,14 +115,19 @@ describe('plugin hook commands through sh -c', () => {
     silent(await runAsClaudeCode(commandOf('PostToolUseFailure'), pluginEnv(ctx, root), toolPayloadFor(ctx, ERROR, { tool_use_id: 'toolu_04' }), ctx.cwd));
   });
 
-  it('SessionStart in a copy without dist/: starts `active-brain start` from PATH (not the copy\'s own bin/); none on PATH: starts nothing, silent, daemon.out says what to install', async () => {
+  it('SessionStart in a copy without dist/: starts `active-brain start` from PATH (not the copy\'s own bin/); none on PATH: starts nothing and says in one line (a systemMessage, and daemon.out) what to run', async () => {
     const root = unbuiltCopy();
     const ctx = eligible();
     const payload = { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' };
     const nodeDir = dirname(process.execPath);
     // Only the copy's own bin/ (Claude Code may put it on PATH): it cannot run unbuilt, so no.
-    silent(await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}` }), payload, ctx.cwd));
-    expect(readFileSync(join(ctx.home, 'logs', 'daemon.out'), 'utf8')).toContain('no "active-brain" is on PATH');
+    const none = await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}` }), payload, ctx.cwd);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toBe('');
+    const line = 'Run once in a terminal: npm install -g active-brain && active-brain setup';
+    expect(none.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(none.stdout)).toEqual({ systemMessage: expect.stringContaining(line) });
+    expect(readFileSync(join(ctx.home, 'logs', 'daemon.out'), 'utf8')).toContain(line);
     // An installed CLI on PATH (a stand-in recording its arguments): started with `start`.
     const cliDir = join(ctx.home, 'cli-bin');
     mkdirSync(cliDir, { recursive: true });

@@ -60,6 +60,10 @@ describe('active-brain backtest', () => {
     expect(j.sidechain_offers).toBe(0);
     expect(existsSync(html)).toBe(true);
     expect(readFileSync(html, 'utf8')).toContain(`data-session="${late.id}"`);
+    // The offer carries the text it would have printed, in the history file and on the page.
+    const hist = JSON.parse(readFileSync(join(e.home, 'logs', 'backtest-offers.jsonl'), 'utf8').split('\n')[0]) as { reason?: string };
+    expect(hist.reason).toMatch(/^fixed by git push --set-upstream origin/);
+    expect(readFileSync(html, 'utf8')).toContain('fixed by git push --set-upstream origin');
 
     // The offer is labelable, marked as from history …
     const lab = cli(e, ['label', '--offer', String(JSON.parse(readFileSync(join(e.home, 'logs', 'backtest-offers.jsonl'), 'utf8').split('\n')[0]).offer_id), '--session', late.id, '--verdict', 'useful', '--json']);
@@ -137,5 +141,26 @@ describe('active-brain backtest', () => {
     expect(none.stderr).toMatch(/no transcripts under .* written in the last 14d/);
     const bad = cli(e, ['backtest', '--since', 'soon']);
     expect(bad.code).toBe(2);
+  });
+
+  it('a page path it cannot write fails at once, before the replay (exit 3, nothing replayed)', () => {
+    e = tempEnv('ab-backtest-');
+    const s = newSession(e);
+    appendFixedPushSession(s, 'feature-a');
+    const t0 = Date.now();
+    const r = cli(e, ['backtest', '--since', 'all', '--html', '/no/such/dir/x.html']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('cannot write /no/such/dir/x.html: its folder /no/such/dir does not exist; choose a writable path');
+    // Failed before loading the model and replaying: no history snapshot was written.
+    expect(existsSync(join(e.home, 'logs', 'backtest-offers.jsonl'))).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    const dir = cli(e, ['backtest', '--since', 'all', '--html', e.root]);
+    expect(dir.code).toBe(3);
+    expect(dir.stderr).toMatch(/cannot write .*: it is a folder/);
+    // Control: a writable path runs the backtest and writes the page.
+    const ok = cli(e, ['backtest', '--since', 'all', '--html', join(e.root, '..', 'page.html')]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(join(e.root, '..', 'page.html'))).toBe(true);
+    expect(existsSync(join(e.home, 'logs', 'backtest-offers.jsonl'))).toBe(true);
   });
 });

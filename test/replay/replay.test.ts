@@ -86,6 +86,26 @@ describe('replay', () => {
     expect((await replay(c)).summary.would_fire).toBe(1);
   });
 
+  it('older format (subagent records inside the main file): sidechain is decided per record — the main session keeps its offer and its count', async () => {
+    // Claude Code 1.x wrote a Task subagent's records into the main file with isSidechain:
+    // true. A sidechain exchange before the failing turn and one after the offer.
+    const side = sessionLines({ sessionId: MAIN_ID, sidechain: true, agentId: SUB_AGENT }).map((l) => l.replaceAll('-8000-', '-9000-'));
+    const main = sessionLines({ sessionId: MAIN_ID });
+    const mixed = [...main.slice(0, 6), ...side.slice(0, 3), ...main.slice(6, 17), ...side.slice(3, 6), ...main.slice(17)];
+    const d = dir();
+    writeLines(join(d, '-work-app', `${MAIN_ID}.jsonl`), mixed);
+    const r = await replay(d);
+    expect(r.summary).toMatchObject({ sessions: 1, main_sessions: 1, sidechain_sessions: 0, main_exchanges: 6, sidechain_exchanges: 2, would_fire: 1, printed: 1, sidechain_offers: 0 });
+    expect(r.rows.find((x) => x.offer)).toMatchObject({ turn: 4, trigger: 'error', sidechain: false, worker: null });
+    const sideRows = r.rows.filter((x) => x.channel === 'prompt' && x.sidechain);
+    expect(sideRows).toHaveLength(2);
+    expect(sideRows.every((x) => x.offer === null && x.silence === 'worker-sidechain')).toBe(true);
+    // Control: the same file's records all flagged sidechain is a sidechain session, silent.
+    const s2 = dir();
+    writeLines(join(s2, '-work-app', `${MAIN_ID}.jsonl`), sessionLines({ sessionId: MAIN_ID, sidechain: true, agentId: SUB_AGENT }));
+    expect((await replay(s2)).summary).toMatchObject({ main_sessions: 0, sidechain_sessions: 1, would_fire: 0, sidechain_offers: 0 });
+  });
+
   it('a claude -p recording (entrypoint sdk-cli) stays silent under the default worker rule; control: let through as a CI run, it is offered', async () => {
     const asHeadless = (lines: string[]) => lines.map((l) => JSON.stringify({ ...(JSON.parse(l) as object), entrypoint: 'sdk-cli' }));
     const d = dir();
