@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
@@ -22,11 +22,41 @@ import { exchangesFromFile } from '../../transcript/exchanges.js';
 const BIN = join(repoRoot, 'bin', 'active-brain.js');
 let tmp: string;
 let env: NodeJS.ProcessEnv;
+/** The fixture tree with the first rollout's fix made without editing code: its apply_patch of
+ *  src/cart/discount.ts becomes `npm install decimal.js` (exec_command). A test failure is about
+ *  the code being written: an edit of code is no fix of it (rules small-change and
+ *  code-being-written), an install is. */
+let installTree: string;
+
+function writeInstallTree(root: string): void {
+  const lines = readFileSync(ROLLOUT_1, 'utf8').split('\n').map((l) => {
+    if (l.includes('"type":"custom_tool_call","status"')) {
+      const r = JSON.parse(l);
+      r.payload = { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm install decimal.js', workdir: '/home/dev/shop-api' }), call_id: r.payload.call_id };
+      return JSON.stringify(r);
+    }
+    if (l.includes('"type":"custom_tool_call_output"')) {
+      const r = JSON.parse(l);
+      r.payload = { type: 'function_call_output', call_id: r.payload.call_id, output: 'Chunk ID: 1a2b3c\nWall time: 3.1 seconds\nProcess exited with code 0\nOriginal token count: 12\nOutput:\nadded 1 package in 3s\n' };
+      return JSON.stringify(r);
+    }
+    return l;
+  });
+  expect(lines.join('\n')).toContain('npm install decimal.js');
+  const one = join(root, '2026', '11', '30');
+  const two = join(root, '2026', '12', '01');
+  mkdirSync(one, { recursive: true });
+  mkdirSync(two, { recursive: true });
+  writeFileSync(join(one, ROLLOUT_1.split('/').pop()!), lines.join('\n'));
+  copyFileSync(ROLLOUT_2, join(two, ROLLOUT_2.split('/').pop()!));
+}
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'ab-codex-replay-'));
   env = { ...process.env, ACTIVE_BRAIN_HOME: join(tmp, 'home'), ACTIVE_BRAIN_MODEL_PATH: offlineModelPath(), ACTIVE_BRAIN_STORE: join(tmp, 'home', 'store.sqlite') };
   delete env.ACTIVE_BRAIN_MODEL;
+  installTree = join(tmp, 'install-tree');
+  writeInstallTree(installTree);
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -66,11 +96,14 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
     expect(JSON.parse(s.stdout).hits[0].handle).toContain(S1);
   });
 
-  it('eval pastfix: the tree is one project per cwd; the error of the first rollout is recalled in the second', () => {
+  it('eval pastfix: the tree is one project per cwd; the error of the first rollout, fixed by an install, is recalled in the second (control: fixed by editing the code, it is not — rules small-change, code-being-written)', () => {
     expect(findProjects(CODEX_FIXTURES)).toEqual([{ name: '-home-dev-shop-api', sessions: [ROLLOUT_1, expect.stringContaining(S2)] }]);
-    const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
+    const r = cli(['eval', 'pastfix', installTree, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, recalled: 1, offers: 1, correct_offers: 1, first_seen_offers: 0 });
+    const edited = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, offers: 0, first_seen_offers: 0 });
   });
 
   it('eval pastfix --gold: a judged recurrence shown at the failure is a hit; a gold naming a call that does not exist, or another project, is exit 2 naming it', () => {
@@ -80,13 +113,13 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
       writeFileSync(f, JSON.stringify({ project, items: [{ id: 'g1', session: name(ROLLOUT_2), tool_use_id: 'call_St90Uv12Wx34', step: 0, hookable: true, verdict: 'recurrence', sources: [{ session: name(ROLLOUT_1) }], ...over }] }));
       return f;
     };
-    const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold(), '--json']);
+    const r = cli(['eval', 'pastfix', installTree, '--gold', gold(), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const g = JSON.parse(r.stdout).gold;
     expect(g).toMatchObject({ project: '-home-dev-shop-api', hookable_recurrences: 1, hits: 1, recall_at_failure: 1, right_offers: 1, precision: 1, unjudged_offers: 0 });
     expect(g.events).toEqual([expect.objectContaining({ item: 'g1', outcome: 'hit', tool_use_id: 'call_St90Uv12Wx34' })]);
     // Control: the same offer judged `different` is a wrong offer.
-    expect(JSON.parse(cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ verdict: 'different' }), '--json']).stdout).gold).toMatchObject({ wrong_offers: 1, precision: 0 });
+    expect(JSON.parse(cli(['eval', 'pastfix', installTree, '--gold', gold({ verdict: 'different' }), '--json']).stdout).gold).toMatchObject({ wrong_offers: 1, precision: 0 });
     const missing = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ tool_use_id: 'call_nope' })]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('gold item g1 names step 0 (tool_use_id call_nope)');
