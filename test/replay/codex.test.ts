@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
-import { CODEX_FIXTURES, ROLLOUT_1, ROLLOUT_2, S1, S2 } from '../helpers/codex.js';
+import { CODEX_FIXTURES, ROLLOUT_1, ROLLOUT_2, S1, S2, rolloutFixedByInstall } from '../helpers/codex.js';
 import { readTimedExchanges } from '../../eval/replay-read.js';
 import { findProjects } from '../../eval/pastfix.js';
 import { exchangesFromFile } from '../../transcript/exchanges.js';
@@ -22,32 +22,17 @@ import { exchangesFromFile } from '../../transcript/exchanges.js';
 const BIN = join(repoRoot, 'bin', 'active-brain.js');
 let tmp: string;
 let env: NodeJS.ProcessEnv;
-/** The fixture tree with the first rollout's fix made without editing code: its apply_patch of
- *  src/cart/discount.ts becomes `npm install decimal.js` (exec_command). A test failure is about
- *  the code being written: an edit of code is no fix of it (rules small-change and
- *  code-being-written), an install is. */
+/** The fixture tree with the first rollout fixed by an install instead of a code edit
+ *  (test/helpers/codex.ts rolloutFixedByInstall). */
 let installTree: string;
 
 function writeInstallTree(root: string): void {
-  const lines = readFileSync(ROLLOUT_1, 'utf8').split('\n').map((l) => {
-    if (l.includes('"type":"custom_tool_call","status"')) {
-      const r = JSON.parse(l);
-      r.payload = { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm install decimal.js', workdir: '/home/dev/shop-api' }), call_id: r.payload.call_id };
-      return JSON.stringify(r);
-    }
-    if (l.includes('"type":"custom_tool_call_output"')) {
-      const r = JSON.parse(l);
-      r.payload = { type: 'function_call_output', call_id: r.payload.call_id, output: 'Chunk ID: 1a2b3c\nWall time: 3.1 seconds\nProcess exited with code 0\nOriginal token count: 12\nOutput:\nadded 1 package in 3s\n' };
-      return JSON.stringify(r);
-    }
-    return l;
-  });
-  expect(lines.join('\n')).toContain('npm install decimal.js');
+  const text = rolloutFixedByInstall(readFileSync(ROLLOUT_1, 'utf8'));
   const one = join(root, '2026', '11', '30');
   const two = join(root, '2026', '12', '01');
   mkdirSync(one, { recursive: true });
   mkdirSync(two, { recursive: true });
-  writeFileSync(join(one, ROLLOUT_1.split('/').pop()!), lines.join('\n'));
+  writeFileSync(join(one, ROLLOUT_1.split('/').pop()!), text);
   copyFileSync(ROLLOUT_2, join(two, ROLLOUT_2.split('/').pop()!));
 }
 
