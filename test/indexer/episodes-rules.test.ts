@@ -114,7 +114,8 @@ describe('diagnostic-not-fix with the generic guessed path (found failing: a pro
 
 describe('absolute paths in a fix', () => {
   it('`cd ../..` in a fix from /home/u/proj/src shows `cd /home/u`; a relative cd, git -C and a cd after a cd resolve (control: ~, absolute, no cwd, Windows and MSYS cwds stay)', () => {
-    const bash = (cmd: string, cwd: string | null) => fixStepText({ name: 'Bash', summary: `Bash: ${cmd}`, cwd });
+    // Resolved from where the call started (callCwd): the cwd after it already holds a `cd` that worked.
+    const bash = (cmd: string, cwd: string | null) => fixStepText({ name: 'Bash', summary: `Bash: ${cmd}`, cwd, callCwd: cwd });
     expect(bash('cd ../.. && make', '/home/u/proj/src')).toBe('cd /home/u && make');
     // A one-letter first segment reads as an MSYS drive (`/c/Users/…`): not resolved.
     expect(bash('cd ../.. && make', '/a/b/c')).toBe('cd ../.. && make');
@@ -126,6 +127,8 @@ describe('absolute paths in a fix', () => {
     expect(bash('cd /srv/app && make', '/home/u')).toBe('cd /srv/app && make');
     expect(bash('cd api && make', null)).toBe('cd api && make');
     expect(bash('cd api && make', 'C:\\Users\\u')).toBe('cd api && make');
+    expect(fixStepText({ name: 'Bash', summary: 'Bash: cd api && make', cwd: '/home/u/proj/api' })).toBe('cd api && make'); // no start cwd: as written
+    expect(bash('cd "my dir" && make', '/home/u')).toBe('cd "/home/u/my dir" && make'); // a quoted target keeps its quotes
   });
 
   it('in an episode: the fix `cd ..` from /home/u/app/src shows the folder it reached', () => {
@@ -143,7 +146,7 @@ describe('absolute paths in a fix', () => {
       expect(typeof fixStepText({ name: 'Bash', summary: `Bash: cd ${cmd}`, cwd: c, callCwd: c })).toBe('string');
     }));
     fc.assert(fc.property(abs, cwd, cwd, fc.constantFrom('make', 'npm test', 'git status'), (dir, c1, c2, rest) => {
-      const t = (c: string | null) => fixStepText({ name: 'Bash', summary: `Bash: cd ${dir} && ${rest}`, cwd: c });
+      const t = (c: string | null) => fixStepText({ name: 'Bash', summary: `Bash: cd ${dir} && ${rest}`, cwd: c, callCwd: c });
       expect(t(c1)).toBe(`cd ${dir} && ${rest}`);
       expect(t(c1)).toBe(t(c2));
     }));

@@ -41,7 +41,8 @@ describe('episodes', () => {
   });
 
   it('a success whose acting part lies past the summary cut still ends the episode (the whole command is read); control: without it, unresolved', () => {
-    const copy = `mkdir -p /home/user/work/app/docs/stories && cp "/home/user/work/docs/stories/story-us-001-define-the-hard-caps.txt" /home/user/work/app/docs/stories/`;
+    // One added action (a fix is a small change: rule small-change), with the commit past the cut.
+    const copy = `cp "/home/user/work/docs/stories/story-us-001-define-the-hard-caps-for-every-tenant-and-plan-in-the-billing-service.txt" /home/user/work/app/docs/stories/`;
     const whole = `${copy} && git add docs/stories && git commit -m "docs: story"`;
     const cut = (cmd: string) => `Bash: ${cmd}`.slice(0, 160);
     const failing = () => step('Bash: cd /home/user/work && git add docs/stories/story.txt && git commit -m "docs"', 'Exit code 128\nfatal: not a git repository (or any of the parent directories): .git', true, '', '/home/user/work/app');
@@ -49,9 +50,10 @@ describe('episodes', () => {
     const resolved = episodesOf([failing(), withCommand]);
     expect(resolved[0]).toMatchObject({ outcome: 'succeeded', resolved: true });
     // Paths in a fix are absolute (a relative one only worked from that session's cwd).
-    expect(resolved[0].fix).toMatch(/^in \/home\/user\/work\/app: mkdir -p \/home\/user\/work\/app\/docs\/stories && cp /);
+    expect(resolved[0].fix).toMatch(/^in \/home\/user\/work\/app: cp \/home\/user\/work\/docs\/stories\//);
+    expect(cut(whole)).not.toContain('git add');
     const control = episodesOf([failing(), step(cut(whole), '[main e685724] docs: story', false, '', '/home/user/work/app')]);
-    expect(control[0]).toMatchObject({ outcome: 'unresolved', fix: '' });
+    expect(control[0], JSON.stringify(control[0])).toMatchObject({ outcome: 'unresolved', fix: '' });
   });
 
   it('a failure that cd-ed away from where the work is: the success where it is says where (absolute); when it then failed otherwise it is no fix (rule intent-succeeded); control: no move, no place', () => {

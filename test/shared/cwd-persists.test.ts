@@ -10,18 +10,23 @@ import { cwdPersistsAdvice, MAX_CWD_CHARS, withAdvice } from '../../shared/cwd-p
 
 describe('cwdPersistsAdvice', () => {
   it('`cd proj && …` inside /home/u/proj: drop the cd; `cd proj/src`: cd src; a path `proj/x`: drop the prefix', () => {
-    expect(cwdPersistsAdvice('/home/u/proj', 'cd proj && npm test')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): drop the "cd proj"');
-    expect(cwdPersistsAdvice('/home/u/proj', 'cd ./proj/ && npm test')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): drop the "cd proj"');
-    expect(cwdPersistsAdvice('/home/u/proj', 'cd proj/src && ls')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): cd src, not cd proj/src');
-    expect(cwdPersistsAdvice('/home/u/proj', 'git add proj/x.ts')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): paths start inside it — drop the "proj/" prefix');
+    expect(cwdPersistsAdvice('/home/u/proj', 'cd proj && npm test', 'cd')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): drop the "cd proj"');
+    expect(cwdPersistsAdvice('/home/u/proj', 'cd ./proj/ && npm test', 'cd')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): drop the "cd proj"');
+    expect(cwdPersistsAdvice('/home/u/proj', 'cd proj/src && ls', 'cd')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): cd src, not cd proj/src');
+    expect(cwdPersistsAdvice('/home/u/proj', 'git add proj/x.ts', null)).toBe('the shell is already in /home/u/proj (its cwd persists between calls): paths start inside it — drop the "proj/" prefix');
+  });
+
+  it('control: a `cd proj` that did not fail gets the prefix advice, not "drop the cd"; a `git -C` folder (the shell is not there) gets none', () => {
+    expect(cwdPersistsAdvice('/home/u/proj', 'cd proj && cat proj/x', 'cat')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): paths start inside it — drop the "proj/" prefix');
+    expect(cwdPersistsAdvice('/home/u/proj', 'git -C /home/u/proj add proj/x.ts', null)).toBeNull();
   });
 
   it('control: no cwd, or a cwd with no usable name, says nothing; a long cwd is cut at the front', () => {
-    expect(cwdPersistsAdvice(null, 'cd proj && npm test')).toBeNull();
-    expect(cwdPersistsAdvice('', 'cd proj && npm test')).toBeNull();
-    expect(cwdPersistsAdvice('/', 'cd proj')).toBeNull();
+    expect(cwdPersistsAdvice(null, 'cd proj && npm test', 'cd')).toBeNull();
+    expect(cwdPersistsAdvice('', 'cd proj && npm test', 'cd')).toBeNull();
+    expect(cwdPersistsAdvice('/', 'cd proj', 'cd')).toBeNull();
     const long = `/home/u/${'deep/'.repeat(30)}proj`;
-    const a = cwdPersistsAdvice(long, 'cd proj && make')!;
+    const a = cwdPersistsAdvice(long, 'cd proj && make', 'cd')!;
     expect(a).toMatch(/^the shell is already in …[^ ]*\/proj \(/);
     expect(a.split(' (')[0].length).toBeLessThanOrEqual('the shell is already in '.length + MAX_CWD_CHARS);
   });
@@ -29,8 +34,8 @@ describe('cwdPersistsAdvice', () => {
   it('property: never throws; null without a cwd; when it speaks it names the end of the cwd', () => {
     const seg = fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/);
     const cwd = fc.oneof(fc.string(), fc.array(seg, { minLength: 1, maxLength: 6 }).map((s) => `/${s.join('/')}`));
-    fc.assert(fc.property(fc.option(cwd, { nil: null }), fc.string(), (c, cmd) => {
-      const a = cwdPersistsAdvice(c, cmd);
+    fc.assert(fc.property(fc.option(cwd, { nil: null }), fc.string(), fc.option(fc.constantFrom('cd', 'ls', 'git', 'cat'), { nil: null }), (c, cmd, program) => {
+      const a = cwdPersistsAdvice(c, cmd, program);
       if (!c) expect(a).toBeNull();
       if (a !== null) {
         expect(a.startsWith('the shell is already in ')).toBe(true);

@@ -37,7 +37,7 @@ function fix(over: Partial<FixOffer> = {}, o: Partial<Offer> = {}): FixOffer {
 function input(fixes: FixOffer[] = [fix()], over: Partial<FixChoiceInput> = {}): FixChoiceInput {
   const sig = over.signal ?? signal();
   const file: FixFile = { version: 1, sig: sig.sig, storeStamp: 's', createdAt: 0, fixes };
-  return { file, signal: sig, sessionId: SID, cwd: CWD, lineage: [], recent: '', seen: () => false, ...over };
+  return { file, key: sig.sig, signal: sig, sessionId: SID, cwd: CWD, lineage: [], recent: '', seen: () => false, ...over };
 }
 const silence = (i: FixChoiceInput) => {
   const r = chooseFix(i);
@@ -100,6 +100,8 @@ describe('chooseFix: each silence with its control', () => {
     expect(lsSignal.program).toBe('ls');
     const built = fix({ tool: 'Bash', actions: ['npm run build'] });
     expect(shown(input([built], { signal: lsSignal }))).not.toBeNull();
+    // Read under a line key, the program named in the signature is not what the file was met at: held (control).
+    expect(silence(input([built], { signal: lsSignal, key: lsSignal.lineKeys[0] }))).toBe('other-program');
     expect(shown(input([fix({ actions: ['npm run build'] })], { signal: signal(NO_UPSTREAM, 'git push') }))).not.toBeNull();
     expect(silence(input([built], { signal: signal(NO_UPSTREAM, 'git push') }))).toBe('other-program');
   });
@@ -130,6 +132,16 @@ describe('chooseFix: cwd-persists (the shell is already in the folder)', () => {
     const s = signal("Exit code 128\nfatal: pathspec 'proj/src/x.ts' did not match any files", 'git add proj/src/x.ts', IN);
     const o = shown(input([fix()], { signal: s, cwd: IN }));
     expect(o!.reason).toMatch(/^the shell is already in \/home\/u\/proj \(its cwd persists between calls\): paths start inside it — drop the "proj\/" prefix — same /);
+  });
+
+  it('the advice holds whatever the fix\'s own text was (its place, files, program are not asked); own session and scope still silence', () => {
+    const s = signal(CD_MISSING('proj'), 'cd proj && npm test', IN);
+    const odd = fix({ where: 'api-gateway', edits: ['x.ex'], tool: 'Glob', actions: ['npm run build'] });
+    expect(shown(input([odd], { signal: s, cwd: IN }))!.reason).toMatch(/^the shell is already in \/home\/u\/proj .*: drop the "cd proj" — same /);
+    expect(silence(input([fix({ sourceSession: SID })], { signal: s, cwd: IN }))).toBe('own-session');
+    expect(silence(input([fix({ scope: 'project:/home/u/other/**' })], { signal: s, cwd: IN }))).toBe('out-of-scope');
+    // Control: without the advice, the same fix is held to its place.
+    expect(silence(input([odd]))).toBe('elsewhere');
   });
 
   it('control: a `cd other` into a folder that is missing gets the earlier fix text', () => {

@@ -18,9 +18,10 @@ describe('no-state-change: steps that create or remove state', () => {
     }
   });
 
-  it('`dotnet new console` creates a project like `cargo new app` (found failing: STATE_STEP_RE reads `dotnet new` and then wants another `init|new`)', () => {
+  it('`dotnet new console` creates a project like `cargo new app`; so does `npx create-next-app`', () => {
     expect(isDestructive('cargo new app')).toBe(true);
     expect(isDestructive('dotnet new console')).toBe(true);
+    expect(isDestructive('npx create-next-app@latest web')).toBe(true);
   });
 
   it('control: making a folder to copy into, installs, builds, a word "rm" inside another are not', () => {
@@ -53,8 +54,12 @@ describe('code-being-written: codeError', () => {
     }
   });
 
-  it('a test runner\'s or linter\'s summary counts: jest `Tests: 2 failed`, mocha `2 failing`, eslint `✖ 3 problems (` (found failing: `\\b<n>` in TEST_FAIL_RE and LINT_RE never matches after a blank or at the start — `<` is no word character)', () => {
-    for (const t of ['Tests: 2 failed, 10 passed, 12 total', '  2 failing', '✖ 3 problems (3 errors, 0 warnings)']) {
+  it('eslint\'s summary `✖ 3 problems (` counts as a linter\'s complaint', () => {
+    expect(codeError(keyLines('✖ 3 problems (3 errors, 0 warnings)'))).toBe(true);
+  });
+
+  it('a test runner\'s summary counts: jest `Tests: 2 failed`, mocha `2 failing` (found failing: `\\b<n>` in TEST_FAIL_RE never matches after a blank or at the start — `<` is no word character)', () => {
+    for (const t of ['Tests: 2 failed, 10 passed, 12 total', '  2 failing']) {
       expect(codeError(keyLines(t)), t).toBe(true);
     }
   });

@@ -136,9 +136,11 @@ const STOPWORDS = new Set(
  *  use, as the script-wide class costs every process that parses it (shared/regexp.ts). */
 const letterPairRe = lazyRegExp('\\p{L}{2}', 'u');
 
-/** A module specifier: a bare or scoped package name, or an alias path (`@/x`, `~/x` of a
- *  bundler), with no drive, leading slash or dot, no blank; at most 100 characters. */
-const MODULE_NAME_RE = /^(?:@[\w.-]*\/)?[\w][\w.-]*(?:\/[\w.@-]+)*$/;
+/** A module specifier: a bare package name (`ethers`), or a scoped one or a bundler alias path
+ *  (`@scope/pkg`, `@/components/ui/form`); a name that starts with a letter, no drive, no
+ *  leading slash or dot, no blank; at most 100 characters. A path without `@` (`src/a.ts`) is a
+ *  path, and is masked. */
+const MODULE_NAME_RE = /^(?:@[\w.-]*\/[\w.@-]+(?:\/[\w.@-]+)*|[A-Za-z][\w.-]*)$/;
 
 /** A quoted span kept as it is (a compile error's names): its paths and numbers still become
  *  placeholders, and a span that is mostly a path is one. */
