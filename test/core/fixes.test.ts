@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildFixFiles, exactFixes, fixConfidence, fixKey, fixReason, MAX_FIXES_PER_SIG, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
+import { buildFixFiles, FixIndex, exactFixes, fixConfidence, fixKey, fixReason, MAX_FIXES_PER_SIG, MAX_SESSIONS_PER_GROUP, EXACT_RESOLVED, LINE_RESOLVED, CONTRADICTION, DISAGREEMENT, NEAR_MIN_OVERLAP, UNRESOLVED } from '../../core/fixes.js';
 import { errorKeys } from '../../shared/error-keys.js';
-import { DESTRUCTIVE_STEP_RE } from '../../shared/destructive.js';
+import { errorSignature } from '../../shared/error-signature.js';
+import { DESTRUCTIVE_STEP_RE, STATE_STEP_RE } from '../../shared/destructive.js';
 import type { EpisodeRecord } from '../../store/types.js';
 
 const SIG = '00563818672bd1';
@@ -67,12 +68,16 @@ describe('Past fix offers from episodes', () => {
 
   it('consensus: the fix most sessions agree on comes first; sessions that met the error again and again without fixing it, or fixed it another way, lower the confidence', () => {
     const a = (i: number, fix: string, at: number) => ep({ chunkId: i, sessionId: `s${i}`, fix, at });
-    const files = buildFixFiles([a(1, 'cd api && git add -A', 1), a(2, 'cd api && git status', 2), a(3, 'git init', 3)], 's', 0);
+    const files = buildFixFiles([a(1, 'cd api && git add -A', 1), a(2, 'cd api && git status', 2), a(3, 'git config --global safe.directory <path>', 3)], 's', 0);
     const f = files.get(SIG)!.fixes;
     expect(fixKey(f[0].offer.reason.replace(/^fixed by /, '').split(' — ')[0])).toBe('dir api');
     expect(f[0].offer.confidence).toBeCloseTo(EXACT_RESOLVED + 0.04 - DISAGREEMENT, 4); // 2 agree, 1 disagrees
     expect(f[1].offer.confidence).toBe(f[0].offer.confidence); // the same fix, from its other session
     expect(f[2].offer.confidence).toBeCloseTo(EXACT_RESOLVED - 2 * DISAGREEMENT, 4);
+    // A `git init` fix is none (rule no-state-change): it neither shows nor counts against the others.
+    const withInit = buildFixFiles([a(1, 'cd api && git add -A', 1), a(2, 'cd api && git status', 2), a(3, 'git init', 3)], 's', 0).get(SIG)!.fixes;
+    expect(withInit.map((x) => x.offer.confidence)).toEqual([EXACT_RESOLVED + 0.04, EXACT_RESOLVED + 0.04]);
+    expect(withInit.some((x) => x.offer.reason.includes('git init'))).toBe(false);
     // Many sessions, each its own way: under the gate.
     const scattered = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => a(i, `tool${i} --fix`, i));
     expect(buildFixFiles(scattered, 's', 0).get(SIG)!.fixes[0].offer.confidence).toBeLessThan(0.7);
@@ -98,9 +103,9 @@ describe('Past fix offers from episodes', () => {
     const f = buildFixFiles([a(1, 'cd api && git add -A'), a(2, 'in portal: git add -A')], 's', 0).get(SIG)!.fixes;
     expect(f.map((x) => x.where).sort()).toEqual(['api', 'portal']);
     expect(f.every((x) => x.offer.confidence === EXACT_RESOLVED)).toBe(true);
-    const control = buildFixFiles([a(1, 'cd api && git add -A'), a(2, 'git init')], 's', 0).get(SIG)!.fixes;
+    const control = buildFixFiles([a(1, 'cd api && git add -A'), a(2, 'git config --global safe.directory <path>')], 's', 0).get(SIG)!.fixes;
     expect(control.map((x) => x.offer.confidence)).toEqual([EXACT_RESOLVED - DISAGREEMENT, EXACT_RESOLVED - DISAGREEMENT]);
-    expect(control.find((x) => x.offer.reason.includes('git init'))!.where).toBeUndefined();
+    expect(control.find((x) => x.offer.reason.includes('safe.directory'))!.where).toBeUndefined();
     // Only up, or nowhere named: no place.
     expect(buildFixFiles([a(1, 'cd .. && git add -A')], 's', 0).get(SIG)!.fixes[0].where).toBeUndefined();
   });
@@ -119,6 +124,39 @@ describe('Past fix offers from episodes', () => {
     expect(f({ tool: 'Edit', action: 'Edit: /home/me/a.ts' }).actions).toBeUndefined();
   });
 
+  it('a fix records the tool whose call failed (rule same-program); a note records none (control)', () => {
+    const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
+    expect(f({}).tool).toBe('Bash');
+    expect(f({ tool: 'Glob', action: 'Glob: src/**/*.ts' }).tool).toBe('Glob');
+    expect(f({ source: 'note', handle: 'notes/git.md#2' }).tool).toBeUndefined();
+    expect(f({ tool: 'x'.repeat(65) }).tool).toBeUndefined(); // longer than a tool name: not recorded
+  });
+
+  it('code-being-written: a compile error fixed by an edit gets no fixes file; the same complaint fixed without an edit gets one under its exact key only (control: another error also gets its line key)', () => {
+    const text = "Failed to compile.\n./src/app/page.tsx:3:1\nType error: Cannot find module '@tanstack/react-query' or its corresponding type declarations.";
+    const s = errorSignature(text)!;
+    const keys = errorKeys(s.head)!;
+    expect(keys.lineKeys.filter((k) => k !== keys.sig).length).toBeGreaterThan(0);
+    const code = (fix: string) => ep({ sig: s.sig, head: s.head, words: s.words, action: 'Bash: npm run build', fix });
+    expect(buildFixFiles([code('Edit /home/u/app/src/app/page.tsx; then npm run build succeeded')], 's', 0).size).toBe(0);
+    const installed = buildFixFiles([code('npm install @tanstack/react-query; then npm run build succeeded')], 's', 0);
+    expect([...installed.keys()]).toEqual([s.sig]);
+    // Control: an error not in the code being written gets its line keys' files as well.
+    const other = buildFixFiles([ep()], 's', 0);
+    expect([...other.keys()].sort()).toEqual([SIG, ...errorKeys(ep().head)!.lineKeys].sort());
+  });
+
+  it('FixIndex gives the files buildFixFiles writes, one key at a time; asOf keeps only the episodes met by then', () => {
+    const eps = [ep({ chunkId: 1, sessionId: 's1', at: 100 }), ep({ chunkId: 2, sessionId: 's2', at: 200, fix: 'git push -u origin <branch>' })];
+    const built = buildFixFiles(eps, 'stamp', 0);
+    const index = new FixIndex(eps, 'stamp');
+    for (const [key, file] of built) expect(index.file(key)).toEqual(file);
+    expect(index.file('ffffffffffffff')).toBeUndefined();
+    expect(index.file(SIG, 150)!.fixes.map((f) => f.offer.chunkId)).toEqual([1]);
+    expect(index.file(SIG, 50)).toBeUndefined();
+    expect(index.file(SIG, 200)!.fixes.length).toBe(2); // control: both met by then
+  });
+
   it('a fix that staged named files on the way to another action is about those files; a retried `git add` is not (control)', () => {
     const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
     expect(f({ action: 'Bash: git push origin main', fix: 'git add webui/index.html webui/index.js; git commit -m "<message>"; git pull origin <branch> --no-rebase' }).edits).toEqual(['index.html', 'index.js']);
@@ -132,12 +170,16 @@ describe('Past fix offers from episodes', () => {
     expect(f.filter((x) => x.where === 'api').length).toBe(MAX_SESSIONS_PER_GROUP);
   });
 
-  it('a destructive fix (force push, hard reset, aborted rebase, skipped hooks) is never offered (control: the same error fixed safely is)', () => {
+  it('a destructive or state-making fix (force push, hard reset, aborted rebase, skipped hooks; rm, git init, npm init, --force: rule no-state-change) is never offered (control: the same error fixed safely is)', () => {
     for (const fix of ['git checkout <branch>; then git push --force origin <branch>:main', 'git reset --hard <hash>', 'git rebase --abort', 'git commit --no-verify -m <message>', 'git push origin +main', 'git checkout -- src/a.ts']) {
       expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBe(0);
       expect(DESTRUCTIVE_STEP_RE.test(fix)).toBe(true);
     }
-    for (const fix of ['git pull --rebase && git push', 'git push --set-upstream origin <branch>', 'rm -rf node_modules && npm install', 'git checkout -b <branch>']) {
+    for (const fix of ['rm -rf node_modules && npm install', 'git init', 'in /home/u/app: git init && git add -A', 'npm init -y', 'npm install --force', 'cargo new app', 'git rm --cached x.env', 'git stash drop']) {
+      expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBe(0);
+      expect(STATE_STEP_RE.test(fix), fix).toBe(true);
+    }
+    for (const fix of ['git pull --rebase && git push', 'git push --set-upstream origin <branch>', 'npm install', 'git checkout -b <branch>', 'mkdir -p /home/u/app/docs && cp /home/u/docs/a.txt /home/u/app/docs/', 'npm run format']) {
       expect(buildFixFiles([ep({ fix })], 's', 0).size, fix).toBeGreaterThan(0);
     }
   });

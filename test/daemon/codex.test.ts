@@ -10,14 +10,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { repoRoot } from '../helpers/model.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { codexErrorText, readCodexToolOutput } from '../../shared/codex-output.js';
 import { cli, decisions, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
-import { ROLLOUT_1, S1 } from '../helpers/codex.js';
+import { ROLLOUT_1, S1, rolloutFixedByInstall } from '../helpers/codex.js';
 
 const HOOK = join(repoRoot, 'bin', 'active-brain-hook.cjs');
 const CWD = '/home/dev/shop-api';
@@ -73,7 +73,8 @@ function indexCodexHistory(env: Env): void {
   const hist = join(env.home, '..', 'codex-history');
   const day = join(hist, '2026', '11', '30');
   mkdirSync(day, { recursive: true });
-  cpSync(ROLLOUT_1, join(day, ROLLOUT_1.split('/').pop()!));
+  // Fixed by an install, not a code edit: a test failure's code edit is no fix (rule small-change).
+  writeFileSync(join(day, ROLLOUT_1.split('/').pop()!), rolloutFixedByInstall(readFileSync(ROLLOUT_1, 'utf8')));
   const r = cli(env, ['index', 'add', hist, '--region', 'sessions', '--kind', 'transcripts', '--json']);
   expect(r.code, r.stderr).toBe(0);
 }
@@ -93,7 +94,7 @@ describe('Codex CLI: indexer, daemon and hook (real processes)', () => {
     const fix = await waitFor(() => existsSync(fixFile) && (JSON.parse(readFileSync(fixFile, 'utf8')) as { fixes: Array<{ sourceSession: string; offer: { type: string; reason: string } }> }), 20_000, 'fixes file from the indexed rollout');
     expect(fix.fixes[0].sourceSession).toBe(S1);
     expect(fix.fixes[0].offer.type).toBe('past-fix');
-    expect(fix.fixes[0].offer.reason).toMatch(/fixed by .*apply_patch/);
+    expect(fix.fixes[0].offer.reason).toMatch(/fixed by npm install decimal\.js/);
 
     // The daemon tails the Codex root: the failing output of a new rollout is decided at once.
     const r = newRollout(codexRoot);
@@ -107,7 +108,7 @@ describe('Codex CLI: indexer, daemon and hook (real processes)', () => {
     await new Promise((res) => setTimeout(res, 300));
     appendFileSync(other.path, line('response_item', { type: 'function_call_output', call_id: other.callId, output: execOutput(2, "make: *** No rule to make target 'lint'.  Stop.\n") }) + '\n');
     await waitFor(() => decisions(e).some((x) => x.channel === 'tool' && x.sessionId === other.id), 20_000, 'the control decision');
-    expect(decisions(e).find((x) => x.channel === 'tool' && x.sessionId === other.id)).toMatchObject({ would_fire: false, silence: 'first-seen-error' });
+    expect(decisions(e).find((x) => x.channel === 'tool' && x.sessionId === other.id)).toMatchObject({ would_fire: false, silence: 'no-fix' });
 
     // The hook on Codex's PostToolUse payload: soak first (logged, nothing printed).
     const s1 = randomUUID();

@@ -62,7 +62,7 @@ describe('daemon: tool channel (real process)', () => {
     for (const r of tool()) expect(validate(toolSchema, r), JSON.stringify(r)).toEqual([]);
     expect(first).toMatchObject({ step: 1, tool_use_id: 'toolu_n1', trigger: 'error', sig, match: 'exact', would_fire: true, silence: null });
     expect((first.offer as { type: string }).type).toBe('past-fix');
-    expect(second).toMatchObject({ step: 2, trigger: 'error', would_fire: false, silence: 'first-seen-error' });
+    expect(second).toMatchObject({ step: 2, trigger: 'error', would_fire: false, silence: 'no-fix' });
     // The session's tool cache holds the last error's decision (silence replaces the offer).
     const cache = readJson<{ step: number; sig: string; offer: unknown }>(join(e.home, 'cache', `${s.id}.tool.json`));
     expect(cache).toMatchObject({ step: 2, offer: null });

@@ -175,6 +175,8 @@ const CASES: Array<[reason: string, what: string, base: Base, mutate: (i: In) =>
   ['elsewhere', 'the fix only edited a file this error does not name', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ edits: ['otel_trace_helpers.ex'] })]); }],
   ['elsewhere', 'a place, and no transcript to show where the session works', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
   ['elsewhere', 'a place where the session works, at a call aimed at a folder beside its cwd (`git -C /home/u/proj/docs status` from api-gateway)', 'fix', (i) => { payload(i).cwd = '/home/u/proj/api-gateway'; payload(i).tool_input = { command: 'git -C /home/u/proj/docs status' }; i.rest.fixFiles[SIG] = fixFile([fix({ where: 'api-gateway' })]); }],
+  ['other-program', 'the fix was met at a failure of another program (`npm run build`; here `git push`)', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ tool: 'Bash', actions: ['npm run build'] })]); }],
+  ['other-program', 'the fix was met at a failure of another tool (Glob; here Bash)', 'fix', (i) => { i.rest.fixFiles[SIG] = fixFile([fix({ tool: 'Glob' })]); }],
   ['no-fix', 'first-seen error: no fixes file, no tool cache', 'cache', (i) => { i.rest.toolCache = undefined; }],
   ['cache-invalid', 'tool cache not JSON', 'cache', (i) => { i.rest.toolCache = 'invalid'; }],
   ['cache-invalid', 'tool cache without a step', 'cache', (i) => { i.rest.toolCache = { ...toolCache(), step: 'x' }; }],
@@ -313,6 +315,19 @@ describe('tool gates: each gate with its control', () => {
     all.rest.fixFiles[SIG] = two();
     all.rest.state = aState({ seenOfferIds: [`fix-${SIG}-1`], seenHandles: ['sessions/b#ep-2'] });
     expect(run(all).reason).toBe('repeat');
+  });
+
+  it('a fix met at the same program prints (`git push` at `git push -u`; another git action); one without a tool (a note) holds anywhere; an error naming its program skips the check (control: the other-program cases)', () => {
+    for (const f of [fix({ tool: 'Bash', actions: ['git push'] }), fix({ tool: 'Bash', actions: ['git commit -m'] }), fix({ actions: ['npm run build'] })]) {
+      const i = eligible();
+      i.rest.fixFiles[SIG] = fixFile([f]);
+      expect(run(i), JSON.stringify(f)).toMatchObject({ outcome: 'print', source: 'fixes' });
+    }
+    const named = eligible();
+    payload(named).error = "Exit code 2\nls: cannot access 'docs/a.json': No such file or directory";
+    const sig = errorSignature(payload(named).error as string)!.sig;
+    named.rest.fixFiles[sig] = fixFile([fix({ tool: 'Bash', actions: ['npm run build'] })], { sig });
+    expect(run(named)).toMatchObject({ outcome: 'print', source: 'fixes' });
   });
 
   it('control: without a fixes file, the session\'s tool cache prints', () => {

@@ -86,7 +86,7 @@ describe('active-brain replay (CLI)', () => {
     const offers = lines.filter((l) => /^aaaaaaaa P +4 +error +past-fix past-sessions\/proj-a\/2026-10-12\.jsonl#0 +0\.\d\d  would-fire$/.test(l));
     expect(offers).toHaveLength(1);
     // The tool error with no earlier fix: a silence that matters.
-    expect(lines.some((l) => /^aaaaaaaa T +4 +1 +error +silent: first-seen-error/.test(l))).toBe(true);
+    expect(lines.some((l) => /^aaaaaaaa T +4 +1 +error +silent: no-fix/.test(l))).toBe(true);
     // No line per quiet exchange (warm-up, no trigger, sidechain).
     expect(r.stdout).not.toContain('silent: warmup');
     expect(r.stdout).toMatch(/prompt channel: 12 exchanges \(6 in main sessions\) = 1 with an offer \+ 11 silent/);

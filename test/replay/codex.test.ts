@@ -10,11 +10,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
-import { CODEX_FIXTURES, ROLLOUT_1, ROLLOUT_2, S1, S2 } from '../helpers/codex.js';
+import { CODEX_FIXTURES, ROLLOUT_1, ROLLOUT_2, S1, S2, rolloutFixedByInstall } from '../helpers/codex.js';
 import { readTimedExchanges } from '../../eval/replay-read.js';
 import { findProjects } from '../../eval/pastfix.js';
 import { exchangesFromFile } from '../../transcript/exchanges.js';
@@ -22,11 +22,26 @@ import { exchangesFromFile } from '../../transcript/exchanges.js';
 const BIN = join(repoRoot, 'bin', 'active-brain.js');
 let tmp: string;
 let env: NodeJS.ProcessEnv;
+/** The fixture tree with the first rollout fixed by an install instead of a code edit
+ *  (test/helpers/codex.ts rolloutFixedByInstall). */
+let installTree: string;
+
+function writeInstallTree(root: string): void {
+  const text = rolloutFixedByInstall(readFileSync(ROLLOUT_1, 'utf8'));
+  const one = join(root, '2026', '11', '30');
+  const two = join(root, '2026', '12', '01');
+  mkdirSync(one, { recursive: true });
+  mkdirSync(two, { recursive: true });
+  writeFileSync(join(one, ROLLOUT_1.split('/').pop()!), text);
+  copyFileSync(ROLLOUT_2, join(two, ROLLOUT_2.split('/').pop()!));
+}
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'ab-codex-replay-'));
   env = { ...process.env, ACTIVE_BRAIN_HOME: join(tmp, 'home'), ACTIVE_BRAIN_MODEL_PATH: offlineModelPath(), ACTIVE_BRAIN_STORE: join(tmp, 'home', 'store.sqlite') };
   delete env.ACTIVE_BRAIN_MODEL;
+  installTree = join(tmp, 'install-tree');
+  writeInstallTree(installTree);
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -66,11 +81,14 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
     expect(JSON.parse(s.stdout).hits[0].handle).toContain(S1);
   });
 
-  it('eval pastfix: the tree is one project per cwd; the error of the first rollout is recalled in the second', () => {
+  it('eval pastfix: the tree is one project per cwd; the error of the first rollout, fixed by an install, is recalled in the second (control: fixed by editing the code, it is not — rules small-change, code-being-written)', () => {
     expect(findProjects(CODEX_FIXTURES)).toEqual([{ name: '-home-dev-shop-api', sessions: [ROLLOUT_1, expect.stringContaining(S2)] }]);
-    const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
+    const r = cli(['eval', 'pastfix', installTree, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, recalled: 1, offers: 1, correct_offers: 1, first_seen_offers: 0 });
+    const edited = cli(['eval', 'pastfix', CODEX_FIXTURES, '--json']);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ projects: 1, sessions: 2, errors: 2, recurrences: 1, offers: 0, first_seen_offers: 0 });
   });
 
   it('eval pastfix --gold: a judged recurrence shown at the failure is a hit; a gold naming a call that does not exist, or another project, is exit 2 naming it', () => {
@@ -80,13 +98,13 @@ describe('Codex rollouts in replay, index and eval pastfix', () => {
       writeFileSync(f, JSON.stringify({ project, items: [{ id: 'g1', session: name(ROLLOUT_2), tool_use_id: 'call_St90Uv12Wx34', step: 0, hookable: true, verdict: 'recurrence', sources: [{ session: name(ROLLOUT_1) }], ...over }] }));
       return f;
     };
-    const r = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold(), '--json']);
+    const r = cli(['eval', 'pastfix', installTree, '--gold', gold(), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const g = JSON.parse(r.stdout).gold;
     expect(g).toMatchObject({ project: '-home-dev-shop-api', hookable_recurrences: 1, hits: 1, recall_at_failure: 1, right_offers: 1, precision: 1, unjudged_offers: 0 });
     expect(g.events).toEqual([expect.objectContaining({ item: 'g1', outcome: 'hit', tool_use_id: 'call_St90Uv12Wx34' })]);
     // Control: the same offer judged `different` is a wrong offer.
-    expect(JSON.parse(cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ verdict: 'different' }), '--json']).stdout).gold).toMatchObject({ wrong_offers: 1, precision: 0 });
+    expect(JSON.parse(cli(['eval', 'pastfix', installTree, '--gold', gold({ verdict: 'different' }), '--json']).stdout).gold).toMatchObject({ wrong_offers: 1, precision: 0 });
     const missing = cli(['eval', 'pastfix', CODEX_FIXTURES, '--gold', gold({ tool_use_id: 'call_nope' })]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('gold item g1 names step 0 (tool_use_id call_nope)');

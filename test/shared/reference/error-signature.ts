@@ -2,7 +2,8 @@
 // (December 2026, the hook's third speed pass; its notes are in the git history of docs/HOOK.md), kept so that
 // test/shared/signature-reference.test.ts can show the rewritten functions give the same
 // results on random and real-shaped inputs. Not imported by product code. One later change is
-// applied to both: HASH_RE takes only a standalone hex run.
+// applied to both: HASH_RE takes only a standalone hex run. And one more: keptQuote keeps a
+// module specifier whole (MODULE_NAME_RE, rule code-being-written).
 /**
  * Error signatures: a tool error's text → a stable key that is the same when the same error
  * comes back with other paths, branches, numbers, hashes or quoted names, and differs between
@@ -135,9 +136,18 @@ const STOPWORDS = new Set(
  *  use, as the script-wide class costs every process that parses it (shared/regexp.ts). */
 const letterPairRe = lazyRegExp('\\p{L}{2}', 'u');
 
+/** A module specifier: a bare package name (`ethers`), or a scoped one or a bundler alias path
+ *  (`@scope/pkg`, `@/components/ui/form`); a name that starts with a letter, no drive, no
+ *  leading slash or dot, no blank; at most 100 characters. A path without `@` (`src/a.ts`) is a
+ *  path, and is masked. */
+const MODULE_NAME_RE = /^(?:@[\w.-]*\/[\w.@-]+(?:\/[\w.@-]+)*|[A-Za-z][\w.-]*)$/;
+
 /** A quoted span kept as it is (a compile error's names): its paths and numbers still become
  *  placeholders, and a span that is mostly a path is one. */
 function keptQuote(q: string): string {
+  // A module or package name (`'@scope/pkg'`, `'@/components/ui/form'`, `'lodash/fp'`) is a name,
+  // not a place: kept whole, so only the very same complaint matches (rule code-being-written).
+  if (q.length <= 102 && MODULE_NAME_RE.test(q.slice(1, -1))) return q;
   const inner = q.slice(1, -1).replace(PATH_RE, '<path>').replace(NUMBER_RE, '<n>');
   return /^<path>$/.test(inner.trim()) ? '<q>' : `${q[0]}${inner}${q[q.length - 1]}`;
 }
