@@ -471,7 +471,10 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
     // A generic error that only its whole text tells (a guessed absolute path, a rejection:
     // shared/error-class.ts) has no fix to offer: the store keeps its head lines only, from
     // which core/fixes.ts could not tell it apart from the same words about another path.
-    const genericByText = genericKind(text, sig.lines) !== null && genericKind('', sig.lines) === null;
+    // (The failure the fix followed: a later attempt under the same signature may be told
+    // otherwise by its whole text — a relative path after a guessed absolute one.)
+    const lastText = stepErrorText(w.lastFailed);
+    const genericByText = genericKind(lastText, sig.lines) !== null && genericKind('', sig.lines) === null;
     const { fix, note } = genericByText ? { fix: '', note: '' } : fixOf(w);
     // Ended, but nothing was changed to end it: not resolved (no fix to offer).
     const outcome: EpisodeOutcome = fix ? w.outcome : 'unresolved';

@@ -14,7 +14,7 @@
  *    wrong folder changes what every tool there sees. (A folder made to copy a file into,
  *    `mkdir -p x && cp …`, is left: it takes nothing away and shadows nothing.)
  */
-import { ruleOn } from './pastfix-rules.js';
+import { ruleOn } from './rule-switch.js';
 
 /** Steps that throw work away or override a safeguard (always: a fix that needs one is none). */
 export const DESTRUCTIVE_STEP_RE = new RegExp(

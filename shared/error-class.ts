@@ -166,7 +166,7 @@ function missingOnlyAbsolute(head: string, lower: string): boolean {
 }
 
 /** A test runner's or a linter's failure (on normalized key lines): about the code being written. */
-const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|\b<n> (?:failing|failed)\b|\btest (?:suites?|files?): <n> failed|^fail\s|^failed\s.*\b(?:test|spec)|\bfailures?: <n>|short test summary/;
+const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|(?:^|[\s(,:])<n> (?:failing|failed)\b|\btest (?:suites?|files?): <n> failed|^fail\s|^failed\s.*\b(?:test|spec)|\bfailures?: <n>|short test summary/;
 /** Linters by name: a line naming one is its complaint (unless it says the tool or its
  *  config is missing: an install or a config value, whose fix transfers). */
 const LINTERS = new Set(['eslint', 'stylelint', 'prettier', 'ruff', 'flake8', 'pylint', 'mypy', 'clippy', 'credo', 'dialyzer', 'rubocop', 'golangci-lint', 'biome']);
@@ -201,10 +201,17 @@ export function placeError(raw: string): boolean {
 /** A cascade notice: the person declined or stopped the call, or a parallel call failed first —
  *  no error of the call itself (not an episode, no Past fix, counted apart in evals). */
 export function isCascade(raw: string): boolean {
-  const head = raw.length > RAW_HEAD_CHARS ? raw.slice(0, RAW_HEAD_CHARS) : raw;
+  // Its first line only (a notice is all the result says; a test named "… when the user
+  // denied access" failing further down is an error of its own).
+  const start = raw.trimStart().slice(0, CASCADE_HEAD_CHARS);
+  const nl = start.indexOf('\n');
+  const head = (nl < 0 ? start : start.slice(0, nl)).replace(/^<tool_use_error>\s*/, '');
   if (!RAW_KIND_WORD_RE.test(head.toLowerCase())) return false;
   return RAW_KINDS.some(([, re]) => re.test(head));
 }
+
+/** Characters of a result's start looked at for a cascade notice. */
+const CASCADE_HEAD_CHARS = 400;
 
 /** The kind of generic error, or null. `raw`: the result text; `lines`: its key lines. */
 export function genericKind(raw: string, lines: readonly string[]): GenericKind | null {

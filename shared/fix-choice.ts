@@ -25,7 +25,7 @@ import { scopeAllows } from './modes.js';
 import { currentPlace, editsNamed, ranBeside } from './fix-place.js';
 import { actionKeys, sameActionKey, sameProgram } from './command-keys.js';
 import { withAdvice } from './cwd-persists.js';
-import { ruleOn } from './pastfix-rules.js';
+import { ruleOn } from './rule-switch.js';
 
 export const FIX_SILENCES = ['no-fix', 'own-session', 'out-of-scope', 'elsewhere', 'other-program'] as const;
 export type FixSilence = (typeof FIX_SILENCES)[number];

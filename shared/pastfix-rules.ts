@@ -2,10 +2,12 @@
  * The Past fix's rules, each with what it means, where it lives and how it can be measured
  * (pure, dependency-free: the hook bundles it). Every rule that decides whether an error gets a
  * Past fix, or whether something counts as a fix, is named here once; the code that applies it
- * asks `ruleOn(id)`. `eval pastfix --ablate <id>` turns one off in that process only, to
+ * asks `ruleOn(id)` (shared/rule-switch.ts: the hook bundles that, not this prose). `eval pastfix --ablate <id>` turns one off in that process only, to
  * measure what the rule does (docs/PASTFIX.md lists each rule with its figures). Nothing in the
  * product turns a rule off: the daemon, the hook and the indexer always run them all.
  */
+
+import { setAblated } from './rule-switch.js';
 
 export interface PastfixRule {
   id: string;
@@ -61,17 +63,12 @@ export function varyValues(pairs: ReadonlyArray<[string, number]>): void {
   varied.clear();
   for (const [id, v] of pairs) varied.set(id, v);
 }
-const ablated = new Set<string>();
-
-/** Whether a rule applies (always, but in an `eval pastfix --ablate` run). */
-export function ruleOn(id: PastfixRuleId): boolean {
-  return ablated.size === 0 || !ablated.has(id);
-}
 
 /** Turns rules off for this process (eval only); throws on an unknown id, naming the known ones. */
 export function ablateRules(ids: readonly string[]): void {
   const unknown = ids.filter((id) => !RULE_IDS.has(id));
   if (unknown.length) throw new Error(`unknown rule ${unknown.join(', ')}: one of ${[...RULE_IDS].join(', ')}`);
-  ablated.clear();
-  for (const id of ids) ablated.add(id);
+  setAblated(ids);
 }
+
+export { ruleOn } from './rule-switch.js';

@@ -18,7 +18,7 @@ import { codeError, genericKind, type GenericKind } from './error-class.js';
 import { markedError } from './here-mark.js';
 import { cwdPersisted, cwdPersistsAdvice } from './cwd-persists.js';
 import { namedProgram } from './command-keys.js';
-import { ruleOn } from './pastfix-rules.js';
+import { ruleOn } from './rule-switch.js';
 import type { Redactor } from './redact.js';
 
 /** Characters of the error kept for naming checks (a fix's edited files must be named there). */
