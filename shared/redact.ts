@@ -13,26 +13,33 @@
  * holds a trigger runs the rules. docs/REDACTION.md has the per-MB figures.
  */
 import { createHash } from 'node:crypto';
-import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
+import { BUILTIN_RULES, randomLooking, type RedactRule } from './redact-rules.js';
 import { lazyRegExp } from './regexp.js';
+import { base64Runs, decodedText, joinedView, originalIndex, spansCut, type JoinedView } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
  *  separators and survive error-signature normalization. */
 export const MARKER_OPEN = '‹secret:';
 export const MARKER_CLOSE = '›';
 /** Bump when a built-in rule changes: stores redacted by an older set are re-scrubbed. */
-export const RULES_VERSION = 1;
+export const RULES_VERSION = 2;
+/** Kind of a base64 run whose decoding holds a secret. */
+export const BASE64_KIND = 'base64-secret';
+/** Decodings looked into: a base64 run inside a decoded run is decoded too, no deeper. */
+export const MAX_DECODE_DEPTH = 2;
+/** Redaction passes at most (one almost always; a second when a replacement joined a secret). */
+export const MAX_REDACT_PASSES = 3;
 
 /** Any string that may hold a built-in secret holds one of these, in any case. */
 export const TRIGGER_SOURCE =
-  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential/.source;
+  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf|xsrf/.source;
 /** TRIGGER_SOURCE with each ASCII letter written in its two cases, matched without the `i`
  *  flag: the same matches (without `u`, `i` folds an ASCII letter to its two cases only;
  *  test/shared/redact.test.ts checks this is TRIGGER_SOURCE so written and matches as it does),
  *  but no ICU case folding when V8 compiles it — ~1M instructions, ~0.25 ms, of the one-shot
  *  hook at a tool error (docs/HOOK.md). Built on first use. */
 export const TRIGGER_CASELESS_SOURCE =
-  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]';
+  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]|[xX][sS][rR][fF]';
 const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
@@ -107,9 +114,36 @@ export class Redactor {
     return out;
   }
 
-  /** Where secrets are in `text` (sorted, not overlapping). */
+  /** Where secrets are in `text` (sorted, not overlapping): the rules over the text as it
+   *  is, over its in-token line breaks joined, and over the decoding of its base64 runs
+   *  (shared/redact-views.ts). `store scan`, doctor and redaction all ask here. */
   findings(text: string): Finding[] {
-    if (!text || (!this.userTrigger && (text.length < MIN_SECRET_CHARS || !triggerRe().test(text)))) return [];
+    return this.find(text, 0, false);
+  }
+
+  private find(text: string, depth: number, joined: boolean): Finding[] {
+    if (!text || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
+    const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
+    if (depth < MAX_DECODE_DEPTH) {
+      for (const run of base64Runs(text)) {
+        const decoded = decodedText(text.slice(run.start, run.end));
+        if (decoded !== null && this.find(decoded, depth + 1, false).length > 0) found.push({ kind: BASE64_KIND, ...run });
+      }
+    }
+    const view = joined ? null : joinedView(text);
+    if (view) {
+      for (const f of this.find(view.text, depth, true)) {
+        if (!spansCut(view, f.start, f.end)) continue;
+        const start = originalIndex(view, f.start);
+        const end = originalIndex(view, f.end - 1) + 1;
+        if (!completeBefore(text, found, view, f, end)) found.push({ kind: f.kind, start, end });
+      }
+    }
+    return merged(found);
+  }
+
+  /** The rules' matches in `text` as it is (overlaps not yet merged). */
+  private ruleFindings(text: string): Finding[] {
     const found: Finding[] = [];
     const anchors = new Map<RegExp, number[]>();
     const hinted = this.hinted(text);
@@ -124,18 +158,7 @@ export class Redactor {
         found.push({ kind: rule.kind, start, end: start + v.length });
       }
     }
-    if (found.length < 2) return found;
-    found.sort((a, b) => a.start - b.start || b.end - a.end);
-    const out: Finding[] = [];
-    for (const f of found) {
-      const last = out[out.length - 1];
-      if (last && f.start < last.end) {
-        if (f.end > last.end) last.end = f.end; // overlapping detections: one marker over both
-        continue;
-      }
-      out.push({ ...f });
-    }
-    return out;
+    return found;
   }
 
   /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
@@ -179,17 +202,17 @@ export class Redactor {
     return re;
   }
 
-  /** `text` with every secret replaced by its marker; the same string when none. */
+  /** `text` with every secret replaced by its marker; the same string when none. Repeated
+   *  until nothing is found (a replacement can join what was apart), so what it returns has
+   *  no finding: a store written from it scans clean with the same detector. */
   redact(text: string): string {
-    const f = this.findings(text);
-    if (f.length === 0) return text;
-    let out = '';
-    let at = 0;
-    for (const x of f) {
-      out += text.slice(at, x.start) + marker(x.kind);
-      at = x.end;
+    let out = text;
+    for (let pass = 0; pass < MAX_REDACT_PASSES; pass++) {
+      const f = this.findings(out);
+      if (f.length === 0) return out;
+      out = replaced(out, f);
     }
-    return out + text.slice(at);
+    return out;
   }
 
   /** Every string inside a parsed JSON value redacted (objects and arrays copied only where
@@ -262,6 +285,43 @@ let builtin: Redactor | null = null;
  *  when no configured one is given: an error is signed as the indexer stored it). */
 export function builtinRedactor(): Redactor {
   return (builtin ??= createRedactor());
+}
+
+/** Whether a joined-view finding only ran a secret the text already shows whole on its line
+ *  into the next line's word (`ghp_…` then `Exit code 1`): a finding of the text itself ends
+ *  where the first joined break begins, and what the join adds holds no random-looking run. */
+function completeBefore(text: string, direct: readonly Finding[], view: JoinedView, f: Finding, end: number): boolean {
+  const k = view.cuts.findIndex((c) => c > f.start && c < f.end);
+  const breakAt = originalIndex(view, view.cuts[k] - 1) + 1;
+  if (!direct.some((d) => d.end === breakAt)) return false;
+  return !randomLooking(text.slice(breakAt + view.removed[k], end));
+}
+
+/** Overlapping detections become one finding over both (the earliest start wins; same start:
+ *  the longer). */
+function merged(found: Finding[]): Finding[] {
+  if (found.length < 2) return found;
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Finding[] = [];
+  for (const f of found) {
+    const last = out[out.length - 1];
+    if (last && f.start < last.end) {
+      if (f.end > last.end) last.end = f.end;
+      continue;
+    }
+    out.push({ ...f });
+  }
+  return out;
+}
+
+function replaced(text: string, findings: readonly Finding[]): string {
+  let out = '';
+  let at = 0;
+  for (const x of findings) {
+    out += text.slice(at, x.start) + marker(x.kind);
+    at = x.end;
+  }
+  return out + text.slice(at);
 }
 
 /** Findings per kind, for reports (`store scan`, doctor). */
