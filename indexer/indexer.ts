@@ -40,6 +40,7 @@ import { listSourceFiles, readNote, type Problem, type SkipReason } from './file
 import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
+import { redactChunk } from '../store/redact-chunks.js';
 import { scanStore, type ScanSummary } from '../store/secret-scan.js';
 import { EPISODE_RULES_VERSION } from './episodes.js';
 
@@ -383,7 +384,12 @@ class IndexRun {
     return held;
   }
 
-  private queue(doc: DocumentInput, chunks: ChunkInput[]): void {
+  private queue(raw: DocumentInput, derived: ChunkInput[]): void {
+    // The derived fields (titles, headings, episode heads and words, fixes) were made from
+    // redacted records and notes; each is redacted again as the store will keep it, so what
+    // is written is what `store scan` (the same detector) finds clean (store/redact-chunks.ts).
+    const doc = { ...raw, title: this.redactor.redact(raw.title) };
+    const chunks = derived.map((c) => redactChunk(this.redactor, c)); // redact:derived
     const reuse = this.opts.store.reusableVectors(doc.path, doc.title, chunks);
     const texts = chunks.filter((_, i) => !reuse[i]).map((c) => embeddingText(doc.title, c.heading, c.text));
     this.pending.push({ doc, chunks, texts, reuse });

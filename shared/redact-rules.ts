@@ -161,7 +161,7 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
   {
     // Bare value: .env lines, shell, command flags, YAML without quotes (PASSWORD=x, --token x).
     kind: 'assigned-secret',
-    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[\\s"\'(,;{[?&=]|(?:^|\\s)--?)')}${SECRET_SUFFIX}\\s*(?:=|:=|:|=>|\\s(?=\\S*\\d))\\s*(?<v>${BARE_VALUE})`, 'gim'),
+    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[\\s"\'(,;{[?&=]|(?:^|\\s)--?)')}${SECRET_SUFFIX}\\s*(?:=>|:=|=|:|\\s(?=\\S*\\d))\\s*(?<v>${BARE_VALUE})`, 'gim'),
     accept: bare,
     anchor: KEYWORD_ANCHOR,
   },
@@ -176,7 +176,7 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
     // Any other `*_KEY` name (ENCRYPTION_KEY=…, signingKey: "…", "hmac-key": …) holding a
     // random-looking value; `PRIMARY_KEY=id`, `sortKey: "created_at"` are names, not secrets.
     kind: 'assigned-secret',
-    re: new RegExp(`key(?<=(?:^|[^A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}[A-Za-z0-9][_.-]?key)(?![A-Za-z0-9])\\\\?["']?\\s*(?:=|:=|:|=>)\\s*\\\\?["'\`]?(?<v>[^\\s"'\`,;)}\\]\\\\]{1,400})`, 'gi'),
+    re: new RegExp(`key(?<=(?:^|[^A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}[A-Za-z0-9][_.-]?key)(?![A-Za-z0-9])\\\\?["']?\\s*(?:=>|:=|=|:)\\s*\\\\?["'\`]?(?<v>[^\\s"'\`,;)}\\]\\\\]{1,400})`, 'gi'),
     accept: randomLooking,
     anchor: KEY_ANCHOR,
   },
