@@ -22,7 +22,7 @@ const args = process.argv.slice(2);
 const onlyArg = args.find((a, i) => args[i - 1] === '--only');
 const only = onlyArg ? new Set(onlyArg.split(',')) : null;
 const FILES = ['indexer/transcript-file.ts', 'indexer/indexer.ts', 'store/push.ts'];
-const TESTS = ['test/indexer/redaction-index.test.ts', 'test/indexer/redaction-probe.test.ts'];
+const TESTS = ['test/indexer/redaction-index.test.ts'];
 const LINKED = new Set(['node_modules', '.models', '.git', 'dist']);
 const MARK = /\/\/ redact:([\w-]+)\s*$/;
 /** The redaction call on a marked line → its argument (the text or record passes unredacted). */

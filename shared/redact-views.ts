@@ -42,19 +42,21 @@ function mixed(s: string): boolean {
   return /\d/.test(s) && /[A-Za-z]/.test(s);
 }
 
+/** A line break with the blanks around it: a real one, or one written as `\n` / `\r\n` inside
+ *  a JSON string or a log line. */
+const BREAK_RE = /[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*/g;
+
 /** The text with each in-token line break removed; null when it has none (the common case). */
 export function joinedView(text: string): JoinedView | null {
-  let nl = text.indexOf('\n');
-  if (nl < 0) return null;
+  if (text.indexOf('\n') < 0 && text.indexOf('\\n') < 0) return null;
   let out = '';
   let from = 0;
   const cuts: number[] = [];
   const removed: number[] = [];
-  for (; nl >= 0; nl = text.indexOf('\n', nl + 1)) {
-    let a = nl; // the break with the blanks around it: [a, b)
-    while (a > 0 && (text[a - 1] === ' ' || text[a - 1] === '\t' || text[a - 1] === '\r')) a--;
-    let b = nl + 1;
-    while (b < text.length && (text[b] === ' ' || text[b] === '\t')) b++;
+  BREAK_RE.lastIndex = 0;
+  for (let m = BREAK_RE.exec(text); m; m = BREAK_RE.exec(text)) {
+    const a = m.index; // the break with the blanks around it: [a, b)
+    const b = a + m[0].length;
     if (!isToken(text[a - 1]) || !isToken(text[b])) continue;
     let l = a;
     while (l > 0 && isToken(text[l - 1])) l--;

@@ -13,7 +13,7 @@
  * holds a trigger runs the rules. docs/REDACTION.md has the per-MB figures.
  */
 import { createHash } from 'node:crypto';
-import { BUILTIN_RULES, randomLooking, type RedactRule } from './redact-rules.js';
+import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
 import { lazyRegExp } from './regexp.js';
 import { base64Runs, decodedText, joinedView, originalIndex, spansCut, type JoinedView } from './redact-views.js';
 
@@ -289,12 +289,14 @@ export function builtinRedactor(): Redactor {
 
 /** Whether a joined-view finding only ran a secret the text already shows whole on its line
  *  into the next line's word (`ghp_…` then `Exit code 1`): a finding of the text itself ends
- *  where the first joined break begins, and what the join adds holds no random-looking run. */
+ *  where the first joined break begins, and what the join adds is a word (`Exit`, `done`) or
+ *  shorter than MIN_SECRET_CHARS — not the tail of a token. */
 function completeBefore(text: string, direct: readonly Finding[], view: JoinedView, f: Finding, end: number): boolean {
   const k = view.cuts.findIndex((c) => c > f.start && c < f.end);
   const breakAt = originalIndex(view, view.cuts[k] - 1) + 1;
   if (!direct.some((d) => d.end === breakAt)) return false;
-  return !randomLooking(text.slice(breakAt + view.removed[k], end));
+  const added = text.slice(breakAt + view.removed[k], end);
+  return added.length < MIN_SECRET_CHARS || /^[A-Za-z][a-z]*$/.test(added);
 }
 
 /** Overlapping detections become one finding over both (the earliest start wins; same start:
