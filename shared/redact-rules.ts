@@ -56,9 +56,9 @@ export function isPlaceholder(value: string): boolean {
 }
 
 /** A value that names where the secret is instead of being one: a variable, a template, a
- *  mask or a marker (`-p$MYSQL_PWD`, `-p<password>`, `-p****`). Narrower than isPlaceholder:
- *  in `mysql -proot` the word is the password. */
-const VARIABLE_RE = /^(?:\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}]*\}\}?|<[^>]*>|[*xX•.#_-]{3,}|‹secret:[^›]*›)$/;
+ *  mask or a marker (`-p$MYSQL_PWD`, `-p${PW}`, `-p%PW%`, `-p{{pw}}`, `-p****`). Narrower than
+ *  isPlaceholder: in `mysql -proot` the word is the password. */
+const VARIABLE_RE = /^(?:[${*•‹]|%\w+%$|[xX.#_-]{3,}$)/;
 
 export function isVariable(value: string): boolean {
   return VARIABLE_RE.test(value);
@@ -87,7 +87,7 @@ const SECRET_WORD = '(?:passw(?:or)?d|passphrase|passwd|pwd|secret|token|api[_-]
 /** What may follow the keyword in such a name: `_KEY` after any of them (SECRET_KEY,
  *  TOKEN_KEY), and any name part after a password word (DB_PASSWORD_PROD, PASSWORD_HASH) —
  *  not after `token` / `secret` (`max_tokens: 4096`, `token_count: 120000` are counts). */
-const SECRET_SUFFIX = '(?:[_.-]?key(?![A-Za-z0-9])|(?<=passw(?:or)?d|passwd|passphrase)[_.-][A-Za-z0-9_]{1,24})?';
+const SECRET_SUFFIX = '(?:[_.-]?key|(?<=passw(?:or)?d|passphrase)[_.-][A-Za-z0-9_]{1,24})?';
 
 /** A value in a `*_KEY` slot (ENCRYPTION_KEY, signingKey) or an HTML token field is a secret
  *  only when it looks random: one run of at least this many letters and digits, both mixed in
@@ -102,8 +102,9 @@ export function randomLooking(value: string): boolean {
   return false;
 }
 
-/** MySQL's and MariaDB's client programs: their `-p<password>` (no space) is a password. */
-const MYSQL_FAMILY = '(?:mysql(?:dump|admin|import|check|show|slap|pump|sh|binlog)?|mariadb(?:-dump|-admin|-import|-check|-show|-slap|-binlog|dump|admin)?)';
+/** MySQL's and MariaDB's client programs (mysql, mysqldump, mysqladmin, mariadb-dump, …): their
+ *  `-p<password>` (no space) is a password. */
+const MYSQL_FAMILY = '(?:mysql|mariadb)[a-z-]{0,9}';
 /** Where any assignment rule can start: each of their keywords (prose spells `api key`). */
 export const KEYWORD_ANCHOR = /passw(?:or)?d|passphrase|pwd|secret|token|api[ _-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credential/gi;
 /** An unquoted value: up to a blank, a quote, `,` or `;`; a closing bracket ends it unless more
@@ -176,7 +177,7 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
     // Any other `*_KEY` name (ENCRYPTION_KEY=…, signingKey: "…", "hmac-key": …) holding a
     // random-looking value; `PRIMARY_KEY=id`, `sortKey: "created_at"` are names, not secrets.
     kind: 'assigned-secret',
-    re: new RegExp(`key(?<=(?:^|[^A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}[A-Za-z0-9][_.-]?key)(?![A-Za-z0-9])\\\\?["']?\\s*(?:=>|:=|=|:)\\s*\\\\?["'\`]?(?<v>[^\\s"'\`,;)}\\]\\\\]{1,400})`, 'gi'),
+    re: new RegExp(`key(?<=[A-Za-z0-9][_.-]?key)\\\\?["']?\\s*(?:=>|:=|=|:)\\s*\\\\?["'\`]?(?<v>[^\\s"'\`,;)}\\]\\\\]{1,400})`, 'gi'),
     accept: randomLooking,
     anchor: KEY_ANCHOR,
   },
@@ -190,16 +191,10 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
   },
   {
     // A token field of an HTML form or page: <input type="hidden" name="csrf_token" value="…">,
-    // <meta name="csrf-token" content="…"> (either attribute first).
+    // <meta content="…" name="csrf-token"> (the name, anywhere in the tag, in a look-ahead).
     kind: 'html-token',
     hint: '<input|<meta',
-    re: /<(?:input|meta)\b[^<>]{0,300}?\b(?:name|id|property)\s*=\s*\\?["']?[\w.:-]*(?:token|secret|passw(?:or)?d|csrf|xsrf|nonce|api[_-]?key)[\w.:-]*\\?["']?[^<>]{0,300}?\b(?:value|content)\s*=\s*\\?["']?(?<v>[^"'\s<>\\]{8,400})/gi,
-    accept: randomLooking,
-  },
-  {
-    kind: 'html-token',
-    hint: '<input|<meta',
-    re: /<(?:input|meta)\b[^<>]{0,300}?\b(?:value|content)\s*=\s*\\?["']?(?<v>[^"'\s<>\\]{8,400})(?=[^<>]{0,300}?\b(?:name|id|property)\s*=\s*\\?["']?[\w.:-]*(?:token|secret|passw(?:or)?d|csrf|xsrf|nonce|api[_-]?key))/gi,
+    re: /<(?:input|meta)\b(?=[^<>]{0,600}?\b(?:name|id)\s*=\s*\\?["']?[\w.:-]*(?:token|secret|passw(?:or)?d|csrf|xsrf|api[_-]?key))[^<>]{0,600}?\b(?:value|content)\s*=\s*\\?["']?(?<v>[^"'\s<>\\]{8,400})/gi,
     accept: randomLooking,
   },
 ];

@@ -32,14 +32,14 @@ export const MAX_REDACT_PASSES = 3;
 
 /** Any string that may hold a built-in secret holds one of these, in any case. */
 export const TRIGGER_SOURCE =
-  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf|xsrf/.source;
+  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf/.source;
 /** TRIGGER_SOURCE with each ASCII letter written in its two cases, matched without the `i`
  *  flag: the same matches (without `u`, `i` folds an ASCII letter to its two cases only;
  *  test/shared/redact.test.ts checks this is TRIGGER_SOURCE so written and matches as it does),
  *  but no ICU case folding when V8 compiles it — ~1M instructions, ~0.25 ms, of the one-shot
  *  hook at a tool error (docs/HOOK.md). Built on first use. */
 export const TRIGGER_CASELESS_SOURCE =
-  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]|[xX][sS][rR][fF]';
+  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]';
 const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
@@ -118,23 +118,25 @@ export class Redactor {
    *  is, over its in-token line breaks joined, and over the decoding of its base64 runs
    *  (shared/redact-views.ts). `store scan`, doctor and redaction all ask here. */
   findings(text: string): Finding[] {
-    return this.find(text, 0, false);
+    return this.find(text, 0, null);
   }
 
-  private find(text: string, depth: number, joined: boolean): Finding[] {
+  /** `within`: `text` is that joined view's text (only what spans its cuts is new there). */
+  private find(text: string, depth: number, within: JoinedView | null): Finding[] {
     // No rules (a store written "without redaction", the benchmark's baseline): nothing to find
     // in any view either.
     if (!text || this.rules.length === 0 || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
     const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
     if (depth < MAX_DECODE_DEPTH) {
       for (const run of base64Runs(text)) {
+        if (within && !spansCut(within, run.start, run.end)) continue;
         const decoded = decodedText(text.slice(run.start, run.end));
-        if (decoded !== null && this.find(decoded, depth + 1, false).length > 0) found.push({ kind: BASE64_KIND, ...run });
+        if (decoded !== null && this.find(decoded, depth + 1, null).length > 0) found.push({ kind: BASE64_KIND, ...run });
       }
     }
-    const view = joined ? null : joinedView(text);
+    const view = within ? null : joinedView(text);
     if (view) {
-      for (const f of this.find(view.text, depth, true)) {
+      for (const f of this.find(view.text, depth, view)) {
         if (!spansCut(view, f.start, f.end)) continue;
         const start = originalIndex(view, f.start);
         const end = originalIndex(view, f.end - 1) + 1;
