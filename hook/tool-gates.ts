@@ -20,7 +20,7 @@ import type { HookEvent } from '../shared/vocabulary.js';
 import { keyLines } from '../shared/error-signature.js';
 import { errorKeys } from '../shared/error-keys.js';
 import { genericKind, type GenericKind } from '../shared/error-class.js';
-import { builtinRedactor, type Redactor } from '../shared/redact.js';
+import { signingRedactor, type Redactor } from '../shared/redact.js';
 import { scopeAllows } from '../shared/modes.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS, currentPlace, editsNamed, ranBeside } from '../shared/fix-place.js';
@@ -83,7 +83,7 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
  *  fixes under (shared/error-signature.ts; bounded work, reading lines only up to the head). */
 /** An error is signed as the indexer stored it: a secret in it is a marker there, so it must
  *  be one here too, or the same error with a key in its first line would never meet its fix. */
-export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = builtinRedactor()): ToolSignal {
+export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = signingRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
   const command = shellCommandOf(payload);

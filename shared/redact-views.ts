@@ -20,15 +20,21 @@
  *  than a regex over the hundreds of thousands of strings a transcript holds. */
 const TOKEN = 1;
 const B64 = 2;
-const CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  if (/[A-Za-z0-9_+/-]/.test(ch)) CLASS[c] |= TOKEN | B64;
-  if (ch === '=' || ch === '.') CLASS[c] |= TOKEN;
+let table: Uint8Array | null = null;
+/** Built on first use (no work at import: the hook's bundle never calls these). */
+function classes(): Uint8Array {
+  if (table) return table;
+  table = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    if (/[A-Za-z0-9_+/-]/.test(ch)) table[c] |= TOKEN | B64;
+    if (ch === '=' || ch === '.') table[c] |= TOKEN;
+  }
+  return table;
 }
 const is = (text: string, i: number, k: number) => {
   const c = text.charCodeAt(i);
-  return c < 128 && (CLASS[c] & k) !== 0;
+  return c < 128 && (classes()[c] & k) !== 0;
 };
 /** A break is inside a token when the runs on its two sides hold at least this many characters
  *  together (the shortest provider token cut anywhere: `npm_` + 36 is 40; a 20-character
@@ -138,6 +144,7 @@ export interface Run {
 export function base64Runs(text: string): Run[] {
   const out: Run[] = [];
   if (text.length < MIN_BASE64_CHARS) return out;
+  const CLASS = classes();
   let start = -1;
   let upper = false;
   let lower = false;
@@ -178,3 +185,8 @@ export function decodedText(run: string): string | null {
   if (printableShare(bytes) < MIN_TEXT_SHARE) return null;
   return bytes.toString('latin1');
 }
+
+/** The views as the redactor takes them (shared/redact.ts: given, so a redactor without them —
+ *  the hook's — does not carry their code). */
+export const VIEWS = { joinedView, originalIndex, spansCut, base64Runs, decodedText };
+export type Views = typeof VIEWS;

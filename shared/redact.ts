@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
 import { lazyRegExp } from './regexp.js';
-import { base64Runs, decodedText, joinedView, originalIndex, spansCut, type JoinedView } from './redact-views.js';
+import { VIEWS, type JoinedView, type Views } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
  *  separators and survive error-signature normalization. */
@@ -83,7 +83,9 @@ export class Redactor {
    *  without a trigger, as most are, never needs it). */
   private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
 
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string)) {
+  /** `views`: the normalised views to scan too (shared/redact-views.ts); null for the hook's
+   *  signing redactor (signingRedactor), which keeps them out of its bundle. */
+  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string), private readonly views: Views | null) {
     this.allow = [...allow];
     this.fp = fingerprint;
     this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
@@ -127,20 +129,22 @@ export class Redactor {
     // in any view either.
     if (!text || this.rules.length === 0 || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
     const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
+    const v = this.views;
+    if (!v) return merged(found);
     if (depth < MAX_DECODE_DEPTH) {
-      for (const run of base64Runs(text)) {
-        if (within && !spansCut(within, run.start, run.end)) continue;
-        const decoded = decodedText(text.slice(run.start, run.end));
+      for (const run of v.base64Runs(text)) {
+        if (within && !v.spansCut(within, run.start, run.end)) continue;
+        const decoded = v.decodedText(text.slice(run.start, run.end));
         if (decoded !== null && this.find(decoded, depth + 1, null).length > 0) found.push({ kind: BASE64_KIND, ...run });
       }
     }
-    const view = within ? null : joinedView(text);
+    const view = within ? null : v.joinedView(text);
     if (view) {
       for (const f of this.find(view.text, depth, view)) {
-        if (!spansCut(view, f.start, f.end)) continue;
-        const start = originalIndex(view, f.start);
-        const end = originalIndex(view, f.end - 1) + 1;
-        if (!completeBefore(text, found, view, f, end)) found.push({ kind: f.kind, start, end });
+        if (!v.spansCut(view, f.start, f.end)) continue;
+        const start = v.originalIndex(view, f.start);
+        const end = v.originalIndex(view, f.end - 1) + 1;
+        if (!completeBefore(text, found, view, f, end, v)) found.push({ kind: f.kind, start, end });
       }
     }
     return merged(found);
@@ -281,10 +285,19 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
       .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
       .digest('hex')
       .slice(0, 16);
-  return new Redactor([...rules, ...user], allow, fingerprint);
+  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS);
 }
 
 let builtin: Redactor | null = null;
+let signing: Redactor | null = null;
+/** The built-in rules without the normalised views: what the hook signs an error with (its
+ *  bundle stays small and starts fast, docs/HOOK.md). It gives the indexer's text but for a
+ *  secret only a view finds (a token cut by a line break, base64 of a key) in the error's first
+ *  lines: that error then signs otherwise and finds no Past fix — recall lost, never a leak
+ *  (the hook stores no text). */
+export function signingRedactor(): Redactor {
+  return (signing ??= new Redactor(BUILTIN_RULES, [], 'signing', null));
+}
 /** The built-in rules' redactor, made once per process (the hook's and the daemon's default
  *  when no configured one is given: an error is signed as the indexer stored it). */
 export function builtinRedactor(): Redactor {
@@ -295,9 +308,9 @@ export function builtinRedactor(): Redactor {
  *  into the next line's word (`ghp_…` then `Exit code 1`): a finding of the text itself ends
  *  where the first joined break begins, and what the join adds is a word (`Exit`, `done`) or
  *  shorter than MIN_SECRET_CHARS — not the tail of a token. */
-function completeBefore(text: string, direct: readonly Finding[], view: JoinedView, f: Finding, end: number): boolean {
+function completeBefore(text: string, direct: readonly Finding[], view: JoinedView, f: Finding, end: number, v: Views): boolean {
   const k = view.cuts.findIndex((c) => c > f.start && c < f.end);
-  const breakAt = originalIndex(view, view.cuts[k] - 1) + 1;
+  const breakAt = v.originalIndex(view, view.cuts[k] - 1) + 1;
   if (!direct.some((d) => d.end === breakAt)) return false;
   const added = text.slice(breakAt + view.removed[k], end);
   return added.length < MIN_SECRET_CHARS || /^[A-Za-z][a-z]*$/.test(added);

@@ -33,6 +33,8 @@ import { failurePayload, runHook } from '../daemon/hook-process.js';
 /** A piece of a value this long found anywhere is a leak. */
 const PIECE = 12;
 const POSITIONS = ['title', 'error-lead', 'fix-command', 'reply'] as const;
+/** Shapes only the normalised views find (a token cut by a line break, base64). */
+const VIEW_ONLY = new Set(['token-split-by-line-break', 'base64-of-a-key', 'base64-of-a-dotenv']);
 /** An ordinary value planted beside each secret: it must get through. */
 const ORDINARY = 'PROJ-48213';
 
@@ -172,15 +174,17 @@ describe('issue 38 probe: 16 secret shapes × 4 places, nothing the product writ
   });
 
   it('the hook, given each failure again (the secret in its payload), prints Past fix lines that hold none', () => {
-    let shown = 0;
+    const shown: string[] = [];
     for (const p of planted) {
       const h = runHook(e, failurePayload(e, randomUUID(), p.error, p.command));
       expect(h.code).toBe(0);
       printed.push({ path: `hook at ${p.shape}`, text: h.stdout + h.stderr });
-      if (h.stdout.includes('Past fix')) shown++;
+      if (h.stdout.includes('Past fix')) shown.push(p.shape);
     }
-    const reasons = readFileSync(join(e.home, 'logs', 'hook.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { reason?: string; outcome: string }).reason ?? 'print');
-    expect(shown, `the hook showed Past fixes (the printed path was exercised): ${reasons.join(', ')}`).toBe(PROBE_SHAPES.length);
+    // The hook signs with the rules but not the views (shared/redact.ts signingRedactor): an
+    // error whose lead holds a secret only a view finds signs otherwise there — silent, never a
+    // leak. Every other shape's Past fix is shown (the printed path is exercised).
+    expect(shown.sort()).toEqual(PROBE_SHAPES.map((s) => s.name).filter((n) => !VIEW_ONLY.has(n)).sort());
     expect(leaks(planted, printed)).toEqual([]);
   });
 
