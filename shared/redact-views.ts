@@ -186,7 +186,18 @@ export function decodedText(run: string): string | null {
   return bytes.toString('latin1');
 }
 
+/** The part [start, end) of a view as a view of its own (its cuts shifted). */
+export function subView(view: JoinedView, start: number, end: number): JoinedView {
+  const cuts: number[] = [];
+  const removed: number[] = [];
+  for (let k = cutsUpTo(view, start); k < view.cuts.length && view.cuts[k] < end; k++) {
+    cuts.push(view.cuts[k] - start);
+    removed.push(view.removed[k]);
+  }
+  return { text: view.text.slice(start, end), cuts, removed };
+}
+
 /** The views as the redactor takes them (shared/redact.ts: given, so a redactor without them —
  *  the hook's — does not carry their code). */
-export const VIEWS = { joinedView, originalIndex, spansCut, base64Runs, decodedText };
+export const VIEWS = { joinedView, subView, originalIndex, spansCut, base64Runs, decodedText };
 export type Views = typeof VIEWS;

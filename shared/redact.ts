@@ -140,11 +140,17 @@ export class Redactor {
     }
     const view = within ? null : v.joinedView(text);
     if (view) {
-      for (const f of this.find(view.text, depth, view)) {
-        if (!v.spansCut(view, f.start, f.end)) continue;
-        const start = v.originalIndex(view, f.start);
-        const end = v.originalIndex(view, f.end - 1) + 1;
-        if (!completeBefore(text, found, view, f, end, v)) found.push({ kind: f.kind, start, end });
+      // Only what spans a cut is new: the rules run over a window around each cut, not the
+      // whole joined text again.
+      for (const [ws, we] of windows(view)) {
+        const sub = v.subView(view, ws, we);
+        for (const w of this.find(sub.text, depth, sub)) {
+          if (!v.spansCut(sub, w.start, w.end)) continue;
+          const f = { kind: w.kind, start: w.start + ws, end: w.end + ws };
+          const start = v.originalIndex(view, f.start);
+          const end = v.originalIndex(view, f.end - 1) + 1;
+          if (!completeBefore(text, found, view, f, end, v)) found.push({ kind: f.kind, start, end });
+        }
       }
     }
     return merged(found);
@@ -314,6 +320,23 @@ function completeBefore(text: string, direct: readonly Finding[], view: JoinedVi
   if (!direct.some((d) => d.end === breakAt)) return false;
   const added = text.slice(breakAt + view.removed[k], end);
   return added.length < MIN_SECRET_CHARS || /^[A-Za-z][a-z]*$/.test(added);
+}
+
+/** Characters of the joined view looked at on each side of a cut (a name, its separator and a
+ *  token fit: values are cut at 400). */
+const CUT_WINDOW = 512;
+
+/** [start, end) windows of a joined view around its cuts, overlapping ones merged. */
+function windows(view: JoinedView): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const c of view.cuts) {
+    const a = Math.max(0, c - CUT_WINDOW);
+    const b = Math.min(view.text.length, c + CUT_WINDOW);
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = b;
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 /** Overlapping detections become one finding over both (the earliest start wins; same start:
