@@ -33,7 +33,7 @@ const BIN = fileURLToPath(new URL('../../bin/active-brain.js', import.meta.url))
 const MAX_FALSE_PER_1000 = 1;
 const MIN_THROUGHPUT_RATIO = 0.9;
 const SAMPLE = 8;
-/** Indexing rounds with and without redaction (interleaved; the best of each is kept). */
+/** Indexing rounds with and without redaction (interleaved; the median of the rounds' ratios is the figure). */
 const THROUGHPUT_ROUNDS = 3;
 const SEARCHES = ['database password connection refused', 'api key environment variable', 'git push authentication failed', 'deploy token'];
 
@@ -48,6 +48,11 @@ function filesUnder(dir: string, pred: (p: string) => boolean = () => true): str
 }
 
 const cpuSeconds = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1e6;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
 
 async function indexAll(storePath: string, sources: Array<{ region: string; path: string; kind: 'notes' | 'transcripts' }>, embedder: Embedder, config: Config, redactor: Redactor): Promise<IndexSummary & { cpu_s: number }> {
   const w = openStoreWriter(storePath);
@@ -142,6 +147,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const none = createRedactor({ patterns: [], allow: [] }, []);
   let withR: (IndexSummary & { cpu_s: number }) | null = null;
   let without: (IndexSummary & { cpu_s: number }) | null = null;
+  /** Each round's with ÷ without (the two runs side by side): their median is the figure. */
+  const roundRatios: number[] = [];
   try {
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       const last = round === THROUGHPUT_ROUNDS - 1;
@@ -149,6 +156,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       const b = last ? join(home, 'store.sqlite') : join(dir, `redacted-${round}.sqlite`);
       const x = await indexAll(last ? plainPath : a, sources, embedder, config, none);
       const y = await indexAll(b, sources, embedder, config, redactor);
+      roundRatios.push(rate(y) / rate(x));
       if (!without || rate(x) > rate(without)) without = x;
       if (!withR || rate(y) > rate(withR)) withR = y;
       if (!last) for (const f of [a, b]) rmSync(f, { force: true });
@@ -157,11 +165,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     await embedder.dispose();
   }
   if (!withR || !without) throw new Error('no indexing round ran');
-  const ratio = rate(withR) / rate(without);
+  const ratio = median(roundRatios);
   figures.push(
     { metric: `indexing without redaction (${without.chunks_added} chunks)`, value: Math.round(rate(without)), unit: 'chunks/CPU-s' },
     { metric: `indexing with redaction (${withR.chunks_added} chunks)`, value: Math.round(rate(withR)), unit: 'chunks/CPU-s' },
-    { metric: `throughput with ÷ without redaction (best of ${THROUGHPUT_ROUNDS} interleaved rounds each)`, value: Math.round(ratio * 100) / 100, target: `≥ ${MIN_THROUGHPUT_RATIO}`, pass: ratio >= MIN_THROUGHPUT_RATIO },
+    { metric: `throughput with ÷ without redaction (median of ${THROUGHPUT_ROUNDS} side-by-side rounds: ${roundRatios.map((r) => r.toFixed(2)).join(', ')})`, value: Math.round(ratio * 100) / 100, target: `≥ ${MIN_THROUGHPUT_RATIO}`, pass: ratio >= MIN_THROUGHPUT_RATIO },
+    { metric: 'throughput with ÷ without redaction (best round of each)', value: Math.round((rate(withR) / rate(without)) * 100) / 100 },
   );
 
   // 3. What a user runs afterwards, writing into the home.

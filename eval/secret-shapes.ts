@@ -75,6 +75,10 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   { kind: 'assigned-secret', make: (r) => `${token(r, ALNUM, 12)}!${pick(r, DIGIT, 2)}`, frame: (v) => `DB_PASSWORD=${v}` },
   { kind: 'assigned-secret', make: (r) => token(r, ALNUM, 24), frame: (v) => `"client_secret": "${v}"` },
   { kind: 'assigned-secret', make: (r) => `${token(r, LOWER + DIGIT, 10)}#${pick(r, DIGIT, 3)}`, frame: (v) => `the admin password is ${v}` },
+  { kind: 'assigned-secret', make: (r) => token(r, 'abcdef' + DIGIT, 64), frame: (v) => `ENCRYPTION_KEY=${v}` },
+  { kind: 'mysql-password', make: (r) => token(r, ALNUM, 14), frame: (v) => `mysql -h db.internal -uroot -p${v} app_db` },
+  { kind: 'html-token', make: (r) => token(r, ALNUM, 40), frame: (v) => `<input type="hidden" name="csrf_token" value="${v}">` },
+  { kind: 'html-token', make: (r) => token(r, ALNUM, 40), frame: (v) => `<meta content="${v}" name="csrf-token">` },
 ];
 
 /** Where a secret stands in a transcript. */
@@ -111,3 +115,68 @@ export function secretCases(rnd: Rnd): Array<{ kind: string; value: string; fram
   }
   return out;
 }
+
+/**
+ * The probe's sixteen shapes (issue 38): eight common kinds the detector always caught and
+ * eight a plain regex pass misses — a token cut by a line break, base64 of a key and of a
+ * `.env`, `SECRET_KEY=` / `ENCRYPTION_KEY=` / `*PASSWORD*_X=` values, `mysql -p<pw>`, and a
+ * URL password with an empty user name. Each gives the text as it stands in a transcript
+ * (`framed`) and the values that must never come out (`values`: the secret, and for an
+ * encoded one the encoding too). Used by test/indexer/redaction-probe.test.ts (16 shapes × 4
+ * places in a session), test/shared/redact-views.test.ts and docs/REDACTION.md's comparison
+ * with secretlint and gitleaks (bench/secret-tools.ts).
+ */
+export interface ProbeShape {
+  name: string;
+  /** Caught before issue 38 (a control: the probe would see a regression there too). */
+  held: boolean;
+  make: (rnd: Rnd) => { framed: string; values: string[] };
+}
+
+/** Base64 as `base64` prints it: 76 characters a line. */
+function wrapped76(s: string): string {
+  return s.replace(/.{76}(?=.)/g, '$&\n');
+}
+
+export const PROBE_SHAPES: readonly ProbeShape[] = [
+  { name: 'github-token', held: true, make: (r) => { const v = `ghp_${token(r, ALNUM, 36)}`; return { framed: v, values: [v] }; } },
+  { name: 'openai-key', held: true, make: (r) => { const v = `sk-proj-${token(r, B64URL, 100)}`; return { framed: v, values: [v] }; } },
+  { name: 'aws-access-key', held: true, make: (r) => { const v = `AKIA${pick(r, UPPER + DIGIT, 16)}`; return { framed: v, values: [v] }; } },
+  { name: 'anthropic-key', held: true, make: (r) => { const v = `sk-ant-api03-${token(r, B64URL, 80)}AA`; return { framed: v, values: [v] }; } },
+  { name: 'slack-token', held: true, make: (r) => { const v = `xoxb-${pick(r, DIGIT, 12)}-${pick(r, DIGIT, 13)}-${token(r, ALNUM, 24)}`; return { framed: v, values: [v] }; } },
+  { name: 'postgres-url-password', held: true, make: (r) => { const v = token(r, ALNUM, 18); return { framed: `postgres://app:${v}@db.internal:5432/app`, values: [v] }; } },
+  { name: 'db-password-assignment', held: true, make: (r) => { const v = `${token(r, ALNUM, 14)}!${pick(r, DIGIT, 2)}`; return { framed: `DB_PASSWORD=${v}`, values: [v] }; } },
+  { name: 'jwt', held: true, make: (r) => { const v = jwt(r); return { framed: v, values: [v] }; } },
+  {
+    name: 'token-split-by-line-break',
+    held: false,
+    make: (r) => {
+      const v = `ghp_${token(r, ALNUM, 36)}`;
+      return { framed: `${v.slice(0, 20)}\n${v.slice(20)}`, values: [v, v.slice(0, 20), v.slice(20)] };
+    },
+  },
+  {
+    name: 'base64-of-a-key',
+    held: false,
+    make: (r) => {
+      const key = pem(r);
+      const b = Buffer.from(key + '\n').toString('base64');
+      return { framed: wrapped76(b), values: [b, ...key.split('\n').slice(1, -1)] };
+    },
+  },
+  {
+    name: 'base64-of-a-dotenv',
+    held: false,
+    make: (r) => {
+      const pw = `${token(r, ALNUM, 16)}#${pick(r, DIGIT, 2)}`;
+      const api = `sk-${token(r, ALNUM, 48)}`;
+      const b = Buffer.from(`NODE_ENV=production\nDB_PASSWORD=${pw}\nOPENAI_API_KEY=${api}\nPORT=8080\n`).toString('base64');
+      return { framed: b, values: [b, pw, api] };
+    },
+  },
+  { name: 'secret-key-assignment', held: false, make: (r) => { const v = `django-insecure-${token(r, LOWER + DIGIT + '!@#%^&*(-_=+)', 50)}`; return { framed: `SECRET_KEY=${v}`, values: [v] }; } },
+  { name: 'encryption-key-assignment', held: false, make: (r) => { const v = token(r, 'abcdef' + DIGIT, 64); return { framed: `ENCRYPTION_KEY=${v}`, values: [v] }; } },
+  { name: 'password-name-with-suffix', held: false, make: (r) => { const v = `${token(r, ALNUM, 12)}-${pick(r, DIGIT, 4)}`; return { framed: `ADMIN_PASSWORD_PROD=${v}`, values: [v] }; } },
+  { name: 'mysql-p-password', held: false, make: (r) => { const v = token(r, ALNUM, 14); return { framed: `mysql -h db.internal -uroot -p${v} app_db`, values: [v] }; } },
+  { name: 'redis-url-empty-user', held: false, make: (r) => { const v = token(r, ALNUM, 20); return { framed: `redis://:${v}@cache.internal:6379/0`, values: [v] }; } },
+];

@@ -17,7 +17,7 @@
  */
 import type { FixFile, FixOffer, HookSettings, HookState, ModeState, Offer, ToolCache, ToolChannelSettings } from '../shared/types.js';
 import type { HookEvent } from '../shared/vocabulary.js';
-import { builtinRedactor, type Redactor } from '../shared/redact.js';
+import { signingRedactor, type Redactor } from '../shared/redact.js';
 import { formatOfferLine } from '../shared/offer-format.js';
 import { MAX_EDIT_NAMES, MAX_PLACE_CHARS } from '../shared/fix-place.js';
 import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS } from '../shared/command-keys.js';
@@ -72,7 +72,7 @@ const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The payload's error, signed (shared/tool-signal.ts signError: as the daemon and the indexer
  *  sign it — redacted, the folder it ran in marked — so it meets the fixes stored under it). */
-export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = builtinRedactor()): ToolSignal {
+export function sign(payload: Record<string, unknown>, event: string, redactor: Redactor = signingRedactor()): ToolSignal {
   const e = toolErrorOf(payload, event);
   if (e.kind !== 'error') return e;
   const tool = typeof payload.tool_name === 'string' ? payload.tool_name.slice(0, MAX_TOOL_NAME_CHARS) : '';

@@ -29,7 +29,7 @@ import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
-import { STALE_HASH_PREFIX, type ChunkInput, type SourceRecord, type StoreWriter } from '../store/types.js';
+import { STALE_HASH_PREFIX, type ChunkInput, type DocumentInput, type SourceRecord, type StoreWriter } from '../store/types.js';
 import { chunkNote } from './markdown.js';
 import { chunkTranscript } from './transcript-chunks.js';
 import { episodesOf } from './episodes.js';
@@ -39,6 +39,7 @@ import { listSourceFiles, readNote, type Problem, type SkipReason } from './file
 import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
+import { redactChunk } from '../store/redact-chunks.js';
 import { scanStore, type ScanSummary } from '../store/secret-scan.js';
 import { EPISODE_RULES_VERSION } from './episodes.js';
 import { EmbedBatch } from './embed-batch.js';
@@ -300,7 +301,17 @@ class IndexRun {
         ...(signatures.length ? { signatures } : {}),
       };
     });
-    this.batch.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
+    this.queue({ sourceId: source.id, path, hash: read.hash, mtime, size, title: note.title }, chunks);
+  }
+
+  /** Queues a document for embedding and writing. The derived fields (titles, headings, episode
+   *  heads and words, fixes) were made from redacted records and notes; each is redacted again as
+   *  the store will keep it, so what is written is what `store scan` (the same detector) finds
+   *  clean (store/redact-chunks.ts). */
+  private queue(raw: DocumentInput, derived: ChunkInput[]): void {
+    const doc = { ...raw, title: this.redactor.redact(raw.title) };
+    const chunks = derived.map((c) => redactChunk(this.redactor, c)); // redact:derived
+    this.batch.queue(doc, chunks);
   }
 
   private async indexTranscript(source: SourceRecord, path: string, mtime: number, size: number, oldHash: string | null): Promise<void> {
@@ -338,7 +349,7 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      this.batch.queue({ sourceId: source.id, path, hash: stored, mtime, size, title, messages: lineage.messages }, chunks);
+      this.queue({ sourceId: source.id, path, hash: stored, mtime, size, title, messages: lineage.messages }, chunks);
     } catch (e) {
       this.problem({ path, reason: 'unreadable', message: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): skipped` });
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Mutation check for redaction (issue 22), like scripts/check-gates.mjs for the hook's gates:
 // every call that redacts on the way into the store is one line ending in `// redact:<name>`
-// (indexer/transcript-file.ts: each transcript record; indexer/indexer.ts: each note's text;
-// store/push.ts: each chunk pushed to the team store). For each such line this script copies
+// (indexer/transcript-file.ts: each transcript record; indexer/indexer.ts: each note's text,
+// and each chunk's derived fields as the store keeps them; store/push.ts: each chunk pushed to
+// the team store). For each such line this script copies
 // the sources into a temp dir (node_modules and .models linked, the checkout never
 // modified), replaces the redaction call on that line with its argument (the secret passes
 // through), runs the redaction tests there and requires them to FAIL. The unmutated copy must
@@ -27,7 +28,7 @@ const MARK = /\/\/ redact:([\w-]+)\s*$/;
 /** The redaction call on a marked line → its argument (the text or record passes unredacted). */
 const MUTATIONS = [
   [/(?:this\.)?redactor\.redact(?:Value)?\(([^()]*(?:\([^()]*\))?[^()]*)\)/, '$1'],
-  [/redactChunk\(redactor, (\w+)\)/, '$1'],
+  [/redactChunk\((?:this\.)?redactor, (\w+)\)/, '$1'],
 ];
 
 const sites = [];

@@ -55,6 +55,15 @@ export function isPlaceholder(value: string): boolean {
   return PLACEHOLDER_RE.test(value.trim());
 }
 
+/** A value that names where the secret is instead of being one: a variable, a template, a
+ *  mask or a marker (`-p$MYSQL_PWD`, `-p${PW}`, `-p%PW%`, `-p{{pw}}`, `-p****`). Narrower than
+ *  isPlaceholder: in `mysql -proot` the word is the password. */
+const VARIABLE_RE = /^(?:[${*•‹]|%\w+%$|[xX.#_-]{3,}$)/;
+
+export function isVariable(value: string): boolean {
+  return VARIABLE_RE.test(value);
+}
+
 /** A provider token: letters and digits mixed (so `sk-learn-compatible-estimator` is prose). */
 function mixed(value: string): boolean {
   return /\d/.test(value) && /[A-Za-z]/.test(value) && !isPlaceholder(value);
@@ -75,8 +84,34 @@ function bare(raw: string): boolean {
 
 /** Names whose value is a credential: DB_PASSWORD, api_key, clientSecret, GITHUB_TOKEN, … */
 const SECRET_WORD = '(?:passw(?:or)?d|passphrase|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)';
+/** What may follow the keyword in such a name: `_KEY` after any of them (SECRET_KEY,
+ *  TOKEN_KEY), and any name part after a password word (DB_PASSWORD_PROD, PASSWORD_HASH) —
+ *  not after `token` / `secret` (`max_tokens: 4096`, `token_count: 120000` are counts). */
+const SECRET_SUFFIX = '(?:[_.-]?key|(?<=passw(?:or)?d|passphrase)[_.-][A-Za-z0-9_]{1,24})?';
+
+/** A value in a `*_KEY` slot (ENCRYPTION_KEY, signingKey) or an HTML token field is a secret
+ *  only when it looks random: one run of at least this many letters and digits, both mixed in
+ *  it. Key names are also table, cache and sort keys (`PRIMARY_KEY=id`, `SORT_KEY=created_at`,
+ *  `CACHE_KEY=user:1234:profile`): words and numbers, never a long letter-and-digit run. */
+export const MIN_RANDOM_RUN = 10;
+
+/** Not a placeholder, and one run of MIN_RANDOM_RUN+ letters and digits holding both. */
+export function randomLooking(value: string): boolean {
+  if (isPlaceholder(value)) return false;
+  for (const run of value.split(/[^A-Za-z0-9]+/)) if (run.length >= MIN_RANDOM_RUN && /\d/.test(run) && /[A-Za-z]/.test(run)) return true;
+  return false;
+}
+
+/** MySQL's and MariaDB's client programs (mysql, mysqldump, mysqladmin, mariadb-dump, …): their
+ *  `-p<password>` (no space) is a password. */
+const MYSQL_FAMILY = '(?:mysql|mariadb)[a-z-]{0,9}';
 /** Where any assignment rule can start: each of their keywords (prose spells `api key`). */
 export const KEYWORD_ANCHOR = /passw(?:or)?d|passphrase|pwd|secret|token|api[ _-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credential/gi;
+/** An unquoted value: up to a blank, a quote, `,` or `;`; a closing bracket ends it unless more
+ *  of the value follows (`foo(password=x)` ends at `)`; Django's `k3(-x)@…` does not). */
+const BARE_VALUE = '[^\\s"\'`,;)}\\]]{1,400}(?:[)}\\]]+[^\\s"\'`,;)}\\]]{1,400})*';
+/** Where the `*_KEY` rule can start: the word `key` (its name sits in a lookbehind). */
+export const KEY_ANCHOR = /key/gi;
 
 /** The name before the keyword (DB_, aws_secret_access_, client) in a lookbehind, so the regex
  *  starts at the keyword: scanning for a keyword is ~5× faster than trying a name at every
@@ -113,21 +148,21 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
   {
     kind: 'url-password',
     hint: ':\\/\\/',
-    re: /:\/\/(?<=[a-zA-Z][a-zA-Z0-9+.-]{0,20}:\/\/)[^\s:/@'"`<>]{1,100}:(?<v>[^\s/'"`<>]{1,200})@(?=[\w[-])/g,
+    re: /:\/\/(?<=[a-zA-Z][a-zA-Z0-9+.-]{0,20}:\/\/)[^\s:/@'"`<>]{0,100}:(?<v>[^\s/'"`<>]{1,200})@(?=[\w[-])/g,
     accept: (v) => !isPlaceholder(v) && !/^(.)\1{3,}$/.test(v) && v.length >= MIN_ASSIGNED_CHARS,
   },
   {
     // Quoted value: code, JSON, YAML, config ("password": "x", api_key = 'x', secret: "x").
     kind: 'assigned-secret',
     // Quotes may be escaped (`{\"password\":\"x\"}`: JSON inside a log line or a JSON string).
-    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[^A-Za-z0-9_.-])')}\\\\?["']?\\s*(?:=|:=|:|=>|\\?\\?=)\\s*\\\\?(?<q>["'\`])(?<v>[^"'\`\\n\\\\]{1,400})\\\\?\\k<q>`, 'gi'),
+    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[^A-Za-z0-9_.-])')}${SECRET_SUFFIX}\\\\?["']?\\s*(?:=|:=|:|=>|\\?\\?=)\\s*\\\\?(?<q>["'\`])(?<v>[^"'\`\\n\\\\]{1,400})\\\\?\\k<q>`, 'gi'),
     accept: assigned,
     anchor: KEYWORD_ANCHOR,
   },
   {
     // Bare value: .env lines, shell, command flags, YAML without quotes (PASSWORD=x, --token x).
     kind: 'assigned-secret',
-    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[\\s"\'(,;{[?&=]|(?:^|\\s)--?)')}\\s*(?:=|:=|:|=>|\\s(?=\\S*\\d))\\s*(?<v>[^\\s"'\`,;)}\\]]{1,400})`, 'gim'),
+    re: new RegExp(`${SECRET_WORD}${NAME_PREFIX('(?:^|[\\s"\'(,;{[?&=]|(?:^|\\s)--?)')}${SECRET_SUFFIX}\\s*(?:=>|:=|=|:|\\s(?=\\S*\\d))\\s*(?<v>${BARE_VALUE})`, 'gim'),
     accept: bare,
     anchor: KEYWORD_ANCHOR,
   },
@@ -137,5 +172,29 @@ export const BUILTIN_RULES: readonly RedactRule[] = [
     re: /\b(?:password|passphrase|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+["'`]?(?<v>[^\s"'`,;]{6,200})/gi,
     accept: bare,
     anchor: KEYWORD_ANCHOR,
+  },
+  {
+    // Any other `*_KEY` name (ENCRYPTION_KEY=…, signingKey: "…", "hmac-key": …) holding a
+    // random-looking value; `PRIMARY_KEY=id`, `sortKey: "created_at"` are names, not secrets.
+    kind: 'assigned-secret',
+    re: new RegExp(`key(?<=[A-Za-z0-9][_.-]?key)\\\\?["']?\\s*(?:=>|:=|=|:)\\s*\\\\?["'\`]?(?<v>[^\\s"'\`,;)}\\]\\\\]{1,400})`, 'gi'),
+    accept: randomLooking,
+    anchor: KEY_ANCHOR,
+  },
+  {
+    // `mysql -uroot -pS3cret db`, `mysqldump -p'x' …`: the value glued to `-p` (a lone `-p`
+    // asks for it; `-P` is the port; `mkdir -p`, `ls -p` are other programs).
+    kind: 'mysql-password',
+    hint: 'mysql|mariadb',
+    re: new RegExp(`(?<![A-Za-z0-9_.-])${MYSQL_FAMILY}(?![A-Za-z0-9_-])[^\\n|;&<>]{0,300}?\\s-p["']?(?<v>[^\\s"'\`|;&<>]{1,200})`, 'g'),
+    accept: (v) => !isVariable(v),
+  },
+  {
+    // A token field of an HTML form or page: <input type="hidden" name="csrf_token" value="…">,
+    // <meta content="…" name="csrf-token"> (the name, anywhere in the tag, in a look-ahead).
+    kind: 'html-token',
+    hint: '<input|<meta',
+    re: /<(?:input|meta)\b(?=[^<>]{0,600}?\b(?:name|id)\s*=\s*\\?["']?[\w.:-]*(?:token|secret|passw(?:or)?d|csrf|xsrf|api[_-]?key))[^<>]{0,600}?\b(?:value|content)\s*=\s*\\?["']?(?<v>[^"'\s<>\\]{8,400})/gi,
+    accept: randomLooking,
   },
 ];

@@ -15,24 +15,31 @@
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
 import { lazyRegExp } from './regexp.js';
+import { VIEWS, type JoinedView, type Views } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
  *  separators and survive error-signature normalization. */
 export const MARKER_OPEN = '‹secret:';
 export const MARKER_CLOSE = '›';
 /** Bump when a built-in rule changes: stores redacted by an older set are re-scrubbed. */
-export const RULES_VERSION = 1;
+export const RULES_VERSION = 2;
+/** Kind of a base64 run whose decoding holds a secret. */
+export const BASE64_KIND = 'base64-secret';
+/** Decodings looked into: a base64 run inside a decoded run is decoded too, no deeper. */
+export const MAX_DECODE_DEPTH = 2;
+/** Redaction passes at most (one almost always; a second when a replacement joined a secret). */
+export const MAX_REDACT_PASSES = 3;
 
 /** Any string that may hold a built-in secret holds one of these, in any case. */
 export const TRIGGER_SOURCE =
-  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential/.source;
+  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf/.source;
 /** TRIGGER_SOURCE with each ASCII letter written in its two cases, matched without the `i`
  *  flag: the same matches (without `u`, `i` folds an ASCII letter to its two cases only;
  *  test/shared/redact.test.ts checks this is TRIGGER_SOURCE so written and matches as it does),
  *  but no ICU case folding when V8 compiles it — ~1M instructions, ~0.25 ms, of the one-shot
  *  hook at a tool error (docs/HOOK.md). Built on first use. */
 export const TRIGGER_CASELESS_SOURCE =
-  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]';
+  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]';
 const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
@@ -76,7 +83,9 @@ export class Redactor {
    *  without a trigger, as most are, never needs it). */
   private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
 
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string)) {
+  /** `views`: the normalised views to scan too (shared/redact-views.ts); null for the hook's
+   *  signing redactor (signingRedactor), which keeps them out of its bundle. */
+  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string), private readonly views: Views | null) {
     this.allow = [...allow];
     this.fp = fingerprint;
     this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
@@ -107,9 +116,48 @@ export class Redactor {
     return out;
   }
 
-  /** Where secrets are in `text` (sorted, not overlapping). */
+  /** Where secrets are in `text` (sorted, not overlapping): the rules over the text as it
+   *  is, over its in-token line breaks joined, and over the decoding of its base64 runs
+   *  (shared/redact-views.ts). `store scan`, doctor and redaction all ask here. */
   findings(text: string): Finding[] {
-    if (!text || (!this.userTrigger && (text.length < MIN_SECRET_CHARS || !triggerRe().test(text)))) return [];
+    return this.find(text, 0, null);
+  }
+
+  /** `within`: `text` is that joined view's text (only what spans its cuts is new there). */
+  private find(text: string, depth: number, within: JoinedView | null): Finding[] {
+    // No rules (a store written "without redaction", the benchmark's baseline): nothing to find
+    // in any view either.
+    if (!text || this.rules.length === 0 || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
+    const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
+    const v = this.views;
+    if (!v) return merged(found);
+    if (depth < MAX_DECODE_DEPTH) {
+      for (const run of v.base64Runs(text)) {
+        if (within && !v.spansCut(within, run.start, run.end)) continue;
+        const decoded = v.decodedText(text.slice(run.start, run.end));
+        if (decoded !== null && this.find(decoded, depth + 1, null).length > 0) found.push({ kind: BASE64_KIND, ...run });
+      }
+    }
+    const view = within ? null : v.joinedView(text);
+    if (view) {
+      // Only what spans a cut is new: the rules run over a window around each cut, not the
+      // whole joined text again.
+      for (const [ws, we] of windows(view)) {
+        const sub = v.subView(view, ws, we);
+        for (const w of this.find(sub.text, depth, sub)) {
+          if (!v.spansCut(sub, w.start, w.end)) continue;
+          const f = { kind: w.kind, start: w.start + ws, end: w.end + ws };
+          const start = v.originalIndex(view, f.start);
+          const end = v.originalIndex(view, f.end - 1) + 1;
+          if (!completeBefore(text, found, view, f, end, v)) found.push({ kind: f.kind, start, end });
+        }
+      }
+    }
+    return merged(found);
+  }
+
+  /** The rules' matches in `text` as it is (overlaps not yet merged). */
+  private ruleFindings(text: string): Finding[] {
     const found: Finding[] = [];
     const anchors = new Map<RegExp, number[]>();
     const hinted = this.hinted(text);
@@ -124,18 +172,7 @@ export class Redactor {
         found.push({ kind: rule.kind, start, end: start + v.length });
       }
     }
-    if (found.length < 2) return found;
-    found.sort((a, b) => a.start - b.start || b.end - a.end);
-    const out: Finding[] = [];
-    for (const f of found) {
-      const last = out[out.length - 1];
-      if (last && f.start < last.end) {
-        if (f.end > last.end) last.end = f.end; // overlapping detections: one marker over both
-        continue;
-      }
-      out.push({ ...f });
-    }
-    return out;
+    return found;
   }
 
   /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
@@ -179,17 +216,17 @@ export class Redactor {
     return re;
   }
 
-  /** `text` with every secret replaced by its marker; the same string when none. */
+  /** `text` with every secret replaced by its marker; the same string when none. Repeated
+   *  until nothing is found (a replacement can join what was apart), so what it returns has
+   *  no finding: a store written from it scans clean with the same detector. */
   redact(text: string): string {
-    const f = this.findings(text);
-    if (f.length === 0) return text;
-    let out = '';
-    let at = 0;
-    for (const x of f) {
-      out += text.slice(at, x.start) + marker(x.kind);
-      at = x.end;
+    let out = text;
+    for (let pass = 0; pass < MAX_REDACT_PASSES; pass++) {
+      const f = this.findings(out);
+      if (f.length === 0) return out;
+      out = replaced(out, f);
     }
-    return out + text.slice(at);
+    return out;
   }
 
   /** Every string inside a parsed JSON value redacted (objects and arrays copied only where
@@ -254,14 +291,79 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
       .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
       .digest('hex')
       .slice(0, 16);
-  return new Redactor([...rules, ...user], allow, fingerprint);
+  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS);
 }
 
 let builtin: Redactor | null = null;
+let signing: Redactor | null = null;
+/** The built-in rules without the normalised views: what the hook signs an error with (its
+ *  bundle stays small and starts fast, docs/HOOK.md). It gives the indexer's text but for a
+ *  secret only a view finds (a token cut by a line break, base64 of a key) in the error's first
+ *  lines: that error then signs otherwise and finds no Past fix — recall lost, never a leak
+ *  (the hook stores no text). */
+export function signingRedactor(): Redactor {
+  return (signing ??= new Redactor(BUILTIN_RULES, [], 'signing', null));
+}
 /** The built-in rules' redactor, made once per process (the hook's and the daemon's default
  *  when no configured one is given: an error is signed as the indexer stored it). */
 export function builtinRedactor(): Redactor {
   return (builtin ??= createRedactor());
+}
+
+/** Whether a joined-view finding only ran a secret the text already shows whole on its line
+ *  into the next line's word (`ghp_…` then `Exit code 1`): a finding of the text itself ends
+ *  where the first joined break begins, and what the join adds is a word (`Exit`, `done`) or
+ *  shorter than MIN_SECRET_CHARS — not the tail of a token. */
+function completeBefore(text: string, direct: readonly Finding[], view: JoinedView, f: Finding, end: number, v: Views): boolean {
+  const k = view.cuts.findIndex((c) => c > f.start && c < f.end);
+  const breakAt = v.originalIndex(view, view.cuts[k] - 1) + 1;
+  if (!direct.some((d) => d.end === breakAt)) return false;
+  const added = text.slice(breakAt + view.removed[k], end);
+  return added.length < MIN_SECRET_CHARS || /^[A-Za-z][a-z]*$/.test(added);
+}
+
+/** Characters of the joined view looked at on each side of a cut (a name, its separator and a
+ *  token fit: values are cut at 400). */
+const CUT_WINDOW = 512;
+
+/** [start, end) windows of a joined view around its cuts, overlapping ones merged. */
+function windows(view: JoinedView): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const c of view.cuts) {
+    const a = Math.max(0, c - CUT_WINDOW);
+    const b = Math.min(view.text.length, c + CUT_WINDOW);
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = b;
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Overlapping detections become one finding over both (the earliest start wins; same start:
+ *  the longer). */
+function merged(found: Finding[]): Finding[] {
+  if (found.length < 2) return found;
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Finding[] = [];
+  for (const f of found) {
+    const last = out[out.length - 1];
+    if (last && f.start < last.end) {
+      if (f.end > last.end) last.end = f.end;
+      continue;
+    }
+    out.push({ ...f });
+  }
+  return out;
+}
+
+function replaced(text: string, findings: readonly Finding[]): string {
+  let out = '';
+  let at = 0;
+  for (const x of findings) {
+    out += text.slice(at, x.start) + marker(x.kind);
+    at = x.end;
+  }
+  return out + text.slice(at);
 }
 
 /** Findings per kind, for reports (`store scan`, doctor). */

@@ -145,7 +145,10 @@ describe('hook --help', () => {
 describe('hook bundle', () => {
   function checkBundle(file: string): void {
     const src = readFileSync(file, 'utf8');
-    expect(statSync(file).size).toBeLessThan(64 * 1024);
+    // A bound on what every run parses (the code cache holds its compiled form: docs/HOOK.md):
+    // 68 KiB since the tool channel's one signer and chooser (issue 37), the file trust checks and
+    // the bounded stdin (issue 38) — ~66 KB; the hook bench holds the time target.
+    expect(statSync(file).size).toBeLessThan(68 * 1024);
     expect(src).not.toMatch(/better-sqlite3|sqlite-vec|@xenova\/transformers|onnxruntime|chokidar|proper-lockfile|\bZodError\b|from ["']zod["']|require\(["']zod["']\)/);
     expect(src).not.toMatch(/\bimport\s*\(|^\s*import\s/m); // CommonJS: no ESM loader at start-up
     const required = [...src.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);

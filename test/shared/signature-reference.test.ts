@@ -17,6 +17,7 @@ import { markedError as markedErrorWas, markHere as markHereWas } from './refere
 import { gitDirectory } from '../../shared/run-dir.js';
 import { gitDirectory as gitDirectoryWas } from './reference/run-dir.js';
 import { builtinRedactor } from '../../shared/redact.js';
+import { base64Runs, joinedView } from '../../shared/redact-views.js';
 import { createRedactor as createRedactorWas } from './reference/redact.js';
 import { errorKeys } from '../../shared/error-keys.js';
 import { sign } from '../../hook/tool-gates.js';
@@ -100,6 +101,9 @@ describe('the rewritten signing code gives what the code it replaced gave', () =
       expect(markHere(t, ['proj', 'database', 'app'])).toBe(markHereWas(t, ['proj', 'database', 'app']));
       expect(markedError(t, dir, cmd)).toBe(markedErrorWas(t, dir, cmd));
       expect(gitDirectory(cmd)).toBe(gitDirectoryWas(cmd));
+      // Issue 38 added views the old code did not have (a token cut by a line break joined,
+      // base64 decoded: test/shared/redact-views.test.ts); on text with neither, the same.
+      if (joinedView(t) !== null || base64Runs(t).length > 0) return;
       expect(builtinRedactor().redact(t)).toBe(redactorWas.redact(t));
       const payload = { tool_name: 'Bash', tool_input: { command: cmd }, cwd: dir ?? undefined, error: t };
       const s = sign(payload, 'PostToolUseFailure');
