@@ -16,6 +16,7 @@
  * Offer ids are made deterministic (a hash of the salt, session, turn and chunk) so the same
  * input replays to the same output; the builder's own ids are random UUIDs.
  */
+import { withAdvice } from '../shared/cwd-persists.js';
 import { toolErrorKind, type ToolErrorKind } from './tool-error-kinds.js';
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
@@ -324,9 +325,9 @@ export class SessionReplay {
       sufficiency: null,
     };
     this.toolTimings.push({ hook: hook ? t1 - t0 : null, decide: t2 - t1 });
-    // The line the hook showed (what was or would have been printed), else the reason of the
-    // offer it considered (its fixes file's or tool cache's), else the daemon's own offer's.
-    const reason = shown?.text || (shown ? this.hookReason : null) || full?.reason;
+    // The reason of the offer the hook showed, as it showed it (its fixes file's or tool cache's,
+    // with the cwd advice where it applied), else the daemon's own offer's.
+    const reason = (shown ? this.hookReason : null) || full?.reason;
     if (reason) this.reasons.set(row, reason);
     this.rows.push(row);
     return row;
@@ -395,7 +396,9 @@ export class SessionReplay {
     this.hookState = nextState(this.hookState, pre.sessionId, d, t.at);
     // The reason the hook printed with its offer: from the fixes file or the tool cache it read.
     const from = fix !== undefined ? (fix as FixFile).fixes.map((f) => f.offer) : this.toolCache?.offer ? [this.toolCache.offer] : [];
-    this.hookReason = d.offer ? (from.find((o) => o.id === d.offer!.id)?.reason ?? null) : null;
+    const fileReason = d.offer ? (from.find((o) => o.id === d.offer!.id)?.reason ?? null) : null;
+    // As the hook chose it: where the shell was already in the folder, the line says so (shared/fix-choice.ts).
+    this.hookReason = fileReason && signal.kind === 'error' && signal.advice && fix !== undefined ? withAdvice(fileReason, signal.advice) : fileReason;
     return d;
   }
 

@@ -67,8 +67,8 @@ describe('tool error kinds', () => {
     const bt = run('backtest', '--since', 'all', '--html', html);
     expect(bt.status, bt.stderr).toBe(0);
     const page = readFileSync(html, 'utf8');
-    expect(page).toMatch(/<td class="info">figure<\/td><td>history\.prompt-offers<\/td>/);
-    expect(page).not.toMatch(/>pass<\/td><td>history\.(prompt|tool)-offers/);
+    expect(page).toMatch(/<td class="nw info">figure<\/td><td class="nw">history\.prompt-offers<\/td>/);
+    expect(page).not.toMatch(/>pass<\/td><td[^>]*>history\.(prompt|tool)-offers/);
     expect(page).toContain('6 error(s): 2 the hook sees');
     // control: a real gate on the same page still says pass
     expect(page).toMatch(/<td class="pass">pass<\/td><td>history\.sidechain-offers<\/td>/);

@@ -28,8 +28,8 @@ let project: string;
 let env: NodeJS.ProcessEnv;
 
 /** One session's lines with uuids of its own (the helper numbers them from 1 in every file). */
-const own = (id: string, t0: number) =>
-  sessionLines({ sessionId: id, t0 }).map((l) => l.replaceAll('00000000-0000-4000-8000-', `${id.slice(0, 8)}-0000-4000-8000-`).replaceAll('toolu_pg1', `toolu_${id.slice(0, 8)}`));
+const own = (id: string, t0: number, resolved = false) =>
+  sessionLines({ sessionId: id, t0, resolved }).map((l) => l.replaceAll('00000000-0000-4000-8000-', `${id.slice(0, 8)}-0000-4000-8000-`).replaceAll('toolu_pg1', `toolu_${id.slice(0, 8)}`).replaceAll('toolu_pg2', `toolu_${id.slice(0, 7)}2`));
 /** The prompt uuids of a file, in order. */
 const promptUuids = (path: string) =>
   readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; uuid: string; message: { content: unknown } })
@@ -68,7 +68,7 @@ function gold(items: unknown[], name = '-work-app'): string {
  *  meets it again: the daemon's decision on B's error turn reaches the hook at B's next prompt. */
 function fixedProject(): { dir: string; closing: string } {
   const dir = join(tmp, 'fixed', '-work-app');
-  const a = own(A, SESSION_T0);
+  const a = own(A, SESSION_T0, true);
   const i = a.findIndex((l) => l.includes('The postgres connection pool drops'));
   const rec = JSON.parse(a[i]) as { message: { content: unknown } };
   rec.message.content = [{ type: 'text', text: 'The pool handed out dead sockets. Fixed by setting idleTimeoutMillis to 10000 in src/db/pool.ts; npm run test:db passes now.' }];

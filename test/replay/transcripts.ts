@@ -20,6 +20,8 @@ export const SESSION_T0 = Date.UTC(2026, 10, 2, 9, 0, 0);
 export const STEP_MS = 10 * 60_000;
 
 export interface LineOptions {
+  /** The postgres error is then fixed in the session (the same command with a setting succeeds). */
+  resolved?: boolean;
   sessionId: string;
   cwd?: string;
   sidechain?: boolean;
@@ -66,6 +68,13 @@ export function sessionLines(o: LineOptions): string[] {
     user(PG_ERROR_TURN.user, t),
     assistant([{ type: 'tool_use', id: 'toolu_pg1', name: 'Bash', input: { command: 'npm run test:db' } }], t + 3000),
     JSON.stringify({ ...base('user', t + 9000), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_pg1', is_error: true, content: PG_ERROR_TURN.toolErrors[0] }] } }),
+    // The same intent, changed by a setting, then succeeding: a Past fix (docs/PASTFIX.md).
+    ...(o.resolved
+      ? [
+          assistant([{ type: 'tool_use', id: 'toolu_pg2', name: 'Bash', input: { command: 'PG_IDLE_TIMEOUT_MS=10000 npm run test:db' } }], t + 10_000),
+          JSON.stringify({ ...base('user', t + 12_000), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_pg2', is_error: false, content: 'All 12 db tests passed' }] } }),
+        ]
+      : []),
     assistant([{ type: 'text', text: PG_ERROR_TURN.assistant }], t + 15_000),
     turnEnd(t + 16_000),
   );
