@@ -93,8 +93,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       }
       varyValues([]);
       golds.forEach((g, left) => {
-        let best: number = v.candidates[0];
-        let bestScore = -1;
+        // Ties keep the default (a value the projects cannot tell apart is not chosen by them).
+        let best: number = v.value;
+        let bestScore = choiceScore(byCandidate.get(v.value)!.filter((_x, i) => i !== left));
         for (const c of v.candidates) {
           const s = choiceScore(byCandidate.get(c)!.filter((_x, i) => i !== left));
           if (s > bestScore + 1e-9) {

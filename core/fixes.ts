@@ -170,7 +170,7 @@ const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
  *  (shared/destructive.ts: the indexer already leaves such fixes out; this holds for stores
  *  indexed before, and for notes), not a generic error, keyed. */
 function usable(e: EpisodeRecord): boolean {
-  return e.resolved && !!e.fix && !isDestructive(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && genericKind('', e.head) === null;
+  return e.resolved && !!e.fix && !isDestructive(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && (!ruleOn('generic-error') || genericKind('', e.head) === null);
 }
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;

@@ -474,7 +474,7 @@ export function episodesOf(steps: readonly ToolStep[]): Episode[] {
     // (The failure the fix followed: a later attempt under the same signature may be told
     // otherwise by its whole text — a relative path after a guessed absolute one.)
     const lastText = stepErrorText(w.lastFailed);
-    const genericByText = genericKind(lastText, sig.lines) !== null && genericKind('', sig.lines) === null;
+    const genericByText = ruleOn('generic-error') && genericKind(lastText, sig.lines) !== null && genericKind('', sig.lines) === null;
     const { fix, note } = genericByText ? { fix: '', note: '' } : fixOf(w);
     // Ended, but nothing was changed to end it: not resolved (no fix to offer).
     const outcome: EpisodeOutcome = fix ? w.outcome : 'unresolved';

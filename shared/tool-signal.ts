@@ -60,7 +60,7 @@ export function signError(text: string, cwd: string | null, command: string, red
   const persisted = ruleOn('cwd-persists') && marked !== redacted && cwdPersisted(lines);
   const advice = persisted && cwd ? cwdPersistsAdvice(redactor.redact(cwd), redactor.redact(command), program) : null;
   return {
-    kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: genericKind(text, lines), text: text.slice(0, ERROR_TEXT_CHARS), command, tool,
+    kind: 'error', sig: keys.sig, lineKeys: keys.lineKeys, generic: ruleOn('generic-error') ? genericKind(text, lines) : null, text: text.slice(0, ERROR_TEXT_CHARS), command, tool,
     code: ruleOn('code-being-written') && codeError(lines), program, advice,
   };
 }

@@ -71,6 +71,6 @@ describe('tool error kinds', () => {
     expect(page).not.toMatch(/>pass<\/td><td[^>]*>history\.(prompt|tool)-offers/);
     expect(page).toContain('6 error(s): 2 the hook sees');
     // control: a real gate on the same page still says pass
-    expect(page).toMatch(/<td class="pass">pass<\/td><td>history\.sidechain-offers<\/td>/);
+    expect(page).toMatch(/<td class="nw pass">pass<\/td><td class="nw">history\.sidechain-offers<\/td>/);
   }, 120_000);
 });
