@@ -19,7 +19,7 @@ export interface PastfixRule {
 
 export const PASTFIX_RULES = [
   { id: 'intent-succeeded', means: 'an episode is resolved only when the failing intent itself then succeeded; an error that only changed into another is not fixed', where: 'indexer/episodes.ts: fixOf' },
-  { id: 'small-change', means: 'a fix is a small change: at most MAX_FIX_CHANGES acting steps between the last failure and the success, and no edit of code (a config file may be edited); a run of code edits or unrelated work is not a fix', where: 'indexer/episodes.ts: fixOf' },
+  { id: 'small-change', means: 'a fix is a small change: at most max-fix-changes acting steps (separate calls, or actions the succeeding call added) between the last failure and the success, and no edit of code (a config file may be edited); a run of code edits or unrelated work is not a fix', where: 'indexer/episodes.ts: fixOf' },
   { id: 'move-needs-place-error', means: 'running the intent in another folder is a fix only for an error that says the place is wrong (a missing file, folder, repository or manifest); a build that passes elsewhere fixed nothing here', where: 'indexer/episodes.ts: fixOf' },
   { id: 'no-state-change', means: 'a fix that destroys state (force, resets, rebases, git clean, rm, dropping tables) or creates a repository or project (git init, npm init) is never offered: followed in the wrong place it does harm', where: 'shared/destructive.ts; indexer/episodes.ts, core/fixes.ts' },
   { id: 'code-being-written', means: 'a compile, type, lint or test failure is about code being written: only the very same complaint (its exact signature) gets a fix, and only one that changed no code', where: 'shared/error-class.ts: codeError; core/fixes.ts, hook/tool-gates.ts' },
