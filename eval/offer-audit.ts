@@ -96,16 +96,18 @@ export interface FileLineage {
 }
 
 /**
- * Lineage of transcript files, and which records are copies. A resumed or forked file names its
- * parent: some of its copied records keep the parent's `sessionId` (in the real projects every
- * copy names exactly one session it shares uuids with, and no original names one). Its records
- * that the parent also holds are copies — Claude Code ran no hook for them in this session.
- * Claude Code 1.0's continue wrote the new session id into the copied records, so such a file
- * names nobody: then its records held by a file that ended before it (the session it continued:
- * its copied records keep their times, so only the end tells them apart) are the copies. An
- * original that went on after a fork of it that names nobody ended later than the fork: the
- * rule then reads the original's shared records as the copies (no such file in the real
- * projects: their forks name their parent).
+ * Lineage of transcript files, and which records are copies. A record another file also holds
+ * is a copy when that other file is its parent — a session this one continued, resumed or
+ * forked, whose records Claude Code repeated here (it ran no hook for them in this session):
+ *  - a file this one names: a resumed or forked copy keeps the parent's `sessionId` in some of
+ *    its copied records;
+ *  - else a file that started earlier (a chain of resumes: the parent's own copies come from
+ *    its parent, which this file may not name);
+ *  - else, started at the same time (Claude Code 1.0's continue repeats the whole history, its
+ *    first record's time included, and writes the new session id into the copies), one that
+ *    ended earlier: the session it continued stopped when the continuation began.
+ * Never a file that names this one: that is its child (a fork of an original that then went
+ * on names the original). Records without times tell no order: no copy by time.
  */
 export async function readFileLineage(paths: readonly string[]): Promise<FileLineage> {
   const pairs: Array<{ uuid: string; session: string }> = [];
@@ -123,18 +125,29 @@ export async function readFileLineage(paths: readonly string[]): Promise<FileLin
     else holders.set(uuid, new Set([session]));
   }
   const copies = new Map<string, Set<string>>();
-  // Each file's end: the time of its last record that has one (NaN: none, no order known).
-  const ends = new Map<string, number>();
+  // Each file's first and last record time (NaN: none has one) and the sessions it names.
+  const span = new Map<string, { first: number; end: number }>();
+  const names = new Map<string, Set<string>>();
   for (const [session, recs] of records) {
+    let first = NaN;
     let end = NaN;
-    for (const r of recs) if (Number.isFinite(r.at)) end = r.at;
-    ends.set(session, end);
+    for (const r of recs) {
+      if (!Number.isFinite(r.at)) continue;
+      if (!(r.at >= first)) first = r.at;
+      end = r.at;
+    }
+    span.set(session, { first, end });
+    names.set(session, new Set(recs.map((r) => r.sessionId).filter((x): x is string => x !== null && x !== session)));
   }
+  const isParent = (h: string, s: string): boolean => {
+    if (names.get(h)?.has(s)) return false;
+    if (names.get(s)?.has(h)) return true;
+    const a = span.get(h)!;
+    const b = span.get(s)!;
+    return a.first < b.first || (a.first === b.first && a.end < b.end);
+  };
   for (const [session, recs] of records) {
-    const named = new Set(recs.map((r) => r.sessionId).filter((x): x is string => x !== null && x !== session));
-    const ended = ends.get(session) ?? NaN;
-    const parent = (h: string) => (named.size ? named.has(h) : (ends.get(h) ?? NaN) < ended);
-    const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && parent(h))).map((r) => r.uuid));
+    const copied = new Set(recs.filter((r) => [...(holders.get(r.uuid) ?? [])].some((h) => h !== session && isParent(h, session))).map((r) => r.uuid));
     if (copied.size) copies.set(session, copied);
   }
   return { groups: lineageGroups(pairs), copies };

@@ -25,7 +25,6 @@ import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Embedder } from '../embed/types.js';
 import { hookSettingsFromConfig } from '../config/hook-settings.js';
-import { buildFixFiles } from '../core/fixes.js';
 import { isCascade } from '../shared/error-class.js';
 import { Pipeline } from '../core/pipeline.js';
 import { createOfferBuilder } from '../retrieval/builder.js';
@@ -38,7 +37,8 @@ import { seededRandom } from '../shared/prng.js';
 import { quantile } from '../ops/stats.js';
 import { readTimedExchanges, type FileExchanges } from './replay-read.js';
 import { SessionReplay, hookShows, type PromptVerdict, type ReplayRow } from './replay-session.js';
-import { feedSession, replayConfig, sessionSeed } from './replay.js';
+import { feedSession, offersOf, pastFixes, replayConfig, sessionSeed, type ReplayOffer } from './replay.js';
+import { lineageOfFiles, markCopies } from './lineage-copies.js';
 import { checkGold, emptyTally, handleSession, scoreSession, type GoldItem, type GoldTally, type PastfixEvent, type PastfixGold, type ScoredStep } from './pastfix-gold.js';
 
 /** Region the earlier sessions are indexed into. */
@@ -84,6 +84,10 @@ export interface PastfixReport {
   /** Shown offers whose chunk comes from the session's own lineage (an earlier file it repeats
    *  calls of): echoes of itself (target 0). */
   self_lineage_offers: number;
+  /** Every offer of the replayed sessions (both channels, shown or held back), with the keys
+   *  and values `replay --json` gives in its `offers`: `replay` of a session after an `index`
+   *  of the earlier ones gives the same list (bench pastfix-parity). */
+  replay_offers: ReplayOffer[];
   /** Scored against a judged gold (--gold): the figures below; without it, the gold above is
    *  self-defined (an earlier episode with the same signature). */
   gold: GoldReport | null;
@@ -169,7 +173,8 @@ export function findProjects(dir: string): Array<{ name: string; sessions: strin
   return out;
 }
 
-function firstTime(read: FileExchanges): number {
+/** When a session began: its earliest exchange or tool step (sessions run in this order). */
+export function sessionStart(read: FileExchanges): number {
   const ts = [...read.exchanges.map((t) => t.exchange.timestamp), ...read.steps.map((s) => s.at)].filter((x) => Number.isFinite(x));
   return ts.length ? Math.min(...ts) : Number.POSITIVE_INFINITY;
 }
@@ -184,7 +189,7 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
     projects: 0, sessions: 0, tool_steps: 0, errors: 0, recurrences: 0, recurrences_resolved: 0, recalled: 0, recall: 0, recall_resolved: 0,
     offers: 0, correct_offers: 0, precision: 0, offers_per_100_steps: 0, first_seen_offers: 0, unhookable_recurrences: 0,
     latency_ms: { decide_p50: 0, decide_p95: 0, hook_p50: 0, hook_p95: 0 , index_per_session_p50: 0 },
-    misses: [], sidechain_offers: 0, copied_steps: 0, self_lineage_offers: 0, gold: null,
+    misses: [], sidechain_offers: 0, copied_steps: 0, self_lineage_offers: 0, replay_offers: [], gold: null,
   };
   const tally = emptyTally();
   const events: PastfixEvent[] = [];
@@ -209,7 +214,7 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
       for (const path of project.sessions) {
         const read = await readTimedExchanges(path, { settleMs: config.daemon.settleMs });
         reads.set(path, read);
-        files.push({ path, first: firstTime(read) });
+        files.push({ path, first: sessionStart(read) });
       }
       files.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
       const itemsBySession = new Map<string, GoldItem[]>();
@@ -219,12 +224,8 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         checkGold(opts.gold, project.name, calls);
         for (const it of opts.gold.items) itemsBySession.set(it.session, [...(itemsBySession.get(it.session) ?? []), it]);
       }
-      // Calls seen in an earlier session file, by the session that made them: a resumed or
-      // forked copy repeats them (and so names its lineage).
-      const seenCalls = new Map<string, string>();
-      // Prompts seen in an earlier session file, by the session that had them (a resumed or
-      // forked copy repeats them: no hook ran for them there, the daemon reads them as history).
-      const seenPrompts = new Map<string, string>();
+      // Copies (resumed / forked files), by the rule replay uses (eval/lineage-copies.ts).
+      const lineageFiles = await lineageOfFiles(project.sessions);
       const root = join(work, String(pi));
       const history = join(root, 'history', project.name);
       mkdirSync(history, { recursive: true });
@@ -257,16 +258,13 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         try {
           const read = reads.get(f.path)!;
           const sessionId = basename(f.path, '.jsonl');
-          const copied = new Set(read.steps.map((t) => t.step.toolUseId).filter((x): x is string => !!x && seenCalls.has(x)));
-          rep.copied_steps += copied.size;
-          const lineage = new Set([...copied].map((id) => seenCalls.get(id)!));
-          for (const t of read.exchanges) {
-            const from = t.exchange.uuid ? seenPrompts.get(t.exchange.uuid) : undefined;
-            if (from && from !== sessionId) lineage.add(from);
-          }
-          const fed: FileExchanges = { ...read, exchanges: read.exchanges.map((t) => (t.exchange.uuid && seenPrompts.has(t.exchange.uuid) && seenPrompts.get(t.exchange.uuid) !== sessionId ? { ...t, seed: true, hookFires: false } : t)) };
+          const marked = markCopies(read, lineageFiles, f.path);
+          rep.copied_steps += marked.steps;
+          const fed = marked.read;
+          // The earlier sessions this one repeats records of (its lineage's members in the store).
+          const lineage = new Set((lineageFiles.groups.get(sessionId) ?? []).filter((s) => s !== sessionId));
           let replayed: SessionReplay | null = null;
-          const scored = await replayOne(f.path, fed, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), copied, (s) => (replayed = s));
+          const scored = await replayOne(f.path, fed, reader, config, opts, project.name, rep, decideMs, hookMs, (n) => (recalledResolved += n), (s) => (replayed = s));
           const session = replayed as SessionReplay | null;
           if (session && opts.onPrompts) {
             await opts.onPrompts({
@@ -281,8 +279,6 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
           }
           rep.self_lineage_offers += scored.filter((x) => x.shown && lineage.has(handleSession(x.shown.handle))).length;
           if (opts.gold) events.push(...scoreSession(sessionId, scored, itemsBySession.get(sessionId) ?? [], tally));
-          for (const t of read.steps) if (t.step.toolUseId && !seenCalls.has(t.step.toolUseId)) seenCalls.set(t.step.toolUseId, sessionId);
-          for (const t of read.exchanges) if (t.exchange.uuid && !seenPrompts.has(t.exchange.uuid)) seenPrompts.set(t.exchange.uuid, sessionId);
         } finally {
           reader?.close();
         }
@@ -325,14 +321,12 @@ async function replayOne(
   decideMs: number[],
   hookMs: number[],
   addRecalledResolved: (n: number) => void,
-  copied: ReadonlySet<string>,
   onReplayed?: (session: SessionReplay) => void,
 ): Promise<ScoredStep[]> {
   const index = store ? store.episodeIndex() : [];
   const earlier = new Set(index.map((e) => e.sig));
   const resolvedEarlier = new Set(index.filter((e) => e.resolved).map((e) => e.sig));
   const sigOfChunk = new Map(index.map((e) => [e.chunkId, e.sig]));
-  const fixFiles = store ? buildFixFiles(store.fixEpisodes(), 'pastfix', 0) : new Map();
   const home = join(tmpdir(), 'active-brain-pastfix-home');
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: home });
   let clock = read.exchanges[0]?.settledAt ?? read.steps[0]?.at ?? 0;
@@ -342,7 +336,8 @@ async function replayOne(
     noBuilderReason: store ? undefined : 'empty-store',
     episodes: store,
     config,
-    home: settings.transcriptsRoot,
+    pastOnly: true,
+    home,
     now: () => clock,
     rng: seededRandom(sessionSeed(opts.seed, path)),
   });
@@ -351,13 +346,15 @@ async function replayOne(
   const entrypoint = read.exchanges.find((t) => t.exchange.entrypoint)?.exchange.entrypoint ?? null;
   const session = new SessionReplay({
     pipeline, config, settings, path, file: basename(path), subagent: false, salt: String(opts.seed), entrypoint, home,
-    fixes: (sig) => fixFiles.get(sig), copied: (id) => !!id && copied.has(id),
+    fixes: pastFixes(store, 'pastfix'),
   });
   await feedSession(session, read, (t) => (clock = t));
-  const rows = session.finish().filter((r) => r.channel === 'tool');
+  const all = session.finish();
+  rep.replay_offers.push(...offersOf(all));
+  const rows = all.filter((r) => r.channel === 'tool');
   onReplayed?.(session);
   const byStep = new Map<number, ReplayRow>(rows.map((r) => [r.step!, r]));
-  const steps = read.steps.map((t) => t.step).filter((s) => !s.toolUseId || !copied.has(s.toolUseId));
+  const steps = read.steps.filter((t) => !t.copy).map((t) => t.step);
   rep.tool_steps += steps.length;
   rep.sidechain_offers += rows.filter((r) => r.sidechain && r.offer && hookShows(r.hook)).length;
   for (const t of session.toolTimings) {

@@ -159,9 +159,6 @@ export interface SessionReplayOptions {
   /** The hook's fixes file for a signature, as the daemon would have written it from the
    *  store's resolved episodes (core/fixes.ts buildFixFiles); undefined: no file. */
   fixes?: (sig: string, at: number) => FixFile | undefined;
-  /** A call repeated from an earlier session file (a resumed or forked copy): Claude Code ran
-   *  no hook for it, so the hook is not simulated there; the daemon still reads it. */
-  copied?: (toolUseId: string | null) => boolean;
   /** The session's entrypoint (its transcript's `entrypoint`), when known before its exchanges
    *  are fed: the hook's gates run with the environment the host gives a hook of such a session
    *  (shared/workers.ts hostEnvFor) and the daemon's tool steps carry it, as in the daemon. */
@@ -351,7 +348,6 @@ export class SessionReplay {
     const st = t.step;
     const failure = st.isError && !st.toolUseError;
     if (!failure && !(st.isError === false && postToolUseReaches(CLAUDE_EVENT_SET, st.name))) return null;
-    if (this.o.copied?.(st.toolUseId)) return null;
     const event = failure ? 'PostToolUseFailure' : 'PostToolUse';
     const inWorker = this.o.subagent;
     const payload: Record<string, unknown> = {

@@ -26,7 +26,8 @@ import type { FixFile, OfferType } from '../shared/types.js';
 import { SessionReplay, hookShows, type ReplayRow, type RowOffer } from './replay-session.js';
 import { readTimedExchanges, type FileExchanges, type TranscriptFile } from './replay-read.js';
 import { seededRandom as seededRng } from '../shared/prng.js';
-import { OfferAudit, isCopiedStep, ngrams, readFileLineage, sessionOfPath } from './offer-audit.js';
+import { OfferAudit, ngrams } from './offer-audit.js';
+import { lineageOfFiles, markCopies } from './lineage-copies.js';
 import type { TimedExchange } from './replay-session.js';
 import { summarize, type SessionSummary, type ReplaySummary } from './replay-summary.js';
 export { seededRng };
@@ -166,23 +167,28 @@ export async function feedSession(session: SessionReplay, read: Pick<FileExchang
   }
 }
 
+/** The hook's Past fixes as the daemon's fixes files would hold them from this store's
+ *  resolved episodes (core/fixes.ts buildFixFiles), each fix only from the time its episode
+ *  was met: a store may hold sessions later than the one replayed. */
+export function pastFixes(store: StoreReader | null, label: string): (sig: string, at: number) => FixFile | undefined {
+  const resolved = store ? store.fixEpisodes() : [];
+  const fixFiles = buildFixFiles(resolved, label, 0);
+  const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));
+  return (sig, at) => {
+    const f = fixFiles.get(sig);
+    if (!f) return undefined;
+    const fixes = f.fixes.filter((x) => (metAt.get(x.offer.chunkId) ?? Infinity) <= at);
+    return fixes.length ? { ...f, fixes } : undefined;
+  };
+}
+
 /** Replay every file through the pipeline and the hook's gates. */
 export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOptions): Promise<ReplayResult> {
   const config = replayConfig(opts.config);
   const { embedder } = opts;
   const settings = hookSettingsFromConfig(config, { ACTIVE_BRAIN_HOME: opts.home });
   const builder = opts.store ? createOfferBuilder({ store: opts.store, embedder, config, reasoner: null }) : null;
-  // The fixes files the daemon would have written from this store (the hook's Past fixes).
-  const resolved = opts.store ? opts.store.fixEpisodes() : [];
-  const fixFiles = buildFixFiles(resolved, 'replay', 0);
-  // The store may hold sessions later than the one replayed: offer only what was met before.
-  const metAt = new Map(resolved.map((e) => [e.chunkId, e.at]));
-  const fixesOf = (sig: string, at: number): FixFile | undefined => {
-    const f = fixFiles.get(sig);
-    if (!f) return undefined;
-    const fixes = f.fixes.filter((x) => (metAt.get(x.offer.chunkId) ?? Infinity) <= at);
-    return fixes.length ? { ...f, fixes } : undefined;
-  };
+  const fixesOf = pastFixes(opts.store, 'replay');
   const rows: ReplayRow[] = [];
   const reasons = new Map<ReplayRow, string>();
   const perSession: SessionSummary[] = [];
@@ -190,8 +196,9 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
   let skipped = 0;
   let done = 0;
   const unreadable: string[] = [];
-  // The audit's lineage comes from the files themselves (not from the store the gates use).
-  const lineage = await readFileLineage(files.filter((f) => !f.subagent).map((f) => f.path));
+  // The audit's lineage comes from the files themselves and their folders' other sessions
+  // (not from the store the gates use).
+  const lineage = await lineageOfFiles(files.filter((f) => !f.subagent).map((f) => f.path));
   const audit = new OfferAudit(opts.store, lineage.groups);
   let copyExchanges = 0;
   let copySteps = 0;
@@ -208,10 +215,11 @@ export async function replayTranscripts(files: TranscriptFile[], opts: ReplayOpt
     synthetic += read.synthetic;
     skipped += read.skippedLines;
     // A resumed / forked file's copied head is its parent's history: fed as seed, no hook.
-    const copies = f.subagent ? undefined : lineage.copies.get(sessionOfPath(f.path));
-    if (copies) {
-      read.exchanges = read.exchanges.map((t) => (copies.has(t.exchange.uuid) ? ((copyExchanges += t.provisional ? 0 : 1), { ...t, seed: true, hookFires: false }) : t));
-      read.steps = read.steps.map((t) => (isCopiedStep(copies, t.step.uuid, t.step.toolUseId) ? (copySteps++, { ...t, copy: true }) : t));
+    if (!f.subagent) {
+      const marked = markCopies(read, lineage, f.path);
+      read = marked.read;
+      copyExchanges += marked.exchanges;
+      copySteps += marked.steps;
     }
     let clock = read.exchanges[0]?.settledAt ?? 0;
     const pipeline = new Pipeline({

@@ -36,6 +36,26 @@ describe('readFileLineage: copies', () => {
     expect(l.groups.get('p')).toEqual(['c', 'p', 'r']);
   });
 
+  it('a chain of resumes: records the named parent no longer holds are still copies of the session that started earlier', async () => {
+    const first = file('f1', [rec('k1', 'f1', 0), rec('k2', 'f1', 1)]);
+    // f2 resumed f1 but kept only a summary of it (holds k2, not k1) ...
+    const second = file('f2', [rec('k2', 'f1', 1), rec('k5', 'f2', 20)]);
+    // ... and f3, resumed from f2 much later, names f2 and repeats k1 from f1's history.
+    const third = file('f3', [rec('k1', 'f2', 30), rec('k2', 'f2', 30), rec('k6', 'f3', 40)]);
+    const l = await readFileLineage([first, second, third]);
+    expect([...(l.copies.get('f3') ?? [])].sort()).toEqual(['k1', 'k2']);
+    expect([...(l.copies.get('f2') ?? [])].sort()).toEqual(['k2']);
+    expect(l.copies.has('f1')).toBe(false);
+  });
+
+  it('a fork that names the original, which then went on longer: the original has no copies, the fork has', async () => {
+    const original = file('o', [rec('m1', 'o', 0), rec('m2', 'o', 1), rec('m3', 'o', 50)]);
+    const fork = file('k', [rec('m1', 'o', 0), rec('m2', 'o', 1), rec('m4', 'k', 5)]);
+    const l = await readFileLineage([original, fork]);
+    expect(l.copies.has('o')).toBe(false);
+    expect([...(l.copies.get('k') ?? [])].sort()).toEqual(['m1', 'm2']);
+  });
+
   it('control: two files that share nothing have no copies; a shared record with no times tells no order (no copy)', async () => {
     const a = file('a', [rec('a1', 'a', 0)]);
     const b = file('b', [rec('b1', 'b', 3)]);

@@ -46,7 +46,8 @@ episode of an earlier session — it cannot count what the signature misses.
   precision   shown tool-channel offers whose episode has the error's signature
   first_seen_offers   shown Past fixes at errors no earlier session met (target 0)
 --json: {"sessions","tool_steps","errors","recurrences","recall","precision",
-"offers_per_100_steps","first_seen_offers","latency_ms":{…}, "misses":[…], …}.
+"offers_per_100_steps","first_seen_offers","latency_ms":{…}, "misses":[…],
+"replay_offers":[…] (every offer, keys as replay --json "offers"), …}.
 --rules: the rules a Past fix is decided by (id, what it means, where it lives) and the values
 that were chosen, with their candidates; --json: {"rules":[{"id","means","where"}],"values":{…}}.
 --ablate RULE,…: the same run with those rules off (in this process only: the product always
