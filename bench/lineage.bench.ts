@@ -21,7 +21,7 @@ import { runIndex } from '../indexer/indexer.js';
 import { findTranscripts } from '../eval/replay-read.js';
 import { offersOf, replayTranscripts } from '../eval/replay.js';
 import { OFFER_TYPES } from '../shared/vocabulary.js';
-import { hookShows, type ReplayRow } from '../eval/replay-session.js';
+import { hookShows, type ReplayRow } from '../eval/replay-rows.js';
 import type { OfferType } from '../shared/types.js';
 import type { Channel } from '../shared/vocabulary.js';
 

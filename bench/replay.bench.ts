@@ -19,7 +19,7 @@ import { openStoreReader, openStoreWriter } from '../store/sqlite-store.js';
 import { runIndex } from '../indexer/indexer.js';
 import { findTranscripts, type TranscriptFile } from '../eval/replay-read.js';
 import { replayTranscripts, summarize, type SessionSummary } from '../eval/replay.js';
-import type { ReplayRow } from '../eval/replay-session.js';
+import type { ReplayRow } from '../eval/replay-rows.js';
 
 /** Target: offers over main-session exchanges. */
 export const MAX_FIRE_RATE = 0.15;

@@ -11,7 +11,7 @@
 import type { EpisodeRecord } from '../store/types.js';
 import { offeredFix, stepKeys, uptake, type Uptake } from '../core/uptake.js';
 import { readTimedExchanges, type TimedStep, type TranscriptFile } from './replay-read.js';
-import { hookShows, type ReplayRow } from './replay-session.js';
+import { hookShows, type ReplayRow } from './replay-rows.js';
 
 export interface RowUptake extends Uptake {
   /** The offered fix's line (the episode's), '' when the store no longer has it. */

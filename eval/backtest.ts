@@ -19,7 +19,7 @@ import type { ReportMark, ReportModel, ReportSession } from '../ops/report-html.
 import { boundSessions, offerText, shownOffers } from '../ops/report-model.js';
 import { findTranscripts, type TranscriptFile } from './replay-read.js';
 import { offersOf, replayTranscripts, type ReplayOffer, type ReplayResult } from './replay.js';
-import { hookShows, type ReplayRow } from './replay-session.js';
+import { hookShows, type ReplayRow } from './replay-rows.js';
 import { backtestUptake, uptakeFigures, type RowUptake, type UptakeFigures } from './backtest-uptake.js';
 
 export interface BacktestOptions {

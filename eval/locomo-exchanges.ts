@@ -8,7 +8,7 @@
  */
 import type { Exchange } from '../shared/types.js';
 import type { LocomoConversation, LocomoTurn } from './locomo.js';
-import type { TimedExchange } from './replay-session.js';
+import type { TimedExchange } from './replay-rows.js';
 
 /** Time between two exchanges of a replayed session (ms): a chat's pace. */
 export const EXCHANGE_SPACING_MS = 60_000;

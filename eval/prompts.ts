@@ -15,7 +15,7 @@ import { evalPastfix, findProjects, type SessionPrompts } from './pastfix.js';
 import { handleSession } from './pastfix-gold.js';
 import { checkPromptGold, emptyPromptTally, scorePrompts, type PromptEvent, type PromptGold, type PromptTally, type ScoredPrompt } from './prompt-gold.js';
 import { readTimedExchanges } from './replay-read.js';
-import { hookShows } from './replay-session.js';
+import { hookShows } from './replay-rows.js';
 
 /** One offer the hook would show at a prompt (for reading; the line is the store's text). */
 export interface PromptOffer {

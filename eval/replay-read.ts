@@ -21,7 +21,7 @@ import { parserForFile } from '../transcript/host.js';
 import { scanLines } from '../transcript/lines.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import { isSubagentPath } from '../core/workers.js';
-import type { TimedExchange } from './replay-session.js';
+import type { TimedExchange } from './replay-rows.js';
 
 /** Time step for exchanges whose records carry no timestamp (ms). */
 export const SYNTHETIC_STEP_MS = 60_000;

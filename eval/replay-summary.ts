@@ -6,7 +6,7 @@
  */
 import type { OfferType } from '../shared/types.js';
 import { TOOL_ERROR_KINDS, type ToolErrorKind } from './tool-error-kinds.js';
-import { hookShows, type ReplayRow } from './replay-session.js';
+import { hookShows, type ReplayRow } from './replay-rows.js';
 import { bump, offerTypeCounts, sortedCounts } from './counts.js';
 import { round4 } from './metrics.js';
 

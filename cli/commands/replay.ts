@@ -15,7 +15,7 @@ import { isPostgresUrl } from '../../store/pg-sync.js';
 import { sanitizeLine } from '../../shared/escape.js';
 import { findTranscripts } from '../../eval/replay-read.js';
 import { offersOf, openReplayStore, replayTranscripts, type ReplaySummary } from '../../eval/replay.js';
-import type { ReplayRow } from '../../eval/replay-session.js';
+import type { ReplayRow } from '../../eval/replay-rows.js';
 import { createProgress } from '../../eval/progress.js';
 
 /** Default seed of the replay's rng (wander step). */
