@@ -26,6 +26,7 @@ import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, actionKeys } from '../shared/com
 import { isDestructive } from '../shared/destructive.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
 import { MAX_TOOL_NAME_CHARS } from '../shared/fix-choice.js';
+import { EDIT_TOOLS_ALT } from '../shared/edit-tools.js';
 
 export const EXACT_RESOLVED = 0.85;
 export const AGREEMENT_BONUS = 0.04;
@@ -178,7 +179,7 @@ const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;
 
 
 /** A fix line that edits a file (indexer/episodes.ts fixStepText: `Edit src/x.ts`). */
-const EDIT_STEP_RE = /(?:^|;\s*|then\s+)(?:Edit|Write|MultiEdit|NotebookEdit|apply_patch)\b/;
+const EDIT_STEP_RE = new RegExp(`(?:^|;\\s*|then\\s+)(?:${EDIT_TOOLS_ALT})\\b`);
 
 /** The action keys of an episode's failing shell call (FixOffer.actions), bounded; null for
  *  other tools and notes. */

@@ -24,6 +24,8 @@ import { actionKeys, sameActionKey } from '../shared/command-keys.js';
 import { fixPlace } from '../shared/fix-place.js';
 import { lastSegment, ranInDir } from '../shared/run-dir.js';
 import { PASTFIX_VALUES } from '../shared/pastfix-rules.js';
+import { EDIT_TOOLS, FILE_TOOLS } from '../shared/edit-tools.js';
+
 
 /** Steps looked at after the offer: the episode walk's look-ahead (shared/pastfix-rules.ts
  *  `lookahead-steps`), so "the session then got through" means what "the fix came later" means
@@ -45,8 +47,8 @@ export interface Uptake {
   steps_between: number | null;
 }
 
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply_patch']);
-const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read']);
+/** A file step of a fix line (`Edit config/test.exs`, `Read a.ts`). */
+const FILE_STEP_RE = new RegExp(`^(${[...FILE_TOOLS].join('|')})\\s+(\\S.*)$`);
 
 /** The last segment of a path ('' for none). */
 function baseName(p: string): string {
@@ -89,7 +91,7 @@ export function fixLineOf(reason: string): string {
 function partKeys(part: string): string[] {
   const p = part.replace(/^then\s+/, '').replace(/^in [^:]+:\s*/, '').replace(/\s+succeeded$/, '').trim();
   if (!p || /^…/.test(p)) return [];
-  const file = /^(Edit|Write|MultiEdit|NotebookEdit|apply_patch|Read)\s+(\S.*)$/.exec(p);
+  const file = FILE_STEP_RE.exec(p);
   if (file) {
     const k = fileKey(file[1], file[2]);
     return k ? [k] : [];

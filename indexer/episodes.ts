@@ -38,6 +38,7 @@ import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, s
 import { isCascade, placeError } from '../shared/error-class.js';
 import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
 import { posix } from 'node:path';
+import { EDIT_TOOLS, FILE_TOOLS } from '../shared/edit-tools.js';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
 
@@ -70,9 +71,6 @@ export const MAX_QUOTED_KEPT = 24;
 export const MAX_QUOTED_PATH_CHARS = 200;
 
 
-/** Codex CLI's apply_patch edits files too (transcript/codex-records.ts keeps its name). */
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply_patch']);
-const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read']);
 /** A file whose edit changes a setting, not code (rule small-change: "a config value" is a fix,
  *  an edit of code is the work at hand): manifests, tool configs, env files. */
 const CONFIG_FILE_RE = /(?:^|[\\/])(?:package\.json|[\w.-]*config[\w.-]*\.json|\.env[\w.-]*|\.[\w-]+rc(?:\.(?:json|js|cjs|mjs|ya?ml))?|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:ya?ml|toml|ini|cfg|conf|properties)|requirements[\w.-]*\.txt|Dockerfile|Makefile|go\.mod)$/i;

@@ -16,6 +16,7 @@
  */
 import { escapeRegExp } from './regexp.js';
 import { lastSegment, ranInDir } from './run-dir.js';
+import { EDIT_TOOLS_ALT } from './edit-tools.js';
 
 /** The directory a fix moves to: `in X: …`, a leading `cd X`, or `git -C X`. */
 const FIX_DIR_RES = [/^in ((?:[A-Za-z]:)?[^:]+):/, /^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)/, /\s-C\s+("[^"]+"|'[^']+'|[^\s;&|]+)/] as const;
@@ -122,7 +123,7 @@ export function currentPlace(places: Iterable<string>, cwd: string | null, recen
 }
 
 /** An edit step as a fix shows it (indexer/episodes.ts fixStepText): `Edit src/a.ts`. */
-const EDIT_STEP_RE = /^(?:Edit|Write|MultiEdit|NotebookEdit|apply_patch)\s+(\S.*)$/;
+const EDIT_STEP_RE = new RegExp(`^(?:${EDIT_TOOLS_ALT})\\s+(\\S.*)$`);
 /** The rerun that followed the edits (`then npm run build succeeded`): no action of its own. */
 const RERUN_RE = /^then .* succeeded$/;
 /** Most file names kept for one fix. */
