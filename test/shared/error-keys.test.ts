@@ -63,6 +63,8 @@ describe('generic errors (no Past fix can transfer)', () => {
     ['edit-mismatch', '<tool_use_error>String to replace not found in file.\nString: def total do</tool_use_error>', 'Exit code 1\nsed: -e expression #1, char 5: unterminated `s\' command'],
     ['edit-mismatch', 'No changes to make: old_string and new_string are exactly the same.', 'Exit code 1\nerror: no changes added to commit (use "git add")'],
     ['assertion', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nAssertionError: expected 3 to be 4 // Object.is equality', 'Exit code 1\n FAIL  src/cart.test.ts > cart > total\nError: connect ECONNREFUSED 127.0.0.1:5432'],
+    // A count of failed tests on a line of its own (the count starts the line: no word before it).
+    ['assertion', 'Exit code 1\n 3 failed, 12 passed in 0.42s', 'Exit code 1\n v3 failed to start: port 8080 in use'],
     ['code-at-hand', "Failed to compile.\n\n./src/lib/engine.ts:310:7\nType error: Object is possibly 'undefined'.", "Failed to compile.\n\n./src/lib/engine.ts:310:7\nType error: Property 'utils' does not exist on type 'typeof import(\"ethers\")'."],
     ['code-at-hand', "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number | undefined'.", "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type '\"1m\" | \"1h\" | undefined'."],
     ['guessed-path', "Exit code 2\nls: cannot access '/home/u/web/src/app/api/projects/suspensions/': No such file or directory", "Exit code 2\nls: cannot access 'docs/prd-audit-logs.md': No such file or directory"],
