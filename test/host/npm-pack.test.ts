@@ -55,7 +55,7 @@ let packed: Packed | undefined;
 function pack(): Packed {
   if (packed) return packed;
   const packDir = join(tmp, 'pack');
-  mkdirSync(packDir);
+  mkdirSync(packDir, { recursive: true });
   const r = spawnSync('npm', ['pack', '--pack-destination', packDir, '--json'], { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 });
   expect(r.status, r.stderr).toBe(0);
   const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }>; bundled: string[] }>;
@@ -77,7 +77,7 @@ function internet(): StandIns {
   execFileSync('tar', ['czf', join(prebuilds, `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`), '-C', prebuilds, 'build']);
   const nodedir = npmConfig('nodedir');
   const bin = join(tmp, 'stub-bin');
-  mkdirSync(bin);
+  mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'systemctl'), '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n', { mode: 0o755 });
   const basePath = (process.env.PATH ?? '').split(delimiter).filter((d) => !d.includes('node_modules')).join(delimiter);
   standIns = { cache, prebuilds, nodedir: nodedir && nodedir !== 'undefined' ? [`--nodedir=${nodedir}`] : [], basePath, bin };
