@@ -46,7 +46,7 @@ export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-key
  *  shared/here-mark.ts, shared/command-keys.ts). Bump it with any change that signs an error or
  *  cuts a fix otherwise: a store recorded with another version has every document re-read at the
  *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
-export const EPISODE_RULES_VERSION = '2026-12-07.1';
+export const EPISODE_RULES_VERSION = '2026-12-07.2';
 
 /** Steps looked at after a failure (shared/pastfix-rules.ts `lookahead-steps`, chosen
  *  leave-one-project-out): within it the failing intent must succeed. */

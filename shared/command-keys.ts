@@ -7,6 +7,7 @@
  * (hook/tool-gates.ts) to prefer, among the fixes of one error, the one met at the same action
  * as the failing call at hand (core/fixes.ts records each fix's `actions`).
  */
+import { ruleOn } from './rule-switch.js';
 
 /** Command words that name a Bash action (`git push`, `mix test`, `npm run build`). */
 export const COMMAND_KEY_WORDS = 2;
@@ -29,9 +30,39 @@ const WRAPPERS = new Set(['sudo', 'time', 'env', 'nice', 'nohup', 'command', 'ex
 /** Second words after which the third names the action (`npm run build`, `uv run pytest`). */
 const RUNNER_WORDS = new Set(['run', 'exec', 'x', 'dlx', '-m', 'run-script']);
 
-/** `&&`, `||`, `;` and newline separated parts of a shell command (quotes not parsed: good enough for keys). */
+/** `&&`, `||`, `;` and newline separated parts of a shell command. A quoted span is data, not
+ *  commands (rule quoted-is-data): a commit message's lines, or a `;` inside `-m "…"`, start no
+ *  segment. Single quotes hold everything to the next one; double quotes honour a backslash; an
+ *  unclosed quote runs to the end (a summary cut inside a message). */
 export function segments(cmd: string): string[] {
-  return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
+  if (!ruleOn('quoted-is-data')) return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
+  const out: string[] = [];
+  let cur = '';
+  let quote = '';
+  for (let i = 0; i < cmd.length; i++) {
+    const c = cmd[i];
+    if (quote) {
+      cur += c;
+      if (c === '\\' && quote === '"' && i + 1 < cmd.length) cur += cmd[++i];
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '\\' && i + 1 < cmd.length) {
+      cur += c + cmd[++i];
+      continue;
+    }
+    const two = cmd.slice(i, i + 2);
+    if (two === '&&' || two === '||' || c === ';' || c === '\n') {
+      out.push(cur);
+      cur = '';
+      if (two === '&&' || two === '||') i++;
+      continue;
+    }
+    cur += c;
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
 }
 
 /** A segment's words: env assignments and wrappers dropped, the pipeline's first command only. */

@@ -26,6 +26,7 @@ export const PASTFIX_RULES = [
   { id: 'same-program', means: 'a fix is offered only at a failure of the same program or tool it was met at: the same words from another command often have another cause', where: 'shared/fix-choice.ts' },
   { id: 'cwd-persists', means: "the Bash tool's cwd persists between calls: a path that starts with the folder the shell is already in gets the line that says so, not the earlier session's commands", where: 'shared/cwd-persists.ts, shared/tool-signal.ts, shared/fix-choice.ts' },
   { id: 'diagnostic-not-fix', means: 'after a failed look at a file, a look at something else (a listing, a search) is a diagnostic, not the intent getting through: only a look at the same file elsewhere is its fix', where: 'indexer/episodes.ts: walk' },
+  { id: 'quoted-is-data', means: "a quoted span of a shell command is data, not commands: a commit message's lines or a ; inside quotes start no action (no action key, no 'then <message line> succeeded')", where: 'shared/command-keys.ts: segments' },
   { id: 'probe-not-fix', means: 'a success that only hides the failure (2>/dev/null, || echo) is a probe, not the intent getting through', where: 'indexer/episodes.ts: walk' },
   { id: 'generic-error', means: "errors whose fix is the person's, the code's at hand or stated in the message get no Past fix", where: 'shared/error-class.ts: genericKind' },
   { id: 'place', means: 'a fix that moved to another folder is offered only to a session that works there', where: 'shared/fix-place.ts, shared/fix-choice.ts' },
