@@ -65,13 +65,27 @@ export function segments(cmd: string): string[] {
   return out.map((s) => s.trim()).filter(Boolean);
 }
 
-/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only. */
+/** git's options before its subcommand that take a value (`git -C /home/u/app add`: git run
+ *  in that folder, the action `git add`; rule git-place-option). */
+const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
+
+/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only;
+ *  git's place and config options (`-C X`, `-c k=v`, `--git-dir X`) dropped too — where git ran
+ *  is its place (shared/run-dir.ts), not its action. */
 export function segmentWords(segment: string): string[] {
   const head = segment.split(/(?<!\|)\|(?!\|)/)[0] ?? '';
   const words = head.trim().split(/\s+/).filter(Boolean);
   let i = 0;
   while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || WRAPPERS.has(words[i]) || /^\d+[smh]?$/.test(words[i]))) i++;
-  return words.slice(i);
+  const rest = words.slice(i);
+  if (rest[0] !== 'git' || !ruleOn('git-place-option')) return rest;
+  let j = 1;
+  while (j < rest.length) {
+    if (GIT_VALUE_OPTIONS.has(rest[j])) j += 2;
+    else if (/^--(?:git-dir|work-tree|namespace)=/.test(rest[j])) j++;
+    else break;
+  }
+  return ['git', ...rest.slice(j)];
 }
 
 const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;

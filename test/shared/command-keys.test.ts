@@ -3,7 +3,8 @@
  * namedProgram), which rule same-program (shared/pastfix-rules.ts) reads through
  * shared/fix-choice.ts: examples of each, and properties — never throws, sameProgram is
  * reflexive and symmetric, namedProgram names a word at the lead's start or nothing; and rule
- * quoted-is-data (segments: a quoted span starts no segment), with its control and properties.
+ * quoted-is-data (segments: a quoted span starts no segment) and rule git-place-option (git's
+ * `-C X` is its place, not its action), each with its control and properties.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -110,6 +111,29 @@ describe('segments (rule quoted-is-data)', () => {
       const strip = (x: string) => x.replace(/[;&|\s]/g, '');
       expect(strip(parts.join(''))).toBe(strip(cmd));
       for (const p of parts) expect(p).toBe(p.trim());
+    }));
+  });
+});
+
+describe('segmentWords (rule git-place-option)', () => {
+  it("git's place and config options are not its action: `git -C /x add` is `git add`, `git -C /x status` a look (control: rule off, a bare `git`)", () => {
+    expect(actionKeys('git -C /home/u add -A && git -C /home/u commit -m "x"')).toEqual(['git add', 'git commit']);
+    expect(actionKeys('git -c core.pager=cat --git-dir=/home/u/app/.git log -3')).toEqual(['git log']);
+    expect(actionKeys('git -C /home/u/app status && git -C /home/u/app push')).toEqual(['git push']);
+    expect(actionKeys('git add -A')).toEqual(['git add']);
+    ablateRules(['git-place-option']);
+    try {
+      expect(actionKeys('git -C /home/u add -A')).toEqual(['git']);
+    } finally {
+      ablateRules([]);
+    }
+  });
+
+  it('property: with place options in front, the key is the one without them', () => {
+    const sub = fc.constantFrom('add', 'commit', 'push', 'status', 'log', 'diff');
+    const dir = fc.stringMatching(/^\/[a-z]{1,6}(\/[a-z0-9_-]{1,6}){0,3}$/);
+    fc.assert(fc.property(sub, dir, fc.constantFrom('-C', '--git-dir', '--work-tree'), (s, d, opt) => {
+      expect(commandKey(`git ${opt} ${d} ${s} -v`)).toBe(commandKey(`git ${s} -v`));
     }));
   });
 });
