@@ -47,7 +47,7 @@ export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-key
  *  shared/here-mark.ts, shared/command-keys.ts). Bump it with any change that signs an error or
  *  cuts a fix otherwise: a store recorded with another version has every document re-read at the
  *  next index run (indexer/indexer.ts), so stored episodes meet the errors the hook signs now. */
-export const EPISODE_RULES_VERSION = '2026-12-07.1';
+export const EPISODE_RULES_VERSION = '2026-12-07.4';
 
 /** Steps looked at after a failure (shared/pastfix-rules.ts `lookahead-steps`, chosen
  *  leave-one-project-out): within it the failing intent must succeed. */
@@ -374,6 +374,14 @@ function walk(steps: readonly ToolStep[], i: number, sig: string): Walk {
       // A look at something else after a failed look (`ls docs/x.json` failed, `ls -la | grep
       // docs` succeeded) is a diagnostic, not the intent getting through (rule diagnostic-not-fix).
       if (ruleOn('diagnostic-not-fix') && isInspection(w.lastFailed) && isInspection(t) && !namesOperand(t, w.lastFailed)) {
+        w.looked.push(t);
+        continue;
+      }
+      // A look that got through (`git status` where the repository is) after an acting call
+      // failed (`git add -A && git commit`) is a diagnostic: the acting intent has not got
+      // through yet (rule look-not-intent).
+      // (Another tool for the same job is no diagnostic: `dir x` failed, Glob listed it.)
+      if (ruleOn('look-not-intent') && isInspection(t) && !isInspection(first) && !(intentOf(first) >= 0 && intentOf(first) === intentOf(t))) {
         w.looked.push(t);
         continue;
       }

@@ -7,6 +7,7 @@
  * (hook/tool-gates.ts) to prefer, among the fixes of one error, the one met at the same action
  * as the failing call at hand (core/fixes.ts records each fix's `actions`).
  */
+import { ruleOn } from './rule-switch.js';
 
 /** Command words that name a Bash action (`git push`, `mix test`, `npm run build`). */
 export const COMMAND_KEY_WORDS = 2;
@@ -29,18 +30,62 @@ const WRAPPERS = new Set(['sudo', 'time', 'env', 'nice', 'nohup', 'command', 'ex
 /** Second words after which the third names the action (`npm run build`, `uv run pytest`). */
 const RUNNER_WORDS = new Set(['run', 'exec', 'x', 'dlx', '-m', 'run-script']);
 
-/** `&&`, `||`, `;` and newline separated parts of a shell command (quotes not parsed: good enough for keys). */
+/** `&&`, `||`, `;` and newline separated parts of a shell command. A quoted span is data, not
+ *  commands (rule quoted-is-data): a commit message's lines, or a `;` inside `-m "…"`, start no
+ *  segment. Single quotes hold everything to the next one; double quotes honour a backslash; an
+ *  unclosed quote runs to the end (a summary cut inside a message). */
 export function segments(cmd: string): string[] {
-  return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
+  if (!ruleOn('quoted-is-data')) return cmd.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
+  const out: string[] = [];
+  let cur = '';
+  let quote = '';
+  for (let i = 0; i < cmd.length; i++) {
+    const c = cmd[i];
+    if (quote) {
+      cur += c;
+      if (c === '\\' && quote === '"' && i + 1 < cmd.length) cur += cmd[++i];
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '\\' && i + 1 < cmd.length) {
+      cur += c + cmd[++i];
+      continue;
+    }
+    const two = cmd.slice(i, i + 2);
+    if (two === '&&' || two === '||' || c === ';' || c === '\n') {
+      out.push(cur);
+      cur = '';
+      if (two === '&&' || two === '||') i++;
+      continue;
+    }
+    cur += c;
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
 }
 
-/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only. */
+/** git's options before its subcommand that take a value (`git -C /home/u/app add`: git run
+ *  in that folder, the action `git add`; rule git-place-option). */
+const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
+
+/** A segment's words: env assignments and wrappers dropped, the pipeline's first command only;
+ *  git's place and config options (`-C X`, `-c k=v`, `--git-dir X`) dropped too — where git ran
+ *  is its place (shared/run-dir.ts), not its action. */
 export function segmentWords(segment: string): string[] {
   const head = segment.split(/(?<!\|)\|(?!\|)/)[0] ?? '';
   const words = head.trim().split(/\s+/).filter(Boolean);
   let i = 0;
   while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || WRAPPERS.has(words[i]) || /^\d+[smh]?$/.test(words[i]))) i++;
-  return words.slice(i);
+  const rest = words.slice(i);
+  if (rest[0] !== 'git' || !ruleOn('git-place-option')) return rest;
+  let j = 1;
+  while (j < rest.length) {
+    if (GIT_VALUE_OPTIONS.has(rest[j])) j += 2;
+    else if (/^--(?:git-dir|work-tree|namespace)=/.test(rest[j])) j++;
+    else break;
+  }
+  return ['git', ...rest.slice(j)];
 }
 
 const KEY_WORD_RE = /^[A-Za-z][\w:.+-]*$/;

@@ -2,7 +2,8 @@
  * The rules that decide what counts as a fix when an episode is cut (indexer/episodes.ts fixOf
  * and walk; shared/pastfix-rules.ts names them), each with its control — the same steps
  * resolving when the rule's condition is absent: intent-succeeded, small-change (and its
- * value max-fix-changes), move-needs-place-error, no-state-change, diagnostic-not-fix, and
+ * value max-fix-changes), move-needs-place-error, no-state-change, diagnostic-not-fix,
+ * look-not-intent, git-place-option (`git -C X add` is `git add` run in X), and
  * absolute paths in a fix (a relative `cd` resolved against the cwd it ran from), with
  * properties of fixStepText.
  */
@@ -100,6 +101,38 @@ describe('diagnostic-not-fix', () => {
   });
 });
 
+describe('look-not-intent', () => {
+  const COMMIT = 'Bash: git -C /home/u add -A && git -C /home/u commit -m "feat: x"';
+  it('after a failed commit, `git status` failing the same way then a status where the repository is is a look, not the fix; the commit there is (control)', () => {
+    const looked = first([fail(COMMIT, NOT_REPO, '/home/u'), fail('Bash: git status', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app status', 'On branch main', false, '/home/u')]);
+    expect(looked).toMatchObject({ outcome: 'unresolved', fix: '' });
+    const done = first([fail(COMMIT, NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app status', 'On branch main', false, '/home/u'), step('Bash: git -C /home/u/app add -A && git -C /home/u/app commit -m "feat: x"', '[main 1a2b3c4] feat: x', false, '/home/u')]);
+    expect(done).toMatchObject({ outcome: 'succeeded' });
+    expect(done.fix).toContain('git -C /home/u/app add -A');
+  });
+
+  it('control: another tool for the same job is no diagnostic (`dir backend` failed, Glob listed it); a failed look fixed by a look stays a fix', () => {
+    const DIR = "Exit code 2\ndir: cannot access 'backend': No such file or directory";
+    expect(first([fail('Bash: dir backend', DIR), step('Glob: backend/*.py', '/home/u/app/backend/main.py')])).toMatchObject({ outcome: 'succeeded', fix: 'Glob: backend/*.py' });
+    expect(first([fail('Bash: git status', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app status', 'On branch main', false, '/home/u')])).toMatchObject({ outcome: 'succeeded', fix: 'git -C /home/u/app status' });
+  });
+});
+
+describe('git-place-option', () => {
+  it('`git -C /home/u add -A` failing and `git -C /home/u/app add -A` succeeding is the same intent got through where the repository is (control: with the rule off the keys are a bare `git`)', () => {
+    const ep = first([fail('Bash: git -C /home/u add -A', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app add -A', '', false, '/home/u')]);
+    expect(ep).toMatchObject({ outcome: 'succeeded', fix: 'git -C /home/u/app add -A' });
+    // Another git action is not this one: `git -C … log` succeeding fixed nothing.
+    expect(first([fail('Bash: git -C /home/u add -A', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app log --oneline -3', 'abc x', false, '/home/u')])).toMatchObject({ outcome: 'unresolved', fix: '' });
+    try {
+      ablateRules(['git-place-option']);
+      expect(first([fail('Bash: git -C /home/u add -A', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app log --oneline -3', 'abc x', false, '/home/u')]).outcome).toBe('succeeded');
+    } finally {
+      ablateRules([]);
+    }
+  });
+});
+
 describe('diagnostic-not-fix with the generic guessed path (found failing: a product bug for the lead)', () => {
   it('a guessed absolute path looked around, then the same words about a relative path fixed: that later fix is kept (it is lost: the later failure is taken as an attempt of the first episode, whose guessed-path text then drops the fix)', () => {
     const eps = episodesOf([
@@ -159,6 +192,7 @@ describe('each rule decides its case: with it ablated (eval only), the same step
     ['small-change', () => [fail('Bash: npm test', ECONN), step('Bash: docker compose up -d db'), step('Bash: npm run migrate'), step('Bash: npm test', 'Tests: 4 passed')]],
     ['move-needs-place-error', () => [fail('Bash: npm run build', 'Exit code 1\nERROR: Build failed with 1 error:\nsrc/index.ts:3:7: ERROR: Expected ";" but found "x"', '/home/u/app'), step('Bash: cd /home/u/site', '', false, '/home/u/site', '/home/u/app'), step('Bash: npm run build', 'built', false, '/home/u/site')]],
     ['no-state-change', () => [fail('Bash: git status', NOT_REPO), step('Bash: git init', 'Initialized empty Git repository'), step('Bash: git status', 'On branch main')]],
+    ['look-not-intent', () => [fail('Bash: git add -A', NOT_REPO, '/home/u'), fail('Bash: git status', NOT_REPO, '/home/u'), step('Bash: git -C /home/u/app status', 'On branch main', false, '/home/u')]],
     ['diagnostic-not-fix', () => [fail('Bash: ls docs/a.json', "Exit code 2\nls: cannot access 'docs/a.json': No such file or directory"), step('Bash: ls -la | grep docs', 'drwxr-xr-x docs-old')]],
   ];
   it.each(cases)('%s', (id, steps) => {
