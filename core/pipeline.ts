@@ -1,6 +1,6 @@
 /**
  * The daemon pipeline: one exchange in → one Decision out. Used by the daemon
- * (daemon/main.ts, live transcripts) and by `active-brain replay` (recordings), so it does no
+ * (daemon/consumer.ts, live transcripts) and by `active-brain replay` (recordings), so it does no
  * IO of its own: the embedder, the offer builder, the config, the clock and the randomness
  * are injected.
  *

@@ -1,6 +1,6 @@
 /**
  * A pipeline decision → the offer cache the hook will read, and the bookkeeping around it.
- * Pure; the one place this happens: the daemon (daemon/main.ts, which then writes the file
+ * Pure; the one place this happens: the daemon (daemon/consumer.ts, which then writes the file
  * atomically) and replay (eval/replay-session.ts, which hands it to the hook's gates in
  * memory) both call publishDecision, so what replay measures is what the daemon does.
  *

@@ -1,6 +1,6 @@
 /**
  * The liveness canary `<home>/canary.json` (shared/types.ts Canary): the daemon rewrites it
- * atomically every cycle (daemon/main.ts); `status`, `stop` and `soak report` read it to tell a
+ * atomically every cycle (daemon/cycle.ts); `status`, `stop` and `soak report` read it to tell a
  * live daemon from a stale pid. Freshness rule: age ≤ CANARY_FRESH_CYCLES × cycleMs.
  */
 import { readFileSync } from 'node:fs';

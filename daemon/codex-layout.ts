@@ -3,11 +3,13 @@
  * rescans (daemon/discovery.ts): `<root>/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`, one file
  * per session, no subagent files. The session id is the uuid in the name
  * (transcript/codex-records.ts). Pure path rules, plus one async listing of the day folders.
+ * Claude Code's layout: daemon/claude-layout.ts.
  */
 import { readdir } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { sessionIdFromRolloutName } from '../transcript/codex-records.js';
+import { watchedPath, type TranscriptLayout } from './transcript-layout.js';
 
 /** Folder levels under the root: year, month, day (the files sit at depth 3). */
 export const CODEX_WATCH_DEPTH = 3;
@@ -30,12 +32,10 @@ export function classifyCodexPath(root: string, path: string): { sessionId: stri
 
 /** The watcher's filter: year / month / day folders and rollout files, nothing else. */
 export function codexIgnored(root: string, p: string, st?: Stats): boolean {
-  const rel = relative(root, p);
-  if (rel === '') return false;
-  if (rel.startsWith('..')) return true;
-  const parts = rel.split(sep);
-  const isFile = st?.isFile() === true;
-  const isDir = st?.isDirectory() === true;
+  const w = watchedPath(root, p, st);
+  if (w === 'root') return false;
+  if (w === 'outside') return true;
+  const { parts, isFile, isDir } = w;
   if (parts.length <= 3) return isFile || !LEVEL_RE[parts.length - 1].test(parts[parts.length - 1]);
   if (parts.length === 4) return isDir || !ROLLOUT_RE.test(parts[3]);
   return true;
@@ -62,3 +62,11 @@ export async function codexDayFolders(root: string): Promise<string[]> {
   }
   return out;
 }
+
+/** Codex CLI's layout. */
+export const CODEX_LAYOUT: TranscriptLayout = {
+  classify: classifyCodexPath,
+  ignored: codexIgnored,
+  watchDepth: CODEX_WATCH_DEPTH,
+  rescanFolders: codexDayFolders,
+};

@@ -3,8 +3,9 @@
  * for a lost `add` event (chokidar's polling mode can miss a file created right after a
  * directory poll; inotify queues can overflow). Source: the transcript root on disk
  * (`<root>/<project>/<session>.jsonl`, and `<root>/<project>/<session>/subagents/*.jsonl` for
- * the sessions the caller names; a Codex CLI root's day folders `<root>/YYYY/MM/DD/`). Destination: the paths returned to daemon/tailer.ts, which
- * treats each unknown one like a watcher `add`.
+ * the sessions the caller names; a Codex CLI root's day folders `<root>/YYYY/MM/DD/`: the
+ * layout's rescanFolders). Destination: the paths returned to daemon/tailer.ts, which treats
+ * each unknown one like a watcher `add`.
  *
  *   root ─ readdir ─▶ project dirs ─ stat (mtime changed?) ─▶ readdir ─▶ *.jsonl paths
  *
@@ -13,26 +14,19 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { projectFolders } from './claude-layout.js';
 
 /** A folder changed this recently is listed again next time too: on file systems with coarse
  *  (1 s or 2 s) mtimes a file created in the same tick as our listing would not move it. */
 export const MTIME_SETTLE_MS = 3000;
 
-/** The project folders of a Claude Code root ([] when the root is gone: the tailer reports that). */
-async function projectFolders(root: string): Promise<string[]> {
-  try {
-    return (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
-  } catch {
-    return [];
-  }
-}
-
 export class DirectoryDiscovery {
   /** Last mtime (ms) seen per listed directory. */
   private readonly seen = new Map<string, number>();
 
-  /** `folders`: the folders to list under the root (default: Claude Code's project folders;
-   *  daemon/codex-layout.ts gives Codex CLI's day folders). */
+  /** `folders`: the folders to list under the root (the layout's rescanFolders: Claude Code's
+   *  project folders, the default, daemon/claude-layout.ts; Codex CLI's day folders,
+   *  daemon/codex-layout.ts). */
   constructor(
     private readonly root: string,
     private readonly folders: (root: string) => Promise<string[]> = projectFolders,

@@ -3,7 +3,7 @@
  * leaves tens of MB of garbage — the model file's bytes read for ONNX, the tokenizer's JSON,
  * the pages of the keyword index build — and an idle V8 may not collect it for minutes: the
  * idle RSS counted it (a 10k-chunk store: ~80 MB of dead buffers and strings; docs/DAEMON.md).
- * The cycle timer (daemon/main.ts) feeds this the process's CPU time; a cycle that used more
+ * The cycle timer (daemon/cycle.ts) feeds this the process's CPU time; a cycle that used more
  * than BUSY_CPU_MS marks work, and once QUIET_MS pass with no such cycle one collection runs
  * (when `gc` is exposed: --expose-gc in shared/daemon-node-flags.ts; without it, nothing).
  * The decision is pure (idleGcDue); IdleCollector keeps the few numbers it needs.

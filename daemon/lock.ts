@@ -4,7 +4,7 @@
  * `<home>/daemon.pid`. A second daemon gets AlreadyRunningError with the holder's pid.
  * Stale locks are recovered two ways: proper-lockfile's mtime staleness (a holder that stopped
  * refreshing, e.g. a reused pid) and, for a fresh-looking lock, the holder's pid being dead
- * (a daemon killed with SIGKILL a moment ago). Used by daemon/main.ts, `stop` and `status`.
+ * (a daemon killed with SIGKILL a moment ago). Used by daemon/startup.ts, `stop` and `status`.
  */
 import lockfile from 'proper-lockfile';
 import { chmodSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';

@@ -62,7 +62,7 @@ function validEntry(v: unknown): v is OffsetEntry {
 export class OffsetStore {
   private files = new Map<string, OffsetEntry>();
   /** Why loading started fresh (null when the file was fine or absent). */
-  loadProblem: string | null = null;
+  loadProblem: 'offsets-unreadable' | 'offsets-corrupt' | null = null;
 
   constructor(readonly path: string) {}
 

@@ -2,7 +2,7 @@
  * The folders active-brain owns in its state dir: the state dir itself, `cache/`, `fixes/`,
  * `logs/`, `hook-state/`. The hook trusts a file there only in a folder of this user that
  * nobody else may write and that is no symlink (hook/trust.ts); the daemon writes there and
- * `stop` clears there. `start` (daemon/main.ts) re-tightens each to 0700 and refuses one it
+ * `stop` clears there. `start` (daemon/startup.ts) re-tightens each to 0700 and refuses one it
  * must not use (a symlink, not a folder, another user's); `doctor` checks them (ops/doctor.ts).
  * ownDirProblem is the pure verdict; the rest are its edges.
  */

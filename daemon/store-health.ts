@@ -5,7 +5,7 @@
  * down, and from then on every call through that reader throws at once (no half-read result
  * can be completed from a dead connection). `faults` counts losses, so the daemon can drop any
  * decision that overlapped one (no offer built from a partial retrieval). Reconnecting is the
- * daemon's (daemon/main.ts), paced by retryDelayMs. The health goes into the canary and
+ * daemon's (daemon/store-life.ts), paced by retryDelayMs. The health goes into the canary and
  * `active-brain status` (shared/types.ts StoreHealth). A SQLite store never goes down here.
  */
 import { PgError, isConnectionLoss, isStoreUnreachable } from '../store/pg-sync.js';

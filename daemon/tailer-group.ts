@@ -1,25 +1,18 @@
 /**
  * Several tailers (daemon/tailer.ts) seen as one: the daemon tails Claude Code's transcript
- * root and Codex CLI's sessions root with one consumer. Re-emits every child's events
- * (`lines` listeners' promises are awaited, so back-pressure still holds per child), routes
- * `commit` to the child that owns the path, and starts, sweeps and closes them together.
+ * root and Codex CLI's sessions root with one consumer, whose callbacks (daemon/tail-events.ts)
+ * every child calls (a `lines` promise is awaited, so back-pressure still holds per child).
+ * Routes `commit` to the child that owns the path, and starts, sweeps and closes them together.
  * Each child has its own root, layout (host) and offsets file.
  */
-import { EventEmitter } from 'node:events';
-import { Tailer, type LinesListener, type TailerOptions } from './tailer.js';
+import { Tailer, type TailerOptions } from './tailer.js';
+import type { TailerEvents } from './tail-events.js';
 
-const FORWARDED = ['skipped', 'reset', 'removed', 'warning'] as const;
-
-export class TailerGroup extends EventEmitter {
+export class TailerGroup {
   readonly tailers: Tailer[];
 
-  constructor(opts: TailerOptions[]) {
-    super();
-    this.tailers = opts.map((o) => new Tailer(o));
-    for (const t of this.tailers) {
-      t.on('lines', (...args: Parameters<LinesListener>) => Promise.all((this.listeners('lines') as LinesListener[]).map((l) => l(...args))).then(() => undefined));
-      for (const e of FORWARDED) t.on(e, (...args: unknown[]) => this.emit(e, ...args));
-    }
+  constructor(opts: TailerOptions[], events: Partial<TailerEvents> = {}) {
+    this.tailers = opts.map((o) => new Tailer(o, events));
   }
 
   get watchedFiles(): number {

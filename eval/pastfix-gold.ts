@@ -19,6 +19,7 @@
  *   unjudged offers      shown offers at calls the gold does not name.
  */
 import { basename } from 'node:path';
+import { isObj } from '../shared/json-object.js';
 
 export const GOLD_VERDICTS = ['recurrence', 'unresolved-recurrence', 'different', 'generic'] as const;
 export type GoldVerdict = (typeof GOLD_VERDICTS)[number];
@@ -64,7 +65,6 @@ export interface PastfixGold {
 /** A gold file that cannot be used: the message says what is wrong and where. */
 export class GoldError extends Error {}
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** Parse a gold file's text; throws GoldError naming the first bad item. */

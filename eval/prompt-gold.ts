@@ -16,6 +16,7 @@
  */
 import { handleSession } from './pastfix-gold.js';
 import { GoldError } from './pastfix-gold.js';
+import { isObj } from '../shared/json-object.js';
 
 export { GoldError };
 
@@ -53,7 +54,6 @@ export interface PromptGold {
   items: PromptGoldItem[];
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** Parse a prompt gold's text; throws GoldError naming the first bad item. */

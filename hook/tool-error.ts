@@ -27,6 +27,7 @@
 import { MAX_SCAN_CHARS } from '../shared/error-signature.js';
 import { codexErrorText, readCodexToolOutput } from '../shared/codex-output.js';
 import { isCodexPayload } from './host.js';
+import { isObj } from '../shared/json-object.js';
 
 export type ToolErrorFound = { kind: 'error'; text: string } | { kind: 'interrupted' } | { kind: 'none' };
 
@@ -36,7 +37,6 @@ const INTERRUPTED: ToolErrorFound = { kind: 'interrupted' };
 /** Content blocks read from an error's `content` (a hostile array cannot cost more). */
 export const MAX_CONTENT_BLOCKS = 64;
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const cap = (s: string) => (s.length > MAX_SCAN_CHARS ? s.slice(0, MAX_SCAN_CHARS) : s);
 const TOOL_USE_ERROR_RE = /^\s*<tool_use_error>/;
 const LEADING_ERROR_RE = /^Error: /;

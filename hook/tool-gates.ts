@@ -24,6 +24,7 @@ import { MAX_ACTION_KEYS, MAX_ACTION_KEY_CHARS, MAX_COMMAND_CHARS } from '../sha
 import { fixKeys, signError, type ToolSignal } from '../shared/tool-signal.js';
 import { MAX_TOOL_NAME_CHARS, chooseFix } from '../shared/fix-choice.js';
 import { MAX_LINEAGE_SESSIONS } from '../shared/message-uuid.js';
+import { isObj } from '../shared/json-object.js';
 import { isValidOffer, type Decision, type HookMode, type Reason } from './gates.js';
 import { toolErrorOf } from './tool-error.js';
 
@@ -66,7 +67,6 @@ export interface ToolInput {
   pastDeadline: boolean;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 

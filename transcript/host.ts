@@ -1,6 +1,6 @@
 /**
  * Which coding agent wrote a transcript file, and the line parser for it: the one place the
- * choice is made (daemon/main.ts, eval/replay-read.ts, indexer/transcript-file.ts ask here).
+ * choice is made (daemon/file-entry.ts, eval/replay-read.ts, indexer/transcript-file.ts ask here).
  *
  *   Codex CLI    a `rollout-*.jsonl` under a `…/YYYY/MM/DD/` tree, or a file whose first
  *                record is `session_meta` → transcript/codex-records.ts (one parser per file:
@@ -102,7 +102,7 @@ export function headTextSync(path: string, bytes: number = FIRST_LINE_BYTES): st
 }
 
 /** The first line of a file (at most FIRST_LINE_BYTES), or null. Synchronous: for callers that
- *  build a parser inside a synchronous step (daemon/main.ts, once per file). */
+ *  build a parser inside a synchronous step (daemon/file-entry.ts, once per file). */
 function firstLineSync(path: string): string | null {
   const text = headTextSync(path);
   const nl = text === null ? -1 : text.indexOf('\n');

@@ -10,7 +10,6 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from 'node:path';
 import { classifyCodexPath, codexDayFolders, codexIgnored, CODEX_RESCAN_DAYS } from '../../daemon/codex-layout.js';
 import { TailerGroup } from '../../daemon/tailer-group.js';
-import type { LinesInfo, TailLine } from '../../daemon/tailer.js';
 import { SMALL, removeTempDirs, tempDirs, waitFor } from './harness.js';
 
 afterAll(() => removeTempDirs());
@@ -50,16 +49,20 @@ describe('TailerGroup: a Claude Code root and a Codex root, one consumer', () =>
     mkdirSync(codexRoot, { recursive: true });
     const offsets = join(base, 'home', 'offsets.json');
     const codexOffsets = join(base, 'home', 'offsets-codex.json');
-    const group = new TailerGroup([
-      { root, offsetsPath: offsets, daemon: SMALL },
-      { root: codexRoot, host: 'codex', offsetsPath: codexOffsets, daemon: SMALL },
-    ]);
     const got: Array<{ path: string; sessionId: string; line: string }> = [];
-    group.on('lines', async (path: string, sessionId: string, lines: TailLine[], info: LinesInfo) => {
-      await new Promise((r) => setTimeout(r, 5)); // a slow consumer: the group awaits it
-      for (const l of lines) got.push({ path, sessionId, line: l.line });
-      group.commit(path, info.endOffset, { n: got.length });
-    });
+    const group: TailerGroup = new TailerGroup(
+      [
+        { root, offsetsPath: offsets, daemon: SMALL },
+        { root: codexRoot, host: 'codex', offsetsPath: codexOffsets, daemon: SMALL },
+      ],
+      {
+        async lines(path, sessionId, lines, info) {
+          await new Promise((r) => setTimeout(r, 5)); // a slow consumer: the tailer awaits it
+          for (const l of lines) got.push({ path, sessionId, line: l.line });
+          group.commit(path, info.endOffset, { n: got.length });
+        },
+      },
+    );
     await group.start();
     try {
       const claude = join(root, '-work-app', 's1.jsonl');

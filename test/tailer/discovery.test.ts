@@ -106,17 +106,14 @@ describe('tailer: a lost watcher event', () => {
     mkdirSync(join(root, '-home-u-e'), { recursive: true });
     const h = harness(root, offsets);
     open.push(h);
-    const details: Array<{ message: string; code: string }> = [];
-    h.tailer.on('warning', (reason: string, d: { message: string; code: string }) => {
-      if (reason === 'watch-error') details.push(d);
-    });
+    const details = () => h.warningDetails.filter((w) => w.reason === 'watch-error').map((w) => w.detail);
     await h.tailer.start();
     const w = (h.tailer as unknown as { watcher: { emit(e: string, x: unknown): void } }).watcher;
     const err = (code: string) => Object.assign(new Error(`${code}: System limit reached, watch '/x'`), { code });
     for (let i = 0; i < 500; i++) w.emit('error', err('ENOSPC'));
-    expect(details).toHaveLength(1);
-    expect(details[0].message).toMatch(/inotify watch limit.*sysctl fs\.inotify\.max_user_watches/);
+    expect(details()).toHaveLength(1);
+    expect(details()[0].message).toMatch(/inotify watch limit.*sysctl fs\.inotify\.max_user_watches/);
     w.emit('error', err('EMFILE'));
-    expect(details.map((d) => d.code)).toEqual(['ENOSPC', 'EMFILE']);
+    expect(details().map((d) => d.code)).toEqual(['ENOSPC', 'EMFILE']);
   });
 });

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Tailer, type LinesInfo, type TailLine, type TailerDaemonConfig } from '../../daemon/tailer.js';
+import { Tailer, type TailerDaemonConfig } from '../../daemon/tailer.js';
+import type { WarningDetail } from '../../daemon/tail-events.js';
 
 export interface Got {
   path: string;
@@ -50,13 +51,33 @@ export interface Harness {
   resets: Array<{ path: string; reason: string }>;
   removed: string[];
   warnings: string[];
+  /** Each warning with its detail, in order. */
+  warningDetails: Array<{ reason: string; detail: WarningDetail }>;
+  /** Called after each delivered batch is recorded (a test's own consumer step). */
+  afterLines: (() => void) | null;
   /** Lines of one path, in delivery order. */
   linesOf(path: string): string[];
 }
 
 /** A tailer whose consumer commits each batch after "processing" it (unless autoCommit is false). */
 export function harness(root: string, offsets: string, daemon: Partial<TailerDaemonConfig> = {}, autoCommit = true): Harness {
-  const tailer = new Tailer({ root, offsetsPath: offsets, daemon: { ...SMALL, ...daemon } });
+  const tailer: Tailer = new Tailer(
+    { root, offsetsPath: offsets, daemon: { ...SMALL, ...daemon } },
+    {
+      lines(path, sessionId, lines, info) {
+        for (const l of lines) h.got.push({ path, sessionId, ...l, seed: info.seed, subagent: info.subagent, first: info.first, state: info.state });
+        if (autoCommit) tailer.commit(path, info.endOffset, { count: h.got.filter((g) => g.path === path).length });
+        h.afterLines?.();
+      },
+      skipped: (path, reason, detail) => h.skipped.push({ path, reason, detail }),
+      reset: (path, reason) => h.resets.push({ path, reason }),
+      removed: (path) => h.removed.push(path),
+      warning: (reason, detail) => {
+        h.warnings.push(reason);
+        h.warningDetails.push({ reason, detail });
+      },
+    },
+  );
   const h: Harness = {
     tailer,
     got: [],
@@ -64,16 +85,10 @@ export function harness(root: string, offsets: string, daemon: Partial<TailerDae
     resets: [],
     removed: [],
     warnings: [],
+    warningDetails: [],
+    afterLines: null,
     linesOf: (p) => h.got.filter((g) => g.path === p).map((g) => g.line),
   };
-  tailer.on('lines', (path: string, sessionId: string, lines: TailLine[], info: LinesInfo) => {
-    for (const l of lines) h.got.push({ path, sessionId, ...l, seed: info.seed, subagent: info.subagent, first: info.first, state: info.state });
-    if (autoCommit) tailer.commit(path, info.endOffset, { count: h.got.filter((g) => g.path === path).length });
-  });
-  tailer.on('skipped', (path: string, reason: string, detail: unknown) => h.skipped.push({ path, reason, detail }));
-  tailer.on('reset', (path: string, reason: string) => h.resets.push({ path, reason }));
-  tailer.on('removed', (path: string) => h.removed.push(path));
-  tailer.on('warning', (reason: string) => h.warnings.push(reason));
   return h;
 }
 

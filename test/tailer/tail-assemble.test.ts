@@ -8,7 +8,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Tailer, type LinesInfo, type TailLine } from '../../daemon/tailer.js';
+import { Tailer } from '../../daemon/tailer.js';
 import { ExchangeAssembler, exchangesFromFile, type AssembledExchange, type AssemblerSnapshot } from '../../transcript/exchanges.js';
 import { parseLine } from '../../transcript/records.js';
 import { removeTempDirs, SMALL, tempDirs, waitFor } from './harness.js';
@@ -24,22 +24,26 @@ afterAll(() => removeTempDirs());
 
 /** A daemon-like consumer: one assembler per file, commit after every batch. */
 function consumer(root: string, offsets: string, seenBefore = 0) {
-  const tailer = new Tailer({ root, offsetsPath: offsets, daemon: { ...SMALL, maxLineBytes: 16 * 1024 * 1024 } });
-  tailers.push(tailer);
   const asms = new Map<string, ExchangeAssembler>();
   const out: AssembledExchange[] = [];
   let seen = seenBefore;
-  tailer.on('lines', (path: string, sessionId: string, lines: TailLine[], info: LinesInfo) => {
-    let asm = asms.get(path);
-    if (!asm || info.first) {
-      asm = new ExchangeAssembler({ sessionId, resume: (info.state as AssemblerSnapshot | undefined) ?? undefined });
-      asms.set(path, asm);
-    }
-    for (const l of lines) out.push(...asm.push(parseLine(l.line), l.startOffset, l.endOffset, info.seed));
-    asm.advance(info.endOffset);
-    seen = Math.max(seen, info.endOffset);
-    tailer.commit(path, asm.committableOffset, asm.snapshot());
-  });
+  const tailer: Tailer = new Tailer(
+    { root, offsetsPath: offsets, daemon: { ...SMALL, maxLineBytes: 16 * 1024 * 1024 } },
+    {
+      lines(path, sessionId, lines, info) {
+        let asm = asms.get(path);
+        if (!asm || info.first) {
+          asm = new ExchangeAssembler({ sessionId, resume: (info.state as AssemblerSnapshot | undefined) ?? undefined });
+          asms.set(path, asm);
+        }
+        for (const l of lines) out.push(...asm.push(parseLine(l.line), l.startOffset, l.endOffset, info.seed));
+        asm.advance(info.endOffset);
+        seen = Math.max(seen, info.endOffset);
+        tailer.commit(path, asm.committableOffset, asm.snapshot());
+      },
+    },
+  );
+  tailers.push(tailer);
   return {
     tailer,
     out,

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, chmodSync, utimesSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { harness, rec, removeTempDirs, sleep, tempDirs, waitFor, type Harness } from './harness.js';
-import { classifyTranscriptPath } from '../../daemon/tailer.js';
+import { classifyTranscriptPath } from '../../daemon/claude-layout.js';
 
 const S1 = 'aaaaaaaa-0000-4000-8000-000000000001';
 const S2 = 'aaaaaaaa-0000-4000-8000-000000000002';
@@ -68,9 +68,9 @@ describe('tailer', () => {
     // follows its tool_use — so the change event for it comes within chokidar's throttle window.
     const ROUNDS = 6;
     let written = 1;
-    h.tailer.on('lines', () => {
+    h.afterLines = () => {
       if (written < ROUNDS + 1) appendFileSync(f, rec(written++) + '\n');
-    });
+    };
     appendFileSync(f, rec(written++) + '\n');
     for (let i = 2; i <= ROUNDS + 1; i++) {
       const t0 = Date.now();
