@@ -59,13 +59,15 @@ export async function hashFile(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readTranscript(path: string, maxLineBytes: number, redactor: Redactor, now: number = Date.now()): Promise<TranscriptRead> {
+/** `redactor`: the redactor, or a reader over it that a run shares between files (it remembers
+ *  what it redacted: the same text in a resumed session's file is not scanned again). */
+export async function readTranscript(path: string, maxLineBytes: number, redactor: Redactor | RedactedReader, now: number = Date.now()): Promise<TranscriptRead> {
   const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   const fh = await open(path, 'r');
   const sessionId = parser.fileSessionId;
   const asm = new ExchangeAssembler({ sessionId, limits: { maxAssistantChars: INDEX_ASSISTANT_CHARS } });
   const tracker = new ToolStepTracker();
-  const reader = new RedactedReader(redactor);
+  const reader = redactor instanceof RedactedReader ? redactor : new RedactedReader(redactor);
   let steps: ToolStep[] = [];
   let openFrom: number | null = null;
   let exchanges: Exchange[] = [];

@@ -9,22 +9,26 @@
  * it does not summarise, thinking signatures: most of a Claude Code transcript's text) are
  * never scanned.
  *
- * Pure apart from its memos: an object with a long key is copied (keys redacted) when first
+ * Pure apart from its memos (a redacted string is remembered, MEMO_CHARS at most, so a string
+ * read again — in this record or a later one — is not scanned again): an object with a long key is copied (keys redacted) when first
  * reached; the value given is never changed. Writes to the view throw in strict code (a parser
  * does not write its input).
  */
-import { MIN_KEY_SECRET_CHARS, type Redactor } from './redact.js';
+import { MIN_KEY_SECRET_CHARS, MIN_SECRET_CHARS, type Redactor } from './redact.js';
 
-/** Strings up to this long are remembered by a reader (a record's session id, cwd, branch,
- *  version and block types repeat on every line of a transcript). */
-export const MEMO_MAX_CHARS = 256;
-/** Remembered strings at most; the memo starts over when full. */
-export const MEMO_ENTRIES = 4096;
+/** Characters of redacted strings a reader remembers (about 4–8 MB held): the same tool
+ *  output, prompt or reply comes back in a resumed or forked session's file and in a subagent's,
+ *  and a record's session id, cwd, branch and version repeat on every line — on the three real
+ *  projects a third of the text the parser reads is such a repeat. Full: it starts over. */
+export const MEMO_CHARS = 4_000_000;
+/** Each remembered string counts at least this many characters (bounds the entries). */
+const MEMO_MIN_COST = 64;
 
-/** Views of values through one redactor, remembering the short strings it redacted (one per
- *  transcript file read). */
+/** Views of values through one redactor, remembering the strings it redacted (the indexer keeps
+ *  one for a run). */
 export class RedactedReader {
-  private readonly memo = new Map<string, string>();
+  private memo = new Map<string, string>();
+  private memoChars = 0;
   private readonly handler: ProxyHandler<Node>;
 
   constructor(readonly redactor: Redactor) {
@@ -63,12 +67,17 @@ export class RedactedReader {
   }
 
   private redacted(s: string): string {
-    if (s.length > MEMO_MAX_CHARS) return this.redactor.redact(s);
+    if (s.length < MIN_SECRET_CHARS) return this.redactor.redact(s); // returned as it is
     let out = this.memo.get(s);
     if (out === undefined) {
-      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
       out = this.redactor.redact(s);
+      const cost = Math.max(s.length, MEMO_MIN_COST);
+      if (this.memoChars + cost > MEMO_CHARS) {
+        this.memo = new Map();
+        this.memoChars = 0;
+      }
       this.memo.set(s, out);
+      this.memoChars += cost;
     }
     return out;
   }

@@ -19,8 +19,9 @@ import { createRedactor, Redactor } from '../../shared/redact.js';
 import { BUILTIN_RULES } from '../../shared/redact-rules.js';
 import { VIEWS } from '../../shared/redact-views.js';
 import * as reference from './reference/redact-views.js';
-import { RedactedReader, redactedView, MEMO_MAX_CHARS } from '../../shared/redact-on-read.js';
+import { RedactedReader, redactedView, MEMO_CHARS } from '../../shared/redact-on-read.js';
 import { parseValue } from '../../transcript/records.js';
+import { CodexRecordParser } from '../../transcript/codex-records.js';
 import { PROBE_SHAPES, SECRET_CONTEXTS, SECRET_SHAPES, inContext } from '../../eval/secret-shapes.js';
 import { seededRandom } from '../../shared/prng.js';
 
@@ -154,6 +155,37 @@ describe('the redacting view the indexer parses records through', () => {
     expect(changed).toBeGreaterThan(50); // records whose parse redaction changes were among them
   });
 
+  it('property: Codex CLI rollout lines (a stateful parser) parse alike through the view', () => {
+    const codexLine = fc.tuple(text, text, fc.nat({ max: 6 })).map(([a, b, kind]) => {
+      const ts = '2026-03-01T10:00:00Z';
+      switch (kind) {
+        case 0:
+          return { timestamp: ts, type: 'session_meta', payload: { id: 'c0ffee00-0000-4000-8000-000000000001', cwd: `/w/${a.slice(0, 20)}`, cli_version: '0.5.0', originator: b.slice(0, 30) } };
+        case 1:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: a }] } };
+        case 2:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'function_call', name: 'shell', call_id: 'c1', arguments: JSON.stringify({ command: ['bash', '-lc', a] }) } };
+        case 3:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: JSON.stringify({ output: b, metadata: { exit_code: 1 } }) } };
+        case 4:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'local_shell_call', call_id: 'c2', action: { command: ['sh', '-c', b] } } };
+        case 5:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'custom_tool_call', name: 'apply_patch', call_id: 'c3', input: `*** Update File: ${a}\n${b}` } };
+        default:
+          return { timestamp: ts, type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: b }] } };
+      }
+    });
+    fc.assert(
+      fc.property(fc.array(codexLine, { minLength: 1, maxLength: 8 }), (lines) => {
+        const whole = new CodexRecordParser('fallback');
+        const viewed = new CodexRecordParser('fallback');
+        const reader = new RedactedReader(fast);
+        for (const l of lines) expect(viewed.parseValue(reader.view(l))).toEqual(whole.parseValue(fast.redactValue(l)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('property: every string read through the view is the redacted string; keys and JSON too', () => {
     fc.assert(
       fc.property(record, (rec) => {
@@ -185,14 +217,18 @@ describe('the redacting view the indexer parses records through', () => {
     expect(redactedView(none, rec)).toBe(rec);
   });
 
-  it('the memo gives the same answer as the redactor (short strings, repeated)', () => {
+  it('the memo gives the redactor\'s answer: strings repeated, long, and past the memo\'s size (it starts over)', () => {
     const reader = new RedactedReader(fast);
     const gh = `ghp_${'xY7'.repeat(12)}`;
+    const long = `${'word '.repeat(2000)} ${gh}`;
     for (let i = 0; i < 3; i++) {
       expect(reader.view(gh)).toBe('‹secret:github-token›');
       expect(reader.view('plain words')).toBe('plain words');
+      expect(reader.view(long)).toBe(fast.redact(long));
     }
-    const long = `${'word '.repeat(MEMO_MAX_CHARS / 5)} ${gh}`;
+    const block = 'x'.repeat(100_000);
+    for (let i = 0; i < (2 * MEMO_CHARS) / block.length; i++) expect(reader.view(`${i} ${block}`)).toBe(`${i} ${block}`);
+    expect(reader.view(gh)).toBe('‹secret:github-token›');
     expect(reader.view(long)).toBe(fast.redact(long));
   });
 });
