@@ -9,34 +9,37 @@
  * it does not summarise, thinking signatures: most of a Claude Code transcript's text) are
  * never scanned.
  *
- * Pure apart from its memos (a redacted string is remembered, MEMO_CHARS at most, so a string
- * read again — in this record or a later one — is not scanned again): an object with a long key is copied (keys redacted) when first
+ * Pure apart from its memos (what a node gave is kept, and short strings are remembered across
+ * records, so a string read again is not scanned again): an object with a long key is copied (keys redacted) when first
  * reached; the value given is never changed. Writes to the view throw in strict code (a parser
  * does not write its input).
  */
 import { MIN_KEY_SECRET_CHARS, MIN_SECRET_CHARS, type Redactor } from './redact.js';
 
-/** Characters of redacted strings a reader remembers (about 4–8 MB held): the same tool
- *  output, prompt or reply comes back in a resumed or forked session's file and in a subagent's,
- *  and a record's session id, cwd, branch and version repeat on every line — on the three real
- *  projects a third of the text the parser reads is such a repeat. Full: it starts over. */
-export const MEMO_CHARS = 4_000_000;
-/** Each remembered string counts at least this many characters (bounds the entries). */
-const MEMO_MIN_COST = 64;
+/** Strings up to this long are remembered by a reader: a record's session id, cwd, branch,
+ *  version and block types repeat on every line of a transcript. (Remembering long strings too —
+ *  a tool output repeated in a resumed session's file — was measured: no gain in CPU, the
+ *  retained text costs the collector what the scans saved.) */
+export const MEMO_MAX_CHARS = 256;
+/** Remembered strings at most; the memo starts over when full. */
+export const MEMO_ENTRIES = 4096;
 
-/** Views of values through one redactor, remembering the strings it redacted (the indexer keeps
- *  one for a run). */
+/** Views of values through one redactor, remembering the short strings it redacted (the indexer
+ *  keeps one for a run). */
 export class RedactedReader {
-  private memo = new Map<string, string>();
-  private memoChars = 0;
+  private readonly memo = new Map<string, string>();
   private readonly handler: ProxyHandler<Node>;
 
   constructor(readonly redactor: Redactor) {
+    // A string or an object read once is not redacted or wrapped again when read again (a
+    // parser tests a field's type, then reads it); other values are returned as they are.
     const read = (t: Node, k: string): unknown => {
-      let w = t[SEEN].get(k);
-      if (w === undefined && !t[SEEN].has(k)) {
-        w = this.view((t[SOURCE] as Record<string, unknown>)[k]);
-        t[SEEN].set(k, w);
+      const v = (t[SOURCE] as Record<string, unknown>)[k];
+      if (typeof v !== 'string' && (v === null || typeof v !== 'object')) return v;
+      let w = t[SEEN]?.get(k);
+      if (w === undefined) {
+        w = this.view(v);
+        (t[SEEN] ??= new Map()).set(k, w);
       }
       return w;
     };
@@ -67,17 +70,12 @@ export class RedactedReader {
   }
 
   private redacted(s: string): string {
-    if (s.length < MIN_SECRET_CHARS) return this.redactor.redact(s); // returned as it is
+    if (s.length < MIN_SECRET_CHARS || s.length > MEMO_MAX_CHARS) return this.redactor.redact(s);
     let out = this.memo.get(s);
     if (out === undefined) {
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
       out = this.redactor.redact(s);
-      const cost = Math.max(s.length, MEMO_MIN_COST);
-      if (this.memoChars + cost > MEMO_CHARS) {
-        this.memo = new Map();
-        this.memoChars = 0;
-      }
       this.memo.set(s, out);
-      this.memoChars += cost;
     }
     return out;
   }
@@ -91,18 +89,22 @@ const SOURCE = Symbol('source');
 const SEEN = Symbol('seen');
 interface Node {
   [SOURCE]: object;
-  [SEEN]: Map<string, unknown>;
+  [SEEN]?: Map<string, unknown>;
 }
 
 function node(r: Redactor, v: object): Node {
   let source = v;
-  if (!Array.isArray(v) && Object.keys(v).some((k) => k.length >= MIN_KEY_SECRET_CHARS)) {
+  if (!Array.isArray(v) && hasLongKey(v)) {
     source = Object.fromEntries(Object.entries(v).map(([k, x]) => [k.length < MIN_KEY_SECRET_CHARS ? k : r.redact(k), x]));
   }
   const t = (Array.isArray(v) ? [] : {}) as unknown as Node;
   t[SOURCE] = source;
-  t[SEEN] = new Map();
   return t;
+}
+
+function hasLongKey(v: object): boolean {
+  for (const k in v) if (k.length >= MIN_KEY_SECRET_CHARS && Object.hasOwn(v, k)) return true;
+  return false;
 }
 
 /** `value` as a view through `redactor` (no memo shared with other calls). */
