@@ -40,6 +40,7 @@ import { hashFile, readTranscript } from './transcript-file.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { createRedactor, type Redactor } from '../shared/redact.js';
 import { redactChunk } from '../store/redact-chunks.js';
+import { RedactedReader } from '../shared/redact-on-read.js';
 import { scanStore, type ScanSummary } from '../store/secret-scan.js';
 import { EPISODE_RULES_VERSION } from './episodes.js';
 import { EmbedBatch } from './embed-batch.js';
@@ -129,6 +130,8 @@ class IndexRun {
     episodes_recut: false,
   };
   private readonly redactor: Redactor;
+  /** Records are read through it: one for the run, so text repeated across files is scanned once. */
+  private readonly reader: RedactedReader;
   /** Message uuid → the document (path) that holds it, for documents seen in this run. */
   private readonly claimed = new Map<string, string>();
   private loaded: Embedder | null = null;
@@ -139,6 +142,7 @@ class IndexRun {
   constructor(private readonly opts: IndexOptions) {
     this.progress = opts.progress ?? silentProgress;
     this.redactor = opts.redactor ?? createRedactor(opts.config.redact);
+    this.reader = new RedactedReader(this.redactor);
     this.batch = new EmbedBatch({ store: opts.store, embedder: () => this.embedder(), problem: (p) => this.problem(p), warn: (k, n) => this.warn(k, n), summary: this.summary });
   }
 
@@ -324,7 +328,7 @@ class IndexRun {
         this.summary.unchanged++;
         return;
       }
-      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, this.redactor, (this.opts.now ?? Date.now)());
+      const read = await readTranscript(path, this.opts.config.daemon.maxLineBytes, this.reader, (this.opts.now ?? Date.now)());
       this.warn('malformed_lines', read.malformedLines);
       this.warn('overlong_lines', read.overlongLines);
       const sessionId = path.split(sep).pop()!.replace(/\.jsonl$/, '');

@@ -7,9 +7,11 @@
  * indexer/transcript-chunks.ts.
  *
  * Redaction (shared/redact.ts) happens here, on each parsed record before records.ts reads
- * it: every string of the record has its secrets replaced by markers, so the exchanges, tool
- * steps, episodes, chunks and signatures made from it never see a secret (and a secret cut in
- * half by a later length bound cannot escape detection).
+ * it: the parser reads the record through a redacting view (shared/redact-on-read.ts), so every
+ * string it reads has its secrets replaced by markers, whole, before it is cut or joined — the
+ * exchanges, tool steps, episodes, chunks and signatures made from it never see a secret (and a
+ * secret cut in half by a later length bound cannot escape detection). Strings the parser never
+ * reads are never scanned.
  *
  * An open last turn (no turn end, no next prompt) in a file written less than
  * OPEN_TURN_QUIET_MS ago is still being written: it is left out (exchange and tool steps)
@@ -26,6 +28,7 @@ import { ExchangeAssembler } from '../transcript/exchanges.js';
 import { ToolStepTracker, type ToolStep } from '../transcript/tool-steps.js';
 import type { Exchange } from '../shared/types.js';
 import type { Redactor } from '../shared/redact.js';
+import { RedactedReader } from '../shared/redact-on-read.js';
 
 /** A last turn with no end is still open when the file was written less than this long ago.
  *  Claude Code appends a record at least at every tool call and result; a turn quiet for
@@ -56,12 +59,15 @@ export async function hashFile(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readTranscript(path: string, maxLineBytes: number, redactor: Redactor, now: number = Date.now()): Promise<TranscriptRead> {
+/** `redactor`: the redactor, or a reader over it that a run shares between files (it remembers
+ *  what it redacted: the same text in a resumed session's file is not scanned again). */
+export async function readTranscript(path: string, maxLineBytes: number, redactor: Redactor | RedactedReader, now: number = Date.now()): Promise<TranscriptRead> {
   const parser = await parserForFile(path); // Claude Code or Codex CLI (transcript/host.ts)
   const fh = await open(path, 'r');
   const sessionId = parser.fileSessionId;
   const asm = new ExchangeAssembler({ sessionId, limits: { maxAssistantChars: INDEX_ASSISTANT_CHARS } });
   const tracker = new ToolStepTracker();
+  const reader = redactor instanceof RedactedReader ? redactor : new RedactedReader(redactor);
   let steps: ToolStep[] = [];
   let openFrom: number | null = null;
   let exchanges: Exchange[] = [];
@@ -81,7 +87,7 @@ export async function readTranscript(path: string, maxLineBytes: number, redacto
           asm.advance(l.endOffset);
           continue;
         }
-        const rec = parser.value(redactor.redactValue(value)); // redact:transcript
+        const rec = parser.value(reader.view(value)); // redact:transcript
         if (rec && typeof rec === 'object' && 'uuid' in rec && typeof rec.uuid === 'string' && !rec.isSidechain) uuids.push({ uuid: rec.uuid, offset: l.startOffset });
         exchanges.push(...asm.push(rec, l.startOffset, l.endOffset));
         steps.push(...tracker.push(rec, l.startOffset, l.endOffset));

@@ -29,6 +29,7 @@ const MARK = /\/\/ redact:([\w-]+)\s*$/;
 const MUTATIONS = [
   [/(?:this\.)?redactor\.redact(?:Value)?\(([^()]*(?:\([^()]*\))?[^()]*)\)/, '$1'],
   [/redactChunk\((?:this\.)?redactor, (\w+)\)/, '$1'],
+  [/\breader\.view\((\w+)\)/, '$1'],
 ];
 
 const sites = [];

@@ -32,10 +32,6 @@ function classes(): Uint8Array {
   }
   return table;
 }
-const is = (text: string, i: number, k: number) => {
-  const c = text.charCodeAt(i);
-  return c < 128 && (classes()[c] & k) !== 0;
-};
 /** A break is inside a token when the runs on its two sides hold at least this many characters
  *  together (the shortest provider token cut anywhere: `npm_` + 36 is 40; a 20-character
  *  half-line of a base64 block still joins), each side at least MIN_SIDE_RUN, and together they
@@ -59,48 +55,72 @@ export interface JoinedView {
   removed: number[];
 }
 
-function mixedCase(s: string): boolean {
-  return /\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s);
+/** Where the blanks and the line break starting at `at` (a real `\n`, or `\n` written inside a
+ *  JSON string or a log line, `\r\n` either way) begin and end: [a, b). */
+function breakSpan(text: string, at: number, written: boolean): [number, number] {
+  let a = at;
+  let b = at + (written ? 2 : 1);
+  if (written && text.startsWith('\\r', a - 2)) a -= 2;
+  while (a > 0 && (text.charCodeAt(a - 1) === 32 || text.charCodeAt(a - 1) === 9 || text.charCodeAt(a - 1) === 13)) a--;
+  while (b < text.length && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9)) b++;
+  return [a, b];
 }
 
-/** The line breaks of a text in order: real ones, and ones written `\n` inside a JSON string or
- *  a log line; each [start, end) with the blanks around it. Each kind is searched for once
- *  from where the last one was found (a text with no written `\n` is not searched again). */
-function* breaks(text: string): Generator<[number, number]> {
+/** Letter cases and digits seen in a run (bits), for the join test. */
+const UPPER = 1;
+const LOWER_CASE = 2;
+const DIGIT = 4;
+const ALL_KINDS = UPPER | LOWER_CASE | DIGIT;
+function kindOf(c: number): number {
+  return c >= 65 && c <= 90 ? UPPER : c >= 97 && c <= 122 ? LOWER_CASE : c >= 48 && c <= 57 ? DIGIT : 0;
+}
+
+/** Whether the break [a, b) is inside a token: token runs on both sides, each MIN_SIDE_RUN or
+ *  more, MIN_JOINED_RUN together, upper case, lower case and digits among them (each side
+ *  looked at up to MAX_RUN characters). No slice, no regex: a text has one test per line. */
+function inToken(text: string, a: number, b: number, CLASS: Uint8Array): boolean {
+  if (a === 0 || b >= text.length) return false;
+  let kinds = 0;
+  let l = a;
+  for (; l > 0 && a - l < MAX_RUN; l--) {
+    const c = text.charCodeAt(l - 1);
+    if (c >= 128 || (CLASS[c] & TOKEN) === 0) break;
+    kinds |= kindOf(c);
+  }
+  if (a - l < MIN_SIDE_RUN) return false;
+  let r = b;
+  for (; r < text.length && r - b < MAX_RUN; r++) {
+    const c = text.charCodeAt(r);
+    if (c >= 128 || (CLASS[c] & TOKEN) === 0) break;
+    kinds |= kindOf(c);
+  }
+  return r - b >= MIN_SIDE_RUN && a - l + (r - b) >= MIN_JOINED_RUN && kinds === ALL_KINDS;
+}
+
+/** The text with each in-token line break removed; null when it has none (the common case).
+ *  Breaks are visited in order: real ones and written ones (`\n` in a JSON string or a log
+ *  line), each kind searched for once from where the last one was found. */
+export function joinedView(text: string): JoinedView | null {
   let real = text.indexOf('\n');
   let written = text.indexOf('\\n');
-  while (real >= 0 || written >= 0) {
-    const w = written >= 0 && (real < 0 || written < real);
-    let a = w ? written : real;
-    let b = a + (w ? 2 : 1);
-    if (w && text.startsWith('\\r', a - 2)) a -= 2;
-    while (a > 0 && (text[a - 1] === ' ' || text[a - 1] === '\t' || text[a - 1] === '\r')) a--;
-    while (b < text.length && (text[b] === ' ' || text[b] === '\t')) b++;
-    yield [a, b];
-    if (w) written = text.indexOf('\\n', written + 2);
-    else real = text.indexOf('\n', real + 1);
-  }
-}
-
-/** The text with each in-token line break removed; null when it has none (the common case). */
-export function joinedView(text: string): JoinedView | null {
+  if (real < 0 && written < 0) return null;
+  const CLASS = classes();
   let out = '';
   let from = 0;
-  const cuts: number[] = [];
-  const removed: number[] = [];
-  for (const [a, b] of breaks(text)) {
-    if (a < from || a === 0 || !is(text, a - 1, TOKEN) || !is(text, b, TOKEN)) continue;
-    let l = a;
-    while (l > 0 && a - l < MAX_RUN && is(text, l - 1, TOKEN)) l--;
-    let r = b;
-    while (r < text.length && r - b < MAX_RUN && is(text, r, TOKEN)) r++;
-    if (a - l < MIN_SIDE_RUN || r - b < MIN_SIDE_RUN || a - l + (r - b) < MIN_JOINED_RUN || !mixedCase(text.slice(l, a) + text.slice(b, r))) continue;
+  let cuts: number[] | null = null;
+  let removed: number[] | null = null;
+  while (real >= 0 || written >= 0) {
+    const w = written >= 0 && (real < 0 || written < real);
+    const [a, b] = breakSpan(text, w ? written : real, w);
+    if (w) written = text.indexOf('\\n', written + 2);
+    else real = text.indexOf('\n', real + 1);
+    if (a < from || !inToken(text, a, b, CLASS)) continue;
     out += text.slice(from, a);
-    cuts.push(out.length);
-    removed.push(b - a);
+    (cuts ??= []).push(out.length);
+    (removed ??= []).push(b - a);
     from = b;
   }
-  if (cuts.length === 0) return null;
+  if (!cuts || !removed) return null;
   return { text: out + text.slice(from), cuts, removed };
 }
 
@@ -138,35 +158,52 @@ export interface Run {
   end: number;
 }
 
+/** No run: what base64Runs returns for most texts (never written to). */
+const NO_RUNS: readonly Run[] = Object.freeze([]);
+
 /** Runs of base64 (or base64url) characters long enough to decode, both letter cases in them
  *  (base64 of text always mixes them; paths, hex digests and words do not), with their `=`
- *  padding. */
-export function base64Runs(text: string): Run[] {
-  const out: Run[] = [];
-  if (text.length < MIN_BASE64_CHARS) return out;
+ *  padding. Every MIN_BASE64_CHARS-th character is probed: a run that long holds exactly one
+ *  probe, so a probe on another character skips MIN_BASE64_CHARS at once, and a probe in a word
+ *  looks at that word only. */
+export function base64Runs(text: string): readonly Run[] {
+  const n = text.length;
+  if (n < MIN_BASE64_CHARS) return NO_RUNS;
   const CLASS = classes();
-  let start = -1;
+  let out: Run[] | null = null;
+  for (let p = MIN_BASE64_CHARS - 1; p < n; p += MIN_BASE64_CHARS) {
+    if (!isB64(text, p, CLASS)) continue;
+    let start = p;
+    while (start > 0 && isB64(text, start - 1, CLASS)) start--;
+    let end = p + 1;
+    while (end < n && isB64(text, end, CLASS)) end++;
+    if (end - start >= MIN_BASE64_CHARS && mixesCases(text, start, end)) {
+      let padded = end;
+      while (padded < n && padded - end < 2 && text.charCodeAt(padded) === 61) padded++; // '='
+      (out ??= []).push({ start, end: padded });
+    }
+    // The next probe: the first one past this run (probes stay MIN_BASE64_CHARS apart).
+    while (p + MIN_BASE64_CHARS < end) p += MIN_BASE64_CHARS;
+  }
+  return out ?? NO_RUNS;
+}
+
+function isB64(text: string, i: number, CLASS: Uint8Array): boolean {
+  const c = text.charCodeAt(i);
+  return c < 128 && (CLASS[c] & B64) !== 0;
+}
+
+/** [start, end) of `text` holds an upper-case and a lower-case ASCII letter. */
+function mixesCases(text: string, start: number, end: number): boolean {
   let upper = false;
   let lower = false;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0;
-    if (c < 128 && (CLASS[c] & B64) !== 0) {
-      if (start < 0) {
-        start = i;
-        upper = lower = false;
-      }
-      if (c >= 65 && c <= 90) upper = true;
-      else if (c >= 97 && c <= 122) lower = true;
-      continue;
-    }
-    if (start >= 0 && i - start >= MIN_BASE64_CHARS && upper && lower) {
-      let end = i;
-      while (end < text.length && end - i < 2 && text[end] === '=') end++;
-      out.push({ start, end });
-    }
-    start = -1;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 97 && c <= 122) lower = true;
+    if (upper && lower) return true;
   }
-  return out;
+  return false;
 }
 
 function printableShare(b: Uint8Array): number {
@@ -175,12 +212,55 @@ function printableShare(b: Uint8Array): number {
   return b.length ? ok / b.length : 0;
 }
 
+/** Characters of a run whose decoding is tested first (36 bytes). */
+const HEAD_CHARS = 48;
+/** Base64 digit values by character code (both alphabets, as Buffer decodes them); -1: none. */
+let digits: Int8Array | null = null;
+function digitTable(): Int8Array {
+  if (digits) return digits;
+  digits = new Int8Array(128).fill(-1);
+  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  for (let i = 0; i < abc.length; i++) digits[abc.charCodeAt(i)] = i;
+  digits[43] = digits[45] = 62; // + -
+  digits[47] = digits[95] = 63; // / _
+  return digits;
+}
+
+/** Whether the decoding of a run's first HEAD_CHARS characters (its `=` padding left out) is
+ *  text by MIN_TEXT_SHARE — what decodedText tests first, decoded here without a buffer, a
+ *  slice or a regex: most runs (paths, ids, hashes, binary) stop here. */
+function printableHead(run: string): boolean {
+  const D = digitTable();
+  let n = run.length;
+  while (n > 0 && run.charCodeAt(n - 1) === 61) n--;
+  if (n > HEAD_CHARS) n = HEAD_CHARS;
+  let acc = 0;
+  let bits = 0;
+  let bytes = 0;
+  let ok = 0;
+  for (let i = 0; i < n; i++) {
+    const c = run.charCodeAt(i);
+    const d = c < 128 ? D[c] : -1;
+    if (d < 0) return printableShare(Buffer.from(run.replace(/=+$/, '').slice(0, HEAD_CHARS), 'base64')) >= MIN_TEXT_SHARE; // not a run of base64runs: Buffer's way
+    acc = ((acc << 6) | d) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const x = (acc >> bits) & 0xff;
+      bytes++;
+      if ((x >= 0x20 && x < 0x7f) || x === 9 || x === 10 || x === 13) ok++;
+    }
+  }
+  return bytes > 0 && ok / bytes >= MIN_TEXT_SHARE;
+}
+
 /** A run's decoding when it is text; null when it decodes to bytes (an image, a hash, a key's
- *  binary body) or is not base64 at all. Its first 48 characters are tried first: most runs are
+ *  binary body) or is not base64 at all. Its first HEAD_CHARS characters are tried first: most runs are
  *  rejected there without decoding the rest. */
 export function decodedText(run: string): string | null {
+  if (!printableHead(run)) return null;
   const body = run.replace(/=+$/, '');
-  if (printableShare(Buffer.from(body.slice(0, 48), 'base64')) < MIN_TEXT_SHARE) return null;
+  if (printableShare(Buffer.from(body.slice(0, HEAD_CHARS), 'base64')) < MIN_TEXT_SHARE) return null;
   const bytes = Buffer.from(body.slice(0, Math.ceil((MAX_DECODED_BYTES * 4) / 3)), 'base64');
   if (printableShare(bytes) < MIN_TEXT_SHARE) return null;
   return bytes.toString('latin1');

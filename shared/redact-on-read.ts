@@ -1,0 +1,113 @@
+/**
+ * A parsed JSON value seen through redaction: a read-only view whose strings come out redacted
+ * as they are read (object keys of MIN_KEY_SECRET_CHARS or more too), each redacted whole, the
+ * first time it is read. Used by the indexer (indexer/transcript-file.ts) to hand each transcript
+ * record to its parser (transcript/records.ts, transcript/codex-records.ts): the parser can reach
+ * the record only through the view, so it never sees an unredacted string, and what it reads
+ * equals what it would read from `redactor.redactValue(record)` — but the strings it never
+ * reads (tool-result copies in `toolUseResult`, progress records, file snapshots, tool inputs
+ * it does not summarise, thinking signatures: most of a Claude Code transcript's text) are
+ * never scanned.
+ *
+ * Pure apart from its memos (what a node gave is kept, and short strings are remembered across
+ * records, so a string read again is not scanned again): an object with a long key is copied (keys redacted) when first
+ * reached; the value given is never changed. Writes to the view throw in strict code (a parser
+ * does not write its input).
+ */
+import { MIN_KEY_SECRET_CHARS, MIN_SECRET_CHARS, type Redactor } from './redact.js';
+
+/** Strings up to this long are remembered by a reader: a record's session id, cwd, branch,
+ *  version and block types repeat on every line of a transcript. (Remembering long strings too —
+ *  a tool output repeated in a resumed session's file — was measured: no gain in CPU, the
+ *  retained text costs the collector what the scans saved.) */
+export const MEMO_MAX_CHARS = 256;
+/** Remembered strings at most; the memo starts over when full. */
+export const MEMO_ENTRIES = 4096;
+
+/** Views of values through one redactor, remembering the short strings it redacted (the indexer
+ *  keeps one for a run). */
+export class RedactedReader {
+  private readonly memo = new Map<string, string>();
+  private readonly handler: ProxyHandler<Node>;
+
+  constructor(readonly redactor: Redactor) {
+    // A string or an object read once is not redacted or wrapped again when read again (a
+    // parser tests a field's type, then reads it); other values are returned as they are.
+    const read = (t: Node, k: string): unknown => {
+      const v = (t[SOURCE] as Record<string, unknown>)[k];
+      if (typeof v !== 'string' && (v === null || typeof v !== 'object')) return v;
+      let w = t[SEEN]?.get(k);
+      if (w === undefined) {
+        w = this.view(v);
+        (t[SEEN] ??= new Map()).set(k, w);
+      }
+      return w;
+    };
+    this.handler = {
+      get: (t, k, recv) => (typeof k === 'string' && Object.hasOwn(t[SOURCE], k) ? read(t, k) : Reflect.get(t[SOURCE], k, recv)),
+      has: (t, k) => k in t[SOURCE],
+      ownKeys: (t) => Reflect.ownKeys(t[SOURCE]),
+      getOwnPropertyDescriptor: (t, k) => {
+        const d = Reflect.getOwnPropertyDescriptor(t[SOURCE], k);
+        if (d && 'value' in d && typeof k === 'string') d.value = read(t, k);
+        return d;
+      },
+      getPrototypeOf: (t) => Reflect.getPrototypeOf(t[SOURCE]),
+      set: () => false,
+      defineProperty: () => false,
+      deleteProperty: () => false,
+      setPrototypeOf: () => false,
+      preventExtensions: () => false,
+    };
+  }
+
+  /** `value` as a view (a string: redacted now; another primitive: itself). A redactor without
+   *  rules finds nothing: the value itself. */
+  view<T>(value: T): T {
+    if (typeof value === 'string') return this.redacted(value) as T;
+    if (value === null || typeof value !== 'object' || this.redactor.rules.length === 0) return value;
+    return new Proxy(node(this.redactor, value), this.handler) as T;
+  }
+
+  private redacted(s: string): string {
+    if (s.length < MIN_SECRET_CHARS || s.length > MEMO_MAX_CHARS) return this.redactor.redact(s);
+    let out = this.memo.get(s);
+    if (out === undefined) {
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
+      out = this.redactor.redact(s);
+      this.memo.set(s, out);
+    }
+    return out;
+  }
+}
+
+/** What a proxy stands on: its source (the value, or a copy with its long keys redacted, as
+ *  redactValue writes them: two keys that redact alike, the later wins) and what was read, kept
+ *  under symbols (configurable: the proxy reports the source's keys only). An array's view
+ *  stands on an array (`Array.isArray` of the view is true). */
+const SOURCE = Symbol('source');
+const SEEN = Symbol('seen');
+interface Node {
+  [SOURCE]: object;
+  [SEEN]?: Map<string, unknown>;
+}
+
+function node(r: Redactor, v: object): Node {
+  let source = v;
+  if (!Array.isArray(v) && hasLongKey(v)) {
+    source = Object.fromEntries(Object.entries(v).map(([k, x]) => [k.length < MIN_KEY_SECRET_CHARS ? k : r.redact(k), x]));
+  }
+  const t = (Array.isArray(v) ? [] : {}) as unknown as Node;
+  t[SOURCE] = source;
+  return t;
+}
+
+function hasLongKey(v: object): boolean {
+  for (const k in v) if (k.length >= MIN_KEY_SECRET_CHARS && Object.hasOwn(v, k)) return true;
+  return false;
+}
+
+/** `value` as a view through `redactor` (no memo shared with other calls). */
+export function redactedView<T>(redactor: Redactor, value: T): T {
+  return new RedactedReader(redactor).view(value);
+}
