@@ -172,20 +172,28 @@ const TEST_FAIL_RE = /\btests? (?:failed|failing)\b|(?:^|[\s(,:])<n> (?:failing|
 const LINTERS = new Set(['eslint', 'stylelint', 'prettier', 'ruff', 'flake8', 'pylint', 'mypy', 'clippy', 'credo', 'dialyzer', 'rubocop', 'golangci-lint', 'biome']);
 const MISSING_TOOL_RE = /not found|no such file|could(?:n't| not) find|cannot find module|not installed|no configuration/;
 
+/** A cause outside the code that a failing test run can report (on normalized key lines): the
+ *  database or service not listening, a host not found, a port taken, a permission, a timeout. */
+const ENVIRONMENT_CAUSE_RE = /\beconnrefused\b|connection refused|\beaddrinuse\b|address already in use|\benotfound\b|getaddrinfo|\betimedout\b|\beacces\b|permission denied|could not connect|can(?:no|')t connect|unable to connect/;
+
 /**
  * An error in the code being written (rule code-being-written): a compile or type error
  * (COMPILE_LEAD_RE), a failing test run, a linter's complaint. Its fix is mostly the code at
  * hand; only the very same complaint fixed by the same change that edited no code (an install,
- * a flag) transfers. On the error's key lines.
+ * a flag) transfers. A failing test run whose lines name a cause outside the code (a refused
+ * connection, a host not found, a port taken, a permission, a timeout) is the environment's:
+ * its fix (start the service, free the port) transfers under any test's name. On the error's
+ * key lines.
  */
 export function codeError(lines: readonly string[]): boolean {
-  return lines.some((l) => {
+  let testRun = false;
+  for (const l of lines) {
     if (COMPILE_LEAD_RE.test(l)) return true;
     // Cheap word tests first: the hook runs this at every failure it signs.
-    if ((l.includes('fail') || l.includes('summary')) && TEST_FAIL_RE.test(l)) return true;
-    const linter = l.includes(' problem') || l.split(/[^a-z0-9-]+/).some((w) => LINTERS.has(w));
-    return linter && !MISSING_TOOL_RE.test(l);
-  });
+    if ((l.includes('fail') || l.includes('summary')) && TEST_FAIL_RE.test(l)) testRun = true;
+    else if ((l.includes(' problem') || l.split(/[^a-z0-9-]+/).some((w) => LINTERS.has(w))) && !MISSING_TOOL_RE.test(l)) return true;
+  }
+  return testRun && !lines.some((l) => ENVIRONMENT_CAUSE_RE.test(l));
 }
 
 /** What says the place is wrong: a missing file, folder, repository, manifest or script. */

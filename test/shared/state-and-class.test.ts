@@ -64,6 +64,15 @@ describe('code-being-written: codeError', () => {
     }
   });
 
+  it('a failing test run that names a cause outside the code (a refused connection, a port taken, a host not found) is the environment\'s; control: the same run failing on an assertion is the code\'s', () => {
+    for (const t of ['FAIL orders.spec.ts\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect', 'Exit code 1\n 3 tests failed\nError: listen EADDRINUSE: address already in use :::3000', 'Tests: 2 failed\nError: getaddrinfo ENOTFOUND db.internal']) {
+      expect(codeError(keyLines(t)), t).toBe(false);
+    }
+    for (const t of ['FAIL orders.spec.ts\nAssertionError: expected 3 to be 4', 'Exit code 1\n 3 tests failed\nexpected total to equal 42']) {
+      expect(codeError(keyLines(t)), t).toBe(true);
+    }
+  });
+
   it('control: place, git and network errors are not', () => {
     for (const t of ['fatal: not a git repository (or any of the parent directories): .git', 'Error: connect ECONNREFUSED 127.0.0.1:5432', "ls: cannot access 'docs': No such file or directory", 'fatal: The current branch x has no upstream branch.']) {
       expect(codeError(keyLines(t)), t).toBe(false);
