@@ -3,15 +3,12 @@
  * measured on transcripts in time order (eval/prompts.ts) with the effective config; prints a
  * table or one JSON object. Reads the transcripts; writes only a temp dir it removes.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseFlags, printJson, EXIT, UserError } from '../../command.js';
 import { loadConfig } from '../../../config/load.js';
 import { loadEmbedder } from '../../../eval/load-embedder.js';
-import { createProgress } from '../../../eval/progress.js';
-import { findProjects } from '../../../eval/pastfix.js';
 import { evalPrompts, type PromptsReport } from '../../../eval/prompts.js';
-import { GoldError, parsePromptGold, type PromptGold } from '../../../eval/prompt-gold.js';
+import { parsePromptGold } from '../../../eval/prompt-gold.js';
+import { goldFlag, overSessions, seedFlag, transcriptsFolder } from './project-eval.js';
 
 export const help = `usage: active-brain eval prompts <transcripts dir> [--gold FILE] [--json] [--model PATH] [--seed N] [--set key=value ...]
 
@@ -69,45 +66,13 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(help + '\n');
     return EXIT.OK;
   }
-  if (positionals.length !== 1) throw new UserError('eval prompts needs one transcripts folder, e.g. active-brain eval prompts ~/.claude/projects. Run with --help for usage.', EXIT.USAGE);
-  const dir = resolve(positionals[0]);
-  try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a folder');
-  } catch (e) {
-    throw new UserError(`cannot read ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}. Give a folder of <project>/<session>.jsonl transcripts.`, EXIT.ENV);
-  }
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer (got "${values.seed}")`, EXIT.USAGE);
-  const projects = findProjects(dir);
-  if (!projects.length) throw new UserError(`no <project>/<session>.jsonl transcripts under ${dir}`, EXIT.ENV);
-  let gold: PromptGold | undefined;
-  if (values.gold !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(resolve(values.gold), 'utf8');
-    } catch (e) {
-      throw new UserError(`cannot read the gold ${values.gold}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.USAGE);
-    }
-    try {
-      gold = parsePromptGold(text, values.gold);
-    } catch (e) {
-      throw new UserError((e as Error).message, EXIT.USAGE);
-    }
-  }
+  const { dir, projects } = transcriptsFolder('eval prompts', positionals);
+  const seed = seedFlag(values.seed);
+  const gold = goldFlag(values.gold, parsePromptGold);
   const { config } = loadConfig({ flags: values.set });
   const embedder = await loadEmbedder(values.model, values.set);
   try {
-    const total = projects.reduce((n, p) => n + p.sessions.length, 0);
-    const progress = createProgress('sessions', total);
-    let rep: PromptsReport;
-    try {
-      rep = await evalPrompts(dir, { config, embedder, seed, gold, onSession: (n) => progress.update(n) });
-    } catch (e) {
-      progress.done();
-      if (e instanceof GoldError) throw new UserError(e.message, EXIT.USAGE);
-      throw e;
-    }
-    progress.done();
+    const rep = await overSessions(projects, (onSession) => evalPrompts(dir, { config, embedder, seed, gold, onSession }));
     if (values.json) printJson(rep);
     else process.stdout.write(table(rep) + '\n');
     return EXIT.OK;
