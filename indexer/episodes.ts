@@ -28,7 +28,7 @@
  *    succeeding action when it differs from the failing one (`git push --set-upstream
  *    origin <branch>`); session-specific parts shown as placeholders (fixCommandText).
  */
-import { stepErrorText, summaryInput, type ToolStep } from '../transcript/tool-steps.js';
+import { stepErrorText, type ToolStep } from '../transcript/tool-steps.js';
 import { errorSignature, informativeLines, wordOverlap, type ErrorSignature } from '../shared/error-signature.js';
 import type { EpisodeOutcome } from '../store/types.js';
 import { anyDestructive } from '../shared/destructive.js';
@@ -37,8 +37,8 @@ import { LEAD_CD_PART_RE, leadingDirectory, ranInDir } from '../shared/run-dir.j
 import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, sameActionKey, segmentWords, segments } from '../shared/command-keys.js';
 import { isCascade, placeError } from '../shared/error-class.js';
 import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
-import { posix } from 'node:path';
 import { EDIT_TOOLS, FILE_TOOLS } from '../shared/edit-tools.js';
+import { clipText, fixCommandText, fixStepText, showPath, target } from './fix-text.js';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
 
@@ -62,13 +62,8 @@ export const MAX_TRIED = 8;
 export const MAX_ERROR_LINES = 6;
 /** Characters of a fix line (and of each step in it). */
 export const MAX_FIX_CHARS = 200;
-export const MAX_FIX_STEP_CHARS = 90;
 /** Episodes cut from one transcript (a file of thousands of failures costs a bounded index). */
 export const MAX_EPISODES_PER_TRANSCRIPT = 500;
-/** A quoted string longer than this in a fix command is a message, shown as <text>. */
-export const MAX_QUOTED_KEPT = 24;
-/** Longest quoted path read as a path in a fix command (a longer span stays <text>). */
-export const MAX_QUOTED_PATH_CHARS = 200;
 
 
 /** A file whose edit changes a setting, not code (rule small-change: "a config value" is a fix,
@@ -108,11 +103,6 @@ export interface Episode {
 /** A cascade notice (sibling failed, user rejected, interrupt): not an error of its own. */
 export { isCascade };
 
-/** What a call acted on: a shell call's whole command when the summary cut it (heredoc
- *  bodies out: a commit message's lines are no commands), else the summary's input part. */
-function target(step: Pick<ToolStep, 'summary' | 'command'>): string {
-  return step.command ? step.command.replace(HEREDOC_RE, '"<message>"').trim() : summaryInput(step.summary);
-}
 
 function toolGroup(name: string): string {
   return EDIT_TOOLS.has(name) ? 'edit' : name;
@@ -210,98 +200,6 @@ function isChange(step: ToolStep): boolean {
   return EDIT_TOOLS.has(step.name) || (step.name === 'Bash' && !isInspection(step));
 }
 
-function clipText(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1).trimEnd()}…`;
-}
-
-/** Paths that are one run's own (temp files): shown as a placeholder. */
-const TEMP_PATH_RE = /^(?:\/tmp\/|\/var\/folders\/|\/private\/var\/|\/var\/tmp\/)/;
-
-/** A path as shown in a fix: absolute, as the fix's own call resolved it (a relative path or
- *  `cd ../..` only worked from the earlier session's cwd; told to a session elsewhere it goes
- *  wrong), a placeholder for temp files. */
-function showPath(p: string, _cwd: string | null): string {
-  return TEMP_PATH_RE.test(p) ? '<path>' : p;
-}
-
-/** A command's relative `cd X` / `git -C X` targets resolved against the cwd its call started
- *  in, each `cd` moving the next one's base (absolute POSIX cwds only; `~`, `-`, variables and
- *  Windows paths stay as written and stop the resolving after them). Quoted spans are no
- *  segments (a `cd` inside a commit message moves nothing); a quoted target keeps its quotes. */
-function absoluteDirs(cmd: string, cwd: string | null): string {
-  if (!cwd || !cwd.startsWith('/') || /^\/[a-z]\//i.test(cwd)) return cmd;
-  // The same text with every quoted span's inside blanked out, so positions stay the same.
-  const masked = cmd.replace(/"[^"\n]*"|'[^'\n]*'/g, (q) => `${q[0]}${'\u0001'.repeat(q.length - 2)}${q[q.length - 1]}`);
-  let cur: string | null = cwd;
-  let out = '';
-  let last = 0;
-  for (const m of masked.matchAll(ABS_DIR_RE)) {
-    const isCd = m[1] !== undefined;
-    const start = m.index! + (m[1] ?? m[3]).length;
-    const written = cmd.slice(start, start + (m[2] ?? m[4]).length);
-    const quote = /^["']/.test(written) ? written[0] : '';
-    const raw = quote ? written.slice(1, -1) : written;
-    let abs: string | null;
-    if (raw.startsWith('/')) abs = posix.normalize(raw);
-    else if (cur === null || !raw || /^[~$\\<-]/.test(raw) || raw.includes('\\') || raw.includes('\u0001')) abs = null;
-    else abs = posix.join(cur, raw);
-    abs = abs?.replace(/(?<=.)\/+$/, '') ?? null;
-    if (isCd) cur = abs;
-    if (abs && !raw.startsWith('/')) {
-      out += cmd.slice(last, start) + `${quote}${abs}${quote}`;
-      last = start + written.length;
-    }
-  }
-  return out + cmd.slice(last);
-}
-/** A segment's leading `cd X` (after the start, `&&`, `||`, `;`, a line break or a subshell's
- *  `(`), or a `git -C X`; X quoted or bare. */
-const ABS_DIR_RE = /((?:^|&&|\|\||;|\n|\()\s*cd\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)|(\bgit\s+-C\s+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()"']+)/g;
-
-const HEREDOC_RE = /"?\$\(\s*cat\s+<<-?\s*['"]?(\w+)['"]?[\s\S]*?(?:\1\s*\)"?|$)/g;
-/** Quoted spans; an unclosed quote runs to the end (the summary was cut inside a message). */
-const QUOTED_RE = /'[^']*(?:'|$)|"[^"]*(?:"|$)/g;
-/** A quoted span that is a path: path characters only (no blank, no shell syntax), with a
- *  separator, at most MAX_QUOTED_PATH_CHARS. */
-const QUOTED_PATH_RE = new RegExp(`^(?=[^\\n]*[\\\\/])[\\w.@+~/\\\\:-]{1,${MAX_QUOTED_PATH_CHARS}}$`);
-const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
-const HASH_RE = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
-const ABS_PATH_RE = /(?<![\w.<:/~-])(?:~|\/)[\w.@+-]*(?:\/[\w.@+-]+)*\/?/g;
-const BRANCH_AFTER_RE = /(?<![\w-])(origin|upstream|checkout|switch|-b|-B|--branch|branch(?:\s+-[dDmM])?)\s+(?!-)(?!<)([\w./@+-]+)/g;
-const OUTPUT_NOISE_RE = /\s+2>&1|\s+\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?\s*$/g;
-
-/** A command as a fix line: redirections and tail/head trimmed, messages, hashes, ids,
- *  branch names and session paths as placeholders; command words kept. */
-export function fixCommandText(cmd: string, cwd: string | null): string {
-  let s = cmd.replace(/\s+/g, ' ').trim();
-  s = s.replace(HEREDOC_RE, '<message>');
-  s = s.replace(QUOTED_RE, (q) => {
-    const closed = q.length >= 2 && q[q.length - 1] === q[0];
-    // A quoted path is a path, however long: where the file is is often what changed
-    // (`cat "docs/prd.json"` → `cat "/home/me/docs/prd.json"`); unquoted, the paths below apply.
-    if (closed && QUOTED_PATH_RE.test(q.slice(1, -1))) return q.slice(1, -1);
-    return q.length - 2 > MAX_QUOTED_KEPT || !closed ? '<text>' : q;
-  });
-  s = s.replace(UUID_RE, '<id>').replace(HASH_RE, '<hash>');
-  s = s.replace(BRANCH_AFTER_RE, (_m, w: string) => `${w} <branch>`);
-  s = s.replace(ABS_PATH_RE, (p) => (p === '/' ? p : showPath(p, cwd)));
-  for (let i = 0; i < 3; i++) s = s.replace(OUTPUT_NOISE_RE, '');
-  return s.replace(/\s+/g, ' ').trim();
-}
-
-/** One step as a fix part: `git push --set-upstream origin <branch>`, `Edit config/test.exs`;
- *  relative `cd` targets resolved to absolute paths (the place a fix moved to works from any
- *  cwd, and the place rule offers it only where the session works). */
-export function fixStepText(step: Pick<ToolStep, 'name' | 'summary' | 'command' | 'cwd'> & Partial<Pick<ToolStep, 'callCwd'>>, base: string | null = step.cwd): string {
-  const t = target(step);
-  let out: string;
-  // Relative moves resolved against where the call started (not the cwd after it: a `cd` that
-  // worked is already in that).
-  if (step.name === 'Bash') out = fixCommandText(absoluteDirs(t, step.callCwd ?? null), base);
-  else if (FILE_TOOLS.has(step.name)) out = `${step.name} ${t.startsWith('/') || t.startsWith('~') ? showPath(t, base) : t}`.trim();
-  else out = step.summary.replace(/\s+/g, ' ').trim();
-  return clipText(out, MAX_FIX_STEP_CHARS);
-}
 
 /** What only hides an error (a fix made of these is no fix: the cause is still there). */
 const SUPPRESS_RE = /\s*(?:2>\s*\/dev\/null|>\s*\/dev\/null\s*2>&1|&>\s*\/dev\/null|\|\|\s*(?:true|:|echo\b[^|&;]*|exit 0)|;\s*true)\s*/g;

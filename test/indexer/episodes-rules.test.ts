@@ -10,7 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { ToolStep } from '../../transcript/tool-steps.js';
-import { episodesOf, fixStepText } from '../../indexer/episodes.js';
+import { episodesOf } from '../../indexer/episodes.js';
+import { fixStepText } from '../../indexer/fix-text.js';
 import { ablateRules, pastfixValue, type PastfixRuleId } from '../../shared/pastfix-rules.js';
 
 const APP = '/home/u/app';

@@ -11,7 +11,8 @@ import type { ToolStep } from '../../transcript/tool-steps.js';
 import { stepErrorText, toolStepsOf } from '../../transcript/tool-steps.js';
 import { parseLine } from '../../transcript/records.js';
 import { errorSignature } from '../../shared/error-signature.js';
-import { commandKey, episodesOf, fixCommandText, isInspection, LOOKAHEAD_STEPS, similarAction } from '../../indexer/episodes.js';
+import { commandKey, episodesOf, isInspection, LOOKAHEAD_STEPS, similarAction } from '../../indexer/episodes.js';
+import { fixCommandText } from '../../indexer/fix-text.js';
 
 const CWD = '/home/user/work/shop-wt/feature-cart';
 let n = 0;
