@@ -68,20 +68,52 @@ export class GoldError extends Error {}
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** Parse a gold file's text; throws GoldError naming the first bad item. */
-export function parseGold(text: string, file: string): PastfixGold {
+/**
+ * A judged gold file's JSON: its project and its items, each an object, with where it is for
+ * errors (`kind` and `format` name the file's kind and where its format is said). Shared by
+ * the Past-fix gold and the prompt gold (eval/prompt-gold.ts). Throws GoldError.
+ */
+export function readGoldItems(text: string, file: string, kind: string, format: string): { project: string; items: Array<{ raw: Record<string, unknown>; where: string; index: number }> } {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new GoldError(`${file} is not JSON (${(e as Error).message}); give a gold file in the format of ../shared/eval/claude-code-real/README.md`);
+    throw new GoldError(`${file} is not JSON (${(e as Error).message}); give a ${kind} in the format of ${format}`);
   }
   if (!isObj(v) || !isStr(v.project) || !Array.isArray(v.items)) {
-    throw new GoldError(`${file} is not a Past-fix gold: it needs "project" (a string) and "items" (an array)`);
+    throw new GoldError(`${file} is not a ${kind}: it needs "project" (a string) and "items" (an array)`);
   }
+  return {
+    project: v.project,
+    items: v.items.map((raw: unknown, index: number) => {
+      const where = `${file}: item ${index}${isObj(raw) && isStr(raw.id) ? ` (${raw.id})` : ''}`;
+      if (!isObj(raw)) throw new GoldError(`${where} is not an object`);
+      return { raw, where, index };
+    }),
+  };
+}
+
+/**
+ * A gold must name this project and only records that exist in it: the first item whose
+ * session or record is absent is an error (a gold of another project, or of other files).
+ * `have`: session id → the keys of its records; `keyOf` an item's key; `what` how the error
+ * names the item's record.
+ */
+export function checkGoldItems<T extends { id: string; session: string }>(goldProject: string, project: string, items: readonly T[], have: ReadonlyMap<string, ReadonlySet<string>>, keyOf: (it: T) => string, what: (it: T) => string): void {
+  if (goldProject !== project) {
+    throw new GoldError(`the gold is for project "${goldProject}", but the transcripts are project "${project}": give the folder of that project, or its own gold`);
+  }
+  for (const it of items) {
+    const keys = have.get(it.session);
+    if (!keys) throw new GoldError(`gold item ${it.id} names session ${it.session}, which is not in project "${project}"`);
+    if (!keys.has(keyOf(it))) throw new GoldError(`gold item ${it.id} names ${what(it)} of session ${it.session}, which that session does not have`);
+  }
+}
+
+export function parseGold(text: string, file: string): PastfixGold {
+  const v = readGoldItems(text, file, 'Past-fix gold', '../shared/eval/claude-code-real/README.md');
   const items: GoldItem[] = [];
-  for (const [i, raw] of v.items.entries()) {
-    const where = `${file}: item ${i}${isObj(raw) && isStr(raw.id) ? ` (${raw.id})` : ''}`;
-    if (!isObj(raw)) throw new GoldError(`${where} is not an object`);
+  for (const { raw, where, index: i } of v.items) {
     if (!isStr(raw.session) || !isStr(raw.tool_use_id)) throw new GoldError(`${where} needs "session" and "tool_use_id"`);
     if (!(GOLD_VERDICTS as readonly unknown[]).includes(raw.verdict)) {
       throw new GoldError(`${where} has verdict ${JSON.stringify(raw.verdict)}; expected one of ${GOLD_VERDICTS.join(', ')}`);
@@ -111,16 +143,7 @@ export function parseGold(text: string, file: string): PastfixGold {
  * `calls`: session id → the tool_use ids of its main-lane calls.
  */
 export function checkGold(gold: PastfixGold, project: string, calls: ReadonlyMap<string, ReadonlySet<string>>): void {
-  if (gold.project !== project) {
-    throw new GoldError(`the gold is for project "${gold.project}", but the transcripts are project "${project}": give the folder of that project, or its own gold`);
-  }
-  for (const it of gold.items) {
-    const ids = calls.get(it.session);
-    if (!ids) throw new GoldError(`gold item ${it.id} names session ${it.session}, which is not in project "${project}"`);
-    if (!ids.has(it.tool_use_id)) {
-      throw new GoldError(`gold item ${it.id} names step ${it.step} (tool_use_id ${it.tool_use_id}) of session ${it.session}, which that session does not have`);
-    }
-  }
+  checkGoldItems(gold.project, project, gold.items, calls, (it) => it.tool_use_id, (it) => `step ${it.step} (tool_use_id ${it.tool_use_id})`);
 }
 
 /** The session a chunk handle comes from: `sessions/<project>/<session>.jsonl#N` → `<session>`. */

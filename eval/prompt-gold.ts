@@ -15,7 +15,7 @@
  *   offer rate  shown offers ÷ typed prompts.
  */
 import { handleSession } from './pastfix-gold.js';
-import { GoldError } from './pastfix-gold.js';
+import { GoldError, checkGoldItems, readGoldItems } from './pastfix-gold.js';
 import { isObj } from '../shared/json-object.js';
 
 export { GoldError };
@@ -58,19 +58,9 @@ const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 
 /** Parse a prompt gold's text; throws GoldError naming the first bad item. */
 export function parsePromptGold(text: string, file: string): PromptGold {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new GoldError(`${file} is not JSON (${(e as Error).message}); give a prompt gold in the format of ../shared/eval/claude-code-real/prompt-gold/README.md`);
-  }
-  if (!isObj(v) || !isStr(v.project) || !Array.isArray(v.items)) {
-    throw new GoldError(`${file} is not a prompt gold: it needs "project" (a string) and "items" (an array)`);
-  }
+  const v = readGoldItems(text, file, 'prompt gold', '../shared/eval/claude-code-real/prompt-gold/README.md');
   const items: PromptGoldItem[] = [];
-  for (const [i, raw] of v.items.entries()) {
-    const where = `${file}: item ${i}${isObj(raw) && isStr(raw.id) ? ` (${raw.id})` : ''}`;
-    if (!isObj(raw)) throw new GoldError(`${where} is not an object`);
+  for (const { raw, where, index: i } of v.items) {
     if (!isStr(raw.session) || !isStr(raw.uuid)) throw new GoldError(`${where} needs "session" and "uuid" (the prompt record's)`);
     if (typeof raw.needs_past !== 'boolean') throw new GoldError(`${where} needs "needs_past" (true or false)`);
     const sources = Array.isArray(raw.sources) ? raw.sources : [];
@@ -97,14 +87,7 @@ export function parsePromptGold(text: string, file: string): PromptGold {
  * session or prompt is absent is an error. `prompts`: session id → its prompt records' uuids.
  */
 export function checkPromptGold(gold: PromptGold, project: string, prompts: ReadonlyMap<string, ReadonlySet<string>>): void {
-  if (gold.project !== project) {
-    throw new GoldError(`the gold is for project "${gold.project}", but the transcripts are project "${project}": give the folder of that project, or its own gold`);
-  }
-  for (const it of gold.items) {
-    const uuids = prompts.get(it.session);
-    if (!uuids) throw new GoldError(`gold item ${it.id} names session ${it.session}, which is not in project "${project}"`);
-    if (!uuids.has(it.uuid)) throw new GoldError(`gold item ${it.id} names prompt ${it.uuid} of session ${it.session}, which that session does not have`);
-  }
+  checkGoldItems(gold.project, project, gold.items, prompts, (it) => it.uuid, (it) => `prompt ${it.uuid}`);
 }
 
 /** The hook at one typed prompt, as the scorer needs it. */
