@@ -64,7 +64,7 @@ export const RAW_KIND_WORD_RE = /user|denied|blocked|sibling|cancel/;
 export const LINE_KINDS: ReadonlyArray<[GenericKind, RegExp]> = [
   ['edit-mismatch', /string to replace not found|found <n> matches of the string to replace|old_string and new_string are exactly the same|no changes to make|old_string (?:is|was) not (?:found|unique)/],
   ['protocol', /file has not been read yet|read it first before writing|file has been (?:modified|changed) since (?:it was )?read|exceeds maximum allowed (?:tokens|size)|use (?:the )?offset and limit|file does not exist|inputvalidationerror|invalid tool parameters|is a directory, not a file|eisdir|unknown tool|tool .* not found in available tools|request failed with status code <n>/],
-  ['assertion', /\bassertion ?error\b|\bassert(?:ion)? failed\b|\bexpected\b.*\b(?:to (?:be|equal|have|contain|match)|received|but (?:got|was|found))\b|^(?:fail|failed)\b.*\b(?:test|spec)\b|\btests?:\s*<n> failed|(?<![a-z0-9_])<n> (?:tests? )?failed\b|^e\s+assert/],
+  ['assertion', /\bassertion ?error\b|\bassert(?:ion)? failed\b|\bexpected\b.*\b(?:to (?:be|equal|have|contain|match)|received|but (?:got|was|found))\b|^(?:fail|failed)\b.*\b(?:test|spec)\b|\btests?:\s*<n> failed|(?:^|[^a-z0-9_])<n> (?:tests? )?failed\b|^e\s+assert/],
 ];
 
 /** Per LINE_KINDS kind, what every match of its regex holds. */
