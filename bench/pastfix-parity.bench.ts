@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchOptions, BenchResult, Figure } from './types.js';
 import { ConfigSchema } from '../config/schema.js';
 import { createEmbedder } from '../embed/embedder.js';
-import { evalPastfix, findProjects, sessionStart, PASTFIX_REGION } from '../eval/pastfix.js';
+import { bySessionStart, evalPastfix, findProjects, sessionStart, PASTFIX_REGION } from '../eval/pastfix.js';
 import { readTimedExchanges } from '../eval/replay-read.js';
 import type { ReplayOffer } from '../eval/replay.js';
 import { DEFAULT_SEED } from '../cli/commands/replay.js';
@@ -57,7 +57,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         const times = [...read.exchanges.map((t) => t.settledAt), ...read.steps.map((s) => s.at)].filter((x) => Number.isFinite(x));
         ordered.push({ path, first: sessionStart(read), last: times.length ? Math.max(...times) : 0 });
       }
-      ordered.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
+      ordered.sort(bySessionStart);
       const sessions = opts.quick ? ordered.slice(0, QUICK_SESSIONS) : ordered;
 
       const t0 = performance.now();

@@ -174,6 +174,12 @@ export function findProjects(dir: string): Array<{ name: string; sessions: strin
   return out;
 }
 
+/** The order eval pastfix runs a project's sessions in (and the parity check replays them in):
+ *  by when each began (sessionStart), then by path. */
+export function bySessionStart(a: { path: string; first: number }, b: { path: string; first: number }): number {
+  return a.first - b.first || (a.path < b.path ? -1 : 1);
+}
+
 /** When a session began: its earliest exchange or tool step (sessions run in this order). */
 export function sessionStart(read: FileExchanges): number {
   const ts = [...read.exchanges.map((t) => t.exchange.timestamp), ...read.steps.map((s) => s.at)].filter((x) => Number.isFinite(x));
@@ -217,7 +223,7 @@ export async function evalPastfix(dir: string, opts: PastfixOptions): Promise<Pa
         reads.set(path, read);
         files.push({ path, first: sessionStart(read) });
       }
-      files.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
+      files.sort(bySessionStart);
       const itemsBySession = new Map<string, GoldItem[]>();
       if (opts.gold) {
         const calls = new Map<string, Set<string>>();

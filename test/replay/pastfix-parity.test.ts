@@ -18,7 +18,7 @@ import { openStoreWriter } from '../../store/sqlite-store.js';
 import { runIndex } from '../../indexer/indexer.js';
 import { findTranscripts, readTimedExchanges } from '../../eval/replay-read.js';
 import { offersOf, openReplayStore, replayTranscripts, type ReplayOffer } from '../../eval/replay.js';
-import { evalPastfix, sessionStart, PASTFIX_REGION } from '../../eval/pastfix.js';
+import { bySessionStart, evalPastfix, sessionStart, PASTFIX_REGION } from '../../eval/pastfix.js';
 import type { Embedder } from '../../embed/types.js';
 import { offlineEmbedder } from '../helpers/embedder.js';
 import { forkOf, pastFixSession, TranscriptBuilder } from '../indexer/transcript-fixture.js';
@@ -71,7 +71,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 async function inOrder(): Promise<Array<{ path: string; last: number }>> {
   const xs = [];
   for (const f of files.values()) xs.push({ ...f, first: sessionStart(await readTimedExchanges(f.path, { settleMs: config.daemon.settleMs })) });
-  return xs.sort((a, b) => a.first - b.first || (a.path < b.path ? -1 : 1));
+  return xs.sort(bySessionStart);
 }
 
 /** Replay one file as `active-brain replay <file>` does, against the store at `storePath`. */
