@@ -28,6 +28,9 @@ deterministically: exchanges → embedding → session state → triggers → re
 (the same code as the daemon), then the hook's gates at the next prompt (confidence,
 session budget, minimum gap) with a simulated hook state. A folder is searched recursively
 for *.jsonl; files under <session>/subagents/ are sidechain sessions (never offered to).
+A resumed or forked session's records copied from its parent get no hook (Claude Code ran
+none there): the parent is looked for among the replayed files and the other sessions of
+their folders, so replaying one file of a project folder finds it (docs/REPLAY.md).
 The clock is the transcripts' own timestamps; the wander step uses a seeded rng; the
 reasoner is never called. Nothing is written: no cache, no log, no hook state.
 
