@@ -15,6 +15,7 @@
  * kind of evidence means, not fitted: the same normalized error head, seen fixed, is the
  * strongest evidence the product has.
  */
+import { swapsNamedForAll } from '../shared/stage-all.js';
 import type { EpisodeRecord } from '../store/types.js';
 import type { FixFile, FixOffer, Offer } from '../shared/types.js';
 import { errorPhrase } from '../shared/error-signature.js';
@@ -169,9 +170,10 @@ const fixKind = (key: string) => (key.startsWith('dir ') ? 'dir' : key);
 
 /** An episode that may be a Past fix: resolved, with a fix that is not destructive
  *  (shared/destructive.ts: the indexer already leaves such fixes out; this holds for stores
- *  indexed before, and for notes), not a generic error, keyed. */
+ *  indexed before, and for notes), that did not stage every file in place of the ones the
+ *  failing call named (rule named-not-all, shared/stage-all.ts), not a generic error, keyed. */
 function usable(e: EpisodeRecord): boolean {
-  return e.resolved && !!e.fix && !isDestructive(e.fix) && /^[0-9a-f]{14}$/.test(e.sig) && (!ruleOn('generic-error') || genericKind('', e.head) === null);
+  return e.resolved && !!e.fix && !isDestructive(e.fix) && !(ruleOn('named-not-all') && swapsNamedForAll(e.fix, e.action)) && /^[0-9a-f]{14}$/.test(e.sig) && (!ruleOn('generic-error') || genericKind('', e.head) === null);
 }
 
 const sessionOf = (e: EpisodeRecord) => e.sessionId || e.handle;

@@ -34,6 +34,8 @@ export const PASTFIX_RULES = [
   { id: 'place', means: 'a fix that moved to another folder is offered only to a session that works there', where: 'shared/fix-place.ts, shared/fix-choice.ts' },
   { id: 'beside-cwd', means: 'a call aimed at a folder beside the cwd asked about that folder: no move is its fix', where: 'shared/fix-place.ts: ranBeside' },
   { id: 'edits-named', means: 'a fix that only edited or staged named files is offered only at an error naming one of them', where: 'shared/fix-choice.ts' },
+  { id: 'named-not-all', means: 'a success that swapped the files the failing call named for every file (git add -A or . after git add <files> failed) did not get those files through: it staged whatever was there, and is no fix', where: 'shared/stage-all.ts; core/fixes.ts' },
+  { id: 'parent-paths', means: 'a call that names the folder the shell is in as one of its paths (git add api-gateway inside api-gateway) was written from the folder above: the cwd-persists line says to run it from there, not to drop a prefix', where: 'shared/cwd-persists.ts' },
 ] as const satisfies readonly PastfixRule[];
 
 export type PastfixRuleId = (typeof PASTFIX_RULES)[number]['id'];

@@ -5,6 +5,7 @@ import { errorKeys } from '../../shared/error-keys.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { DESTRUCTIVE_STEP_RE, STATE_STEP_RE } from '../../shared/destructive.js';
 import type { EpisodeRecord } from '../../store/types.js';
+import { ablateRules } from '../../shared/pastfix-rules.js';
 
 const SIG = '00563818672bd1';
 const ep = (over: Partial<EpisodeRecord> = {}): EpisodeRecord => ({
@@ -161,6 +162,19 @@ describe('Past fix offers from episodes', () => {
     const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
     expect(f({ action: 'Bash: git push origin main', fix: 'git add webui/index.html webui/index.js; git commit -m "<message>"; git pull origin <branch> --no-rebase' }).edits).toEqual(['index.html', 'index.js']);
     expect(f({ action: 'Bash: git add docs/prd.json docs/story.txt', fix: 'git add docs/prd.json' }).edits).toBeUndefined();
+  });
+
+  it('rule named-not-all: `git add <files>` failed and `git add -A` got through is no fix (control: the same after `git add -A` failed; the rule ablated)', () => {
+    const files = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0);
+    const all = { fix: 'git add -A && git status' };
+    expect(files({ ...all, action: 'Bash: git add docs/x/story.txt && git commit -m "docs: x"' }).size).toBe(0);
+    expect(files({ ...all, action: 'Bash: cd /home/me && git add -A && git commit -m "docs: x"' }).get(SIG)!.fixes[0].offer.reason).toMatch(/^fixed by git add -A && git status/);
+    ablateRules(['named-not-all']);
+    try {
+      expect(files({ ...all, action: 'Bash: git add docs/x/story.txt && git commit -m "docs: x"' }).get(SIG)).toBeDefined();
+    } finally {
+      ablateRules([]);
+    }
   });
 
   it('every place keeps a turn: one group cannot fill the file', () => {

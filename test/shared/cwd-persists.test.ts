@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { cwdPersistsAdvice, MAX_CWD_CHARS, withAdvice } from '../../shared/cwd-persists.js';
+import { ablateRules } from '../../shared/pastfix-rules.js';
 
 describe('cwdPersistsAdvice', () => {
   it('`cd proj && …` inside /home/u/proj: drop the cd; `cd proj/src`: cd src; a path `proj/x`: drop the prefix', () => {
@@ -19,6 +20,22 @@ describe('cwdPersistsAdvice', () => {
   it('control: a `cd proj` that did not fail gets the prefix advice, not "drop the cd"; a `git -C` folder (the shell is not there) gets none', () => {
     expect(cwdPersistsAdvice('/home/u/proj', 'cd proj && cat proj/x', 'cat')).toBe('the shell is already in /home/u/proj (its cwd persists between calls): paths start inside it — drop the "proj/" prefix');
     expect(cwdPersistsAdvice('/home/u/proj', 'git -C /home/u/proj add proj/x.ts', null)).toBeNull();
+  });
+
+  it('rule parent-paths: a call that names the folder itself among its paths was written from the folder above: cd there (control: every path inside it keeps "drop the prefix"; ablated, the prefix advice)', () => {
+    const parent = 'the shell is already in /home/u/db (its cwd persists between calls): "db" is that folder — its paths are from /home/u: cd /home/u first';
+    expect(cwdPersistsAdvice('/home/u/db', 'git reset && git add db docs/prd-jobs.json', null)).toBe(parent);
+    expect(cwdPersistsAdvice('/home/u/db', 'git add db/ api/ docs/prd.json && git status -s', null)).toBe(parent);
+    expect(cwdPersistsAdvice('/home/u/db', 'git add ./db && git commit -m x', null)).toBe(parent);
+    const prefix = 'the shell is already in /home/u/db (its cwd persists between calls): paths start inside it — drop the "db/" prefix';
+    expect(cwdPersistsAdvice('/home/u/db', 'git add db/src/a.ts db/src/b.ts', null)).toBe(prefix);
+    expect(cwdPersistsAdvice('/home/u/db', 'git add db/src/a.ts dbx', null)).toBe(prefix);
+    ablateRules(['parent-paths']);
+    try {
+      expect(cwdPersistsAdvice('/home/u/db', 'git add db docs/prd-jobs.json', null)).toBe(prefix);
+    } finally {
+      ablateRules([]);
+    }
   });
 
   it('control: no cwd, or a cwd with no usable name, says nothing; a long cwd is cut at the front', () => {
