@@ -114,10 +114,12 @@ function isFixOffer(f: unknown): f is FixOffer {
     (Array.isArray(f.actions) && f.actions.length <= MAX_ACTION_KEYS && f.actions.every((k: unknown) => typeof k === 'string' && k.length > 0 && k.length <= MAX_ACTION_KEY_CHARS));
   const editsOk = !isObj(f) || f.edits === undefined ||
     (Array.isArray(f.edits) && f.edits.length > 0 && f.edits.length <= MAX_EDIT_NAMES && f.edits.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
+  const filesOk = !isObj(f) || f.files === undefined ||
+    (Array.isArray(f.files) && f.files.length > 0 && f.files.length <= MAX_EDIT_NAMES && f.files.every((n: unknown) => typeof n === 'string' && n.length > 0 && n.length <= MAX_PLACE_CHARS));
   const toolOk = !isObj(f) || f.tool === undefined || (typeof f.tool === 'string' && f.tool.length > 0 && f.tool.length <= MAX_TOOL_NAME_CHARS);
   const lineageOk = f === null || typeof f !== 'object' || !('sourceSessions' in f) ||
     (Array.isArray(f.sourceSessions) && f.sourceSessions.length <= MAX_LINEAGE_SESSIONS && f.sourceSessions.every((s: unknown) => typeof s === 'string'));
-  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && actionsOk && toolOk;
+  return isObj(f) && isValidOffer(f.offer) && typeof f.sourceSession === 'string' && typeof f.scope === 'string' && lineageOk && whereOk && editsOk && filesOk && actionsOk && toolOk;
 }
 
 /** The other sessions a lineage file names, if it has the LineageCache shape and is this

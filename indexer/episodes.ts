@@ -38,6 +38,9 @@ import { INSPECT_COMMANDS, INSPECT_GIT, TRIVIAL_HEADS, actionKeys, commandKey, s
 import { isCascade, placeError } from '../shared/error-class.js';
 import { PASTFIX_VALUES, pastfixValue, ruleOn } from '../shared/pastfix-rules.js';
 import { EDIT_TOOLS, FILE_TOOLS } from '../shared/edit-tools.js';
+// A file whose edit changes a setting, not code (rule small-change: "a config value" is a fix,
+// an edit of code is the work at hand).
+import { CONFIG_FILE_RE } from '../shared/config-file.js';
 import { clipText, fixCommandText, fixStepText, showPath, target } from './fix-text.js';
 
 export { COMMAND_KEY_WORDS, actionKeys, commandKey } from '../shared/command-keys.js';
@@ -66,9 +69,6 @@ export const MAX_FIX_CHARS = 200;
 export const MAX_EPISODES_PER_TRANSCRIPT = 500;
 
 
-/** A file whose edit changes a setting, not code (rule small-change: "a config value" is a fix,
- *  an edit of code is the work at hand): manifests, tool configs, env files. */
-const CONFIG_FILE_RE = /(?:^|[\\/])(?:package\.json|[\w.-]*config[\w.-]*\.json|\.env[\w.-]*|\.[\w-]+rc(?:\.(?:json|js|cjs|mjs|ya?ml))?|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:ya?ml|toml|ini|cfg|conf|properties)|requirements[\w.-]*\.txt|Dockerfile|Makefile|go\.mod)$/i;
 /** Tools that only look: never a fix on their own. */
 const INSPECT_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebSearch', 'WebFetch', 'TaskOutput', 'ToolSearch', 'TodoWrite', 'AskUserQuestion']);
 export interface Episode {

@@ -10,7 +10,8 @@
  *   own-session   never a fix from this session or its lineage (a resumed or forked copy)
  *   out-of-scope  never outside its region's scope
  *   elsewhere     a fix that only edited or staged named files only at an error naming one
- *                 (rule edits-named); a fix that moved to another folder only to a session
+ *                 (rule edits-named), one naming its task's files only at a failure naming
+ *                 one (rule task-files); a fix that moved to another folder only to a session
  *                 working there (rule place), and none to a call aimed beside the cwd (rule
  *                 beside-cwd)
  *   other-program only a fix met at a failure of the same program or tool (rule same-program)
@@ -82,7 +83,10 @@ export function chooseFix(input: FixChoiceInput): { offer: Offer } | { silence: 
   }
   // A fix that only edited files only at an error that names one of them; one that ran in
   // another directory only to a session working there, and never to a call aimed beside the cwd.
-  const named = ruleOn('edits-named') ? inScope.filter((f) => !f.edits || editsNamed(f.edits, signal.text)) : inScope;
+  // A fix naming files of the task it was met in only at a failure whose error or command
+  // names one of them (rule task-files).
+  const failure = `${signal.text}\n${signal.command}`;
+  const named = inScope.filter((f) => (!ruleOn('edits-named') || !f.edits || editsNamed(f.edits, signal.text)) && (!ruleOn('task-files') || !f.files || editsNamed(f.files, failure)));
   const places = named.flatMap((f) => (f.where ? [f.where] : []));
   const beside = ruleOn('beside-cwd') && ranBeside(input.cwd, signal.command);
   const place = places.length && !beside ? currentPlace(places, input.cwd, input.recent) : null;

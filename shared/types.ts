@@ -139,6 +139,10 @@ export interface FixOffer {
   /** The files the fix only edited (their last segments; shared/fix-place.ts fixEdits): offered
    *  only at an error that names one of them. Absent: the fix does more than edit. */
   edits?: string[];
+  /** The files the fix names that are its task's own (their last segments; shared/task-files.ts):
+   *  offered only at a failure whose error or command names one of them (rule task-files).
+   *  Absent: it names none, or it moved to another folder. */
+  files?: string[];
   /** The action keys of the call that failed there (shared/command-keys.ts actionKeys: `git
    *  add`, `git commit -m`): among the fixes the hook may show, one met at the same action as
    *  the failing call at hand comes first. Absent: not a shell call, or written before. */

@@ -164,6 +164,13 @@ describe('Past fix offers from episodes', () => {
     expect(f({ action: 'Bash: git add docs/prd.json docs/story.txt', fix: 'git add docs/prd.json' }).edits).toBeUndefined();
   });
 
+  it('rule task-files: a fix records the files of its own task; a move or a corrected path records none (control)', () => {
+    const f = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0).get(SIG)!.fixes[0];
+    expect(f({ action: 'Bash: git add docs/prd.json docs/story.txt', fix: 'git add docs/prd.json' }).files).toEqual(['prd.json']);
+    expect(f({ action: 'Bash: cd /home/me && git add -A', fix: 'in /home/me/api: git add docs/prd.json && git status' }).files).toBeUndefined();
+    expect(f({ action: 'Bash: cat "docs/prd.json"', fix: 'cat /home/me/docs/prd.json' }).files).toBeUndefined();
+  });
+
   it('rule named-not-all: `git add <files>` failed and `git add -A` got through is no fix (control: the same after `git add -A` failed; the rule ablated)', () => {
     const files = (over: Partial<EpisodeRecord>) => buildFixFiles([ep(over)], 's', 0);
     const all = { fix: 'git add -A && git status' };

@@ -13,6 +13,7 @@ import { chooseFix, FIX_SILENCES, type FixChoiceInput } from '../../shared/fix-c
 import { signError, fixKeys, type ErrorSignal } from '../../shared/tool-signal.js';
 import { builtinRedactor } from '../../shared/redact.js';
 import type { FixFile, FixOffer, Offer } from '../../shared/types.js';
+import { ablateRules } from '../../shared/pastfix-rules.js';
 
 const SID = 'sess-now';
 const OTHER = 'sess-before';
@@ -78,6 +79,22 @@ describe('chooseFix: each silence with its control', () => {
     expect(shown(input([fix({ where: 'api-gateway' })], { cwd: '/home/u/proj/api-gateway', signal: signal(NO_UPSTREAM, 'git push', '/home/u/proj/api-gateway') }))).not.toBeNull();
     expect(shown(input([fix({ where: 'api-gateway' })], { recent: '"command":"cd api-gateway && pnpm test"' }))).not.toBeNull();
     expect(shown(input([fix({ edits: ['push.ex'] })], { signal: signal(`${NO_UPSTREAM}\n  at lib/deploy/push.ex:12:3`) }))).not.toBeNull();
+  });
+
+  it('elsewhere (rule task-files): a fix naming its own task\'s files only at a failure whose error or command names one (control: named in the error, in the command, or the rule ablated: it prints)', () => {
+    const pathspec = (f: string) => `Exit code 128\nfatal: pathspec '${f}' did not match any files`;
+    const kept = fix({ files: ['prd-api.json'] });
+    expect(silence(input([kept], { signal: signal(pathspec('docs/audit/story-5.txt'), 'git add docs/audit/story-5.txt && git commit --amend --no-edit') }))).toBe('elsewhere');
+    expect(shown(input([kept], { signal: signal(pathspec('docs/prd-api.json'), 'git add docs/prd-api.json') }))).not.toBeNull();
+    expect(shown(input([kept], { signal: signal(pathspec('docs/story.txt'), 'git add docs/prd-api.json docs/story.txt') }))).not.toBeNull();
+    // Another fix of the file that names no task file is the one shown.
+    expect(shown(input([kept, fix({}, { id: 'fix-2' })], { signal: signal(pathspec('docs/s.txt'), 'git add docs/s.txt') }))!.id).toBe('fix-2');
+    ablateRules(['task-files']);
+    try {
+      expect(shown(input([kept], { signal: signal(pathspec('docs/audit/story-5.txt'), 'git add docs/audit/story-5.txt') }))).not.toBeNull();
+    } finally {
+      ablateRules([]);
+    }
   });
 
   it('other-program (rule same-program): a fix met at `npm run build` is not offered at a `git push` failure with the same words; offered at `npm run dev` (control)', () => {
