@@ -8,8 +8,12 @@
  *   2. `npm ci --no-audit --no-fund`: the lockfile's dependencies, dev ones included (the build
  *      needs esbuild), native ones built by their install scripts; npm's `prepare` builds dist/;
  *   3. check: dist/cli/main.js exists and better-sqlite3 loads in this Node;
- *   4. start the daemon from the root's own CLI (bin/active-brain.js start) unless one runs, the
- *      kill switch is on or ACTIVE_BRAIN_AUTOSTART=0.
+ *   4. unless the kill switch is on or ACTIVE_BRAIN_AUTOSTART=0: the root's own CLI's
+ *      `setup --plugin` (the model, the transcripts root registered and indexed, the daemon
+ *      started running the scheduled index itself; no hooks, no user services: the plugin has
+ *      those) — exit 2 or 3 (nothing usable: the model cannot load…) is a failure, exit 1 (a
+ *      step failed, e.g. some documents not indexed) is logged and the set-up goes on;
+ *   5. the daemon from the root's own CLI (bin/active-brain.js start) if none runs yet.
  * A step that fails (or npm past BOOTSTRAP_TIMEOUT_MS, or a signal) is recorded in
  * <home>/plugin-bootstrap-failed.json (the next session says so in one line) and exits 1.
  * npm runs with this Node's folder first on PATH (native modules are built for the Node that
@@ -22,10 +26,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { acquireLock, BOOTSTRAP_TIMEOUT_MS, clearFailure, readLock, recordFailure, releaseLock } from './plugin-bootstrap-state.js';
-import { onPath, rootBuiltMarker, rootDaemonArgv, spawnDaemon, startDecision } from './plugin-daemon-start.js';
+import { onPath, rootBuiltMarker, rootCliPath, rootDaemonArgv, spawnDaemon, startDecision } from './plugin-daemon-start.js';
 
 /** npm's arguments: exactly the lockfile, no network chatter beyond the registry. */
 export const NPM_CI_ARGS = ['ci', '--no-audit', '--no-fund'];
+
+/** Then the CLI's own set-up, for a plugin (cli/commands/setup.ts `--plugin`): the model, the
+ *  transcripts root as a source and its first index, the daemon running the scheduled index. */
+export const SETUP_ARGS = ['setup', '--plugin'];
+/** setup's exits that leave nothing usable (2 bad config, 3 environment: the model cannot load,
+ *  the store cannot be read, or it could not run); 1 (a step failed, e.g. some documents not
+ *  indexed) leaves a usable set-up: logged, and the set-up goes on. */
+const SETUP_FATAL = /^(exit [23]|killed|stopped|could not run)/;
 
 /** Exit codes of a set-up run. */
 export const BOOTSTRAP_EXIT = { done: 0, failed: 1, busy: 2 } as const;
@@ -126,9 +138,18 @@ export async function runBootstrap(env: NodeJS.ProcessEnv, root: string, timeout
     const check = spawnSync(process.execPath, ['-e', CHECK_SCRIPT], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
     if (check.status !== 0) return fail('check', `better-sqlite3 does not load: ${(check.stderr || check.error?.message || '').split('\n').find((l) => /Error/.test(l)) ?? `exit ${check.status}`}`);
     say(`ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const decision0 = startDecision(env);
+    if (decision0 === 'killed' || decision0 === 'opted-out') {
+      say(`daemon not started: ${decision0}`);
+      return BOOTSTRAP_EXIT.done;
+    }
+    say(`${SETUP_ARGS.join(' ')}`);
+    const setup = await runStep([process.execPath, rootCliPath(root), ...SETUP_ARGS], root, env, Math.max(1, timeoutMs - (Date.now() - t0)), stop);
+    if (setup && SETUP_FATAL.test(setup)) return fail('setup', `active-brain ${setup}`);
+    say(setup ? `setup is not complete (${setup}; see above): going on` : `set up after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const decision = startDecision(env);
     if (decision !== 'start') {
-      say(`daemon not started: ${decision}`);
+      say(decision === 'running' ? 'the daemon runs' : `daemon not started: ${decision}`);
       return BOOTSTRAP_EXIT.done;
     }
     const pid = spawnDaemon(rootDaemonArgv(root)!, env);

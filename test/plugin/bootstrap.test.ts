@@ -6,13 +6,15 @@
  * dist/cli/main.js that records how it was started, a better-sqlite3 that loads), optionally
  * held on a gate file or failing. Proves:
  *  - the first session says in one line that it is setting itself up, returns at once, and the
- *    set-up runs detached (lock, npm ci with nodedir, check, the daemon from the root's own CLI);
+ *    set-up runs detached (lock, npm ci with nodedir, check, the root's own CLI's `setup
+ *    --plugin`, the daemon from that CLI);
  *  - a second session while it runs: "still setting itself up", no second npm (the lock); a
  *    second set-up by hand exits 2; control: a stale lock (dead pid) does not stop a set-up;
  *  - a later session finds the root's CLI and starts the daemon, silently;
  *  - npm fails: the next session's one line names the step and what to run by hand, and nothing
  *    retries on its own; control: that command, once npm works, sets up, clears the failure and
  *    starts the daemon, and the session after it is silent;
+ *  - `setup --plugin` exits 3: a failure at setup, no daemon; control: exit 1 goes on;
  *  - ACTIVE_BRAIN_PLUGIN_BOOTSTRAP=0: no set-up, the line says what to install (control above);
  * and the pure parts: the decision (properties) and npm's environment.
  */
@@ -45,6 +47,7 @@ mkdir -p dist/cli node_modules/better-sqlite3
 cat > dist/cli/main.js <<'JS'
 import { appendFileSync } from 'node:fs';
 appendFileSync(process.env.FAKE_DAEMON_STARTS, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n');
+if (process.argv[2] === 'setup') process.exit(Number(process.env.FAKE_SETUP_EXIT ?? 0));
 JS
 echo 'module.exports = class { close() {} };' > node_modules/better-sqlite3/index.js
 `;
@@ -70,6 +73,9 @@ function world(over: NodeJS.ProcessEnv = {}): World {
 
 const read = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : '');
 const lines = (p: string) => read(p).split('\n').filter(Boolean);
+/** How the root's CLI was run: `setup --plugin` by the set-up, `start` to start the daemon. */
+const runs = (w: World) => lines(w.starts).map((l) => (JSON.parse(l) as { argv: string[] }).argv.join(' '));
+const starts = (w: World) => runs(w).filter((a) => a === 'start').length;
 
 async function session(w: World, over: NodeJS.ProcessEnv = {}): Promise<string | null> {
   const r = await runAsClaudeCode(commandOf('SessionStart'), { ...w.env, ...over }, PAYLOAD);
@@ -108,15 +114,17 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
     expect(read(w.starts)).toBe('');
     // Open the gate: the set-up finishes and starts the daemon from the root's own CLI.
     writeFileSync(w.gate, '');
-    await waitFor(() => lines(w.starts).length === 1, 15_000, 'the daemon started by the set-up');
-    expect(JSON.parse(lines(w.starts)[0])).toEqual({ argv: ['start'], cwd: w.home });
+    await waitFor(() => starts(w) === 1, 15_000, 'the daemon started by the set-up');
+    expect(runs(w)).toEqual(['setup --plugin', 'start']);
+    expect(JSON.parse(lines(w.starts)[1])).toEqual({ argv: ['start'], cwd: w.home });
     await waitFor(() => !existsSync(bootstrapLockPath(w.env)), 5000, 'the lock released');
     const log = read(bootstrapLogPath(w.env));
     expect(log).toMatch(/ready after [\d.]+ s/);
     expect(log).toMatch(/daemon started \(pid \d+/);
     // A later session: the root is built, so it starts the daemon itself, silently; no npm.
     expect(await session(w)).toBeNull();
-    await waitFor(() => lines(w.starts).length === 2, 10_000, 'the daemon started by a later session');
+    await waitFor(() => starts(w) === 2, 10_000, 'the daemon started by a later session');
+    expect(runs(w)).toEqual(['setup --plugin', 'start', 'start']);
     expect(lines(w.calls)).toHaveLength(1);
     expect(existsSync(bootstrapFailedPath(w.env))).toBe(false);
   }, 60_000);
@@ -127,7 +135,7 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(bootstrapLockPath(w.env), JSON.stringify({ pid: Number(dead.stdout), root: w.root, startedAt: Date.now() }));
     expect(await session(w)).toMatch(/setting itself up in the background/);
-    await waitFor(() => lines(w.starts).length === 1, 15_000, 'the daemon after taking over a stale lock');
+    await waitFor(() => starts(w) === 1, 15_000, 'the daemon after taking over a stale lock');
     expect(lines(w.calls)).toHaveLength(1);
     // Control: a lock held by a live process (this test's) keeps the by-hand set-up out.
     const v = world();
@@ -154,9 +162,9 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/ready after/);
     expect(existsSync(bootstrapFailedPath(w.env))).toBe(false);
-    await waitFor(() => lines(w.starts).length === 1, 10_000, 'the daemon started by the set-up run by hand');
+    await waitFor(() => starts(w) === 1, 10_000, 'the daemon started by the set-up run by hand');
     expect(await session(w)).toBeNull();
-    await waitFor(() => lines(w.starts).length === 2, 10_000, 'the daemon started by the next session');
+    await waitFor(() => starts(w) === 2, 10_000, 'the daemon started by the next session');
   }, 60_000);
 
   it('a failure recorded for another copy (a plugin update) does not stop this copy\'s set-up', async () => {
@@ -164,7 +172,20 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
     mkdirSync(w.home, { recursive: true });
     writeFileSync(bootstrapFailedPath(w.env), JSON.stringify({ root: join(w.root, '..', '0.0.9'), step: 'npm ci', detail: 'exit 1', at: Date.now() }));
     expect(await session(w)).toMatch(/setting itself up in the background/);
-    await waitFor(() => lines(w.starts).length === 1, 15_000, 'the daemon');
+    await waitFor(() => starts(w) === 1, 15_000, 'the daemon');
+  }, 60_000);
+
+  it('the CLI\'s `setup --plugin` exits 3 (nothing usable, e.g. no model): a failure at setup, no daemon; control: exit 1 (a step failed, usable) goes on to the daemon', async () => {
+    const w = world({ FAKE_SETUP_EXIT: '3' });
+    expect(await session(w)).toMatch(/setting itself up in the background/);
+    await waitFor(() => existsSync(bootstrapFailedPath(w.env)) && !existsSync(bootstrapLockPath(w.env)), 15_000, 'the recorded failure');
+    expect(await session(w)).toMatch(/^active-brain plugin: setting itself up failed at setup \(active-brain exit 3; log: /);
+    expect(runs(w)).toEqual(['setup --plugin']);
+    const v = world({ FAKE_SETUP_EXIT: '1' });
+    expect(await session(v)).toMatch(/setting itself up in the background/);
+    await waitFor(() => starts(v) === 1, 15_000, 'the daemon after a setup that exited 1');
+    expect(read(bootstrapLogPath(v.env))).toContain('setup is not complete (exit 1; see above): going on');
+    expect(existsSync(bootstrapFailedPath(v.env))).toBe(false);
   }, 60_000);
 
   it('ACTIVE_BRAIN_PLUGIN_BOOTSTRAP=0: no set-up, the one line says what to install; a CLI on PATH is used before any set-up', async () => {
