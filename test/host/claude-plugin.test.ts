@@ -5,7 +5,9 @@
  * with the active-brain CLI installed once (on PATH, as `npm link` / `npm install -g` leaves
  * it), SessionStart starts the daemon when none runs (with none and the plugin's own set-up opted
  * out, the first session says in one line what to install), and the Past
- * fix reaches the model at a failing `git push` through the copy's committed hook bundle.
+ * fix reaches the model at a failing `git push` through the plugin's committed hook bundle (for a
+ * local directory marketplace Claude Code runs the hooks from the clone itself, unbuilt as well:
+ * test/host/claude-plugin-bootstrap.test.ts).
  * No `active-brain install`: the plugin's hooks are the only registration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,7 +114,7 @@ describe.skipIf(!!host.skip)('the plugin installed by the real Claude Code', () 
     await waitFor(() => existsSync(join(w.home, 'fixes')) && readdirSync(join(w.home, 'fixes')).some((n) => n.endsWith('.json')), 30_000, 'a fixes file');
   });
 
-  it('live on the tool channel: the Past fix reaches the model through the installed copy', async () => {
+  it('live on the tool channel: the Past fix reaches the model through the plugin\'s committed hook bundle', async () => {
     const en = cli(w, ['enable', 'default', '--channel', 'tool', '--force']);
     expect(en.code, en.stderr + en.stdout).toBe(0);
     const repo = gitRepoWithoutUpstream(w, 'cart', 'feature-cart');
