@@ -127,7 +127,7 @@ export const INSTALL_CLI_COMMAND = `npm install -g active-brain && ${CLI_NAME} s
 
 /** A set-up was just started in the background by this session. */
 export function bootstrapStartedLine(env: NodeJS.ProcessEnv): string {
-  return `active-brain plugin: setting itself up in the background (npm ci in the plugin folder, then the daemon; a few minutes; log: ${bootstrapLogPath(env)}). Nothing to run: offers start from a later prompt once it is done.`;
+  return `active-brain plugin: setting itself up in the background (npm ci in the plugin folder, then your past sessions indexed and the daemon; a few minutes; log: ${bootstrapLogPath(env)}). Nothing to run: once it is done it watches in soak mode (silent) until you roll out with \`active-brain enable\`.`;
 }
 
 /** A set-up (started by an earlier session) is still running. */

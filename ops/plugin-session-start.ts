@@ -49,14 +49,19 @@ export interface PluginStartInputs {
   canBootstrap: boolean;
 }
 
-/** Pure: what SessionStart does. A daemon running (or kept down) wins; then a set-up in progress
- *  (its root may be half written); then the root's own build (unless its set-up failed: a dist/
- *  without working dependencies), the CLI on PATH, the recorded failure, a new set-up, and last
- *  the line saying what to install. */
+/** Pure: what SessionStart does. The kill switch and the opt-out win; then a set-up in progress
+ *  (its root may be half written). A running daemon is left alone, but a root with nothing to run
+ *  it from (unbuilt, no CLI on PATH, no failed set-up: e.g. a plugin update's new copy while the
+ *  old copy's daemon runs) is set up all the same, so that its MCP server and recall hint work.
+ *  With no daemon: the root's own build (unless its set-up failed: a dist/ without working
+ *  dependencies), the CLI on PATH, the recorded failure, a new set-up, and last the line saying
+ *  what to install. */
 export function decidePluginStart(s: PluginStartInputs): PluginStartAction {
-  if (s.daemon !== 'start') return s.daemon;
+  if (s.daemon === 'killed' || s.daemon === 'opted-out') return s.daemon;
   if (s.bootstrapRunning) return 'bootstrapping';
-  if (s.rootBuilt && !s.failedHere) return 'start-root';
+  const rootUsable = s.rootBuilt && !s.failedHere;
+  if (s.daemon === 'running') return !rootUsable && !s.pathCli && !s.failedHere && s.canBootstrap ? 'bootstrap' : 'running';
+  if (rootUsable) return 'start-root';
   if (s.pathCli) return 'start-path';
   if (s.failedHere) return 'bootstrap-failed';
   if (s.canBootstrap) return 'bootstrap';
@@ -85,7 +90,9 @@ function spawnBootstrap(env: NodeJS.ProcessEnv, root: string): number | undefine
 export function sessionStart(env: NodeJS.ProcessEnv, root: string): SessionStartResult {
   try {
     const daemon = startDecision(env);
-    if (daemon !== 'start') return daemon;
+    if (daemon === 'killed' || daemon === 'opted-out') return daemon;
+    // A running daemon with a built root (the common case) costs no more than before: one stat.
+    if (daemon === 'running' && existsSync(rootBuiltMarker(root))) return daemon;
     const failedHere = readFailure(env, root) !== null;
     const action = decidePluginStart({
       daemon,

@@ -14,6 +14,8 @@
  *  - npm fails: the next session's one line names the step and what to run by hand, and nothing
  *    retries on its own; control: that command, once npm works, sets up, clears the failure and
  *    starts the daemon, and the session after it is silent;
+ *  - a daemon already running with an unbuilt root (a plugin update's new copy): set up all the
+ *    same, no second daemon; control: the kill switch stops both;
  *  - `setup --plugin` exits 3: a failure at setup, no daemon; control: exit 1 goes on;
  *  - ACTIVE_BRAIN_PLUGIN_BOOTSTRAP=0: no set-up, the line says what to install (control above);
  * and the pure parts: the decision (properties) and npm's environment.
@@ -188,6 +190,26 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
     expect(existsSync(bootstrapFailedPath(v.env))).toBe(false);
   }, 60_000);
 
+  it('a daemon already running (a plugin update\'s new, unbuilt copy): the copy is set up all the same, and no second daemon is started; control: the kill switch stops both', async () => {
+    const w = world();
+    // A running daemon as SessionStart sees one: a fresh lock and a live pid (this process).
+    mkdirSync(join(w.home, 'daemon.lock'), { recursive: true });
+    writeFileSync(join(w.home, 'daemon.pid'), String(process.pid));
+    expect(await session(w)).toMatch(/setting itself up in the background/);
+    await waitFor(() => existsSync(join(w.root, 'dist', 'cli', 'main.js')) && !existsSync(bootstrapLockPath(w.env)), 15_000, 'the set-up done');
+    expect(runs(w)).toEqual(['setup --plugin']);
+    expect(read(bootstrapLogPath(w.env))).toContain('the daemon runs');
+    expect(await session(w)).toBeNull(); // built now, the daemon runs: nothing to do, nothing said
+    await sleep(300);
+    expect(runs(w)).toEqual(['setup --plugin']);
+    const k = world();
+    mkdirSync(k.home, { recursive: true });
+    writeFileSync(join(k.home, 'KILL'), '');
+    expect(await session(k)).toBeNull();
+    await sleep(300);
+    expect(lines(k.calls)).toHaveLength(0);
+  }, 60_000);
+
   it('ACTIVE_BRAIN_PLUGIN_BOOTSTRAP=0: no set-up, the one line says what to install; a CLI on PATH is used before any set-up', async () => {
     const w = world();
     const line = await session(w, { [BOOTSTRAP_ENV]: '0' });
@@ -210,11 +232,12 @@ describe('plugin set-up: the pure parts', () => {
     daemon: fc.constantFrom<StartDecision>('start', 'running', 'killed', 'opted-out'),
     bootstrapRunning: fc.boolean(), rootBuilt: fc.boolean(), failedHere: fc.boolean(), pathCli: fc.boolean(), canBootstrap: fc.boolean(),
   });
-  it('decidePluginStart: a daemon running or kept down wins; a running set-up starts nothing; a failed one never restarts itself; the CLI is used before any set-up', () => {
+  it('decidePluginStart: the kill switch and the opt-out win; a running set-up starts nothing; a running daemon is left alone (its root set up only when nothing could run it); a failed set-up never restarts itself; the CLI is used before any set-up', () => {
     fc.assert(fc.property(inputs, (s: PluginStartInputs) => {
       const a = decidePluginStart(s);
-      if (s.daemon !== 'start') return a === s.daemon;
+      if (s.daemon === 'killed' || s.daemon === 'opted-out') return a === s.daemon;
       if (s.bootstrapRunning) return a === 'bootstrapping';
+      if (s.daemon === 'running') return a === 'running' || (a === 'bootstrap' && s.canBootstrap && !s.failedHere && !s.pathCli && !s.rootBuilt);
       if (a === 'bootstrap') return s.canBootstrap && !s.failedHere && !s.pathCli && !s.rootBuilt;
       if (a === 'start-root') return s.rootBuilt && !s.failedHere;
       if (a === 'start-path') return s.pathCli && !(s.rootBuilt && !s.failedHere);
@@ -229,6 +252,9 @@ describe('plugin set-up: the pure parts', () => {
     expect(decidePluginStart({ ...base, rootBuilt: true, failedHere: true })).toBe('bootstrap-failed');
     expect(decidePluginStart({ ...base, rootBuilt: true, failedHere: true, pathCli: true })).toBe('start-path');
     expect(decidePluginStart({ ...base, canBootstrap: false })).toBe('no-cli');
+    expect(decidePluginStart({ ...base, daemon: 'running' })).toBe('bootstrap');
+    expect(decidePluginStart({ ...base, daemon: 'running', rootBuilt: true })).toBe('running');
+    expect(decidePluginStart({ ...base, daemon: 'killed' })).toBe('killed');
   });
 
   it('npmEnv: this Node first on PATH; nodedir set to its prefix only when its headers are there and none is set', () => {
