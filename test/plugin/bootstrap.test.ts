@@ -34,17 +34,26 @@ import { npmEnv } from '../../ops/plugin-bootstrap.js';
 import { decidePluginStart, type PluginStartInputs } from '../../ops/plugin-session-start.js';
 import type { StartDecision } from '../../ops/plugin-daemon-start.js';
 
-afterAll(cleanupTemp);
+/** Gate files to open after the tests whatever happened: a failed test must not leave a gated
+ *  stand-in npm waiting forever. */
+const gates: string[] = [];
+afterAll(() => {
+  for (const g of gates) {
+    try { writeFileSync(g, ''); } catch { /* its folder is gone */ }
+  }
+  cleanupTemp();
+});
 
 const HOST_TIMEOUT_MS = 5000; // hooks.json's SessionStart timeout
 const PAYLOAD = { session_id: 'c0ffee00-0000-4000-8000-000000000002', hook_event_name: 'SessionStart', source: 'startup', cwd: '/work/app' };
 
 /** The stand-in for npm: appends its call to $FAKE_NPM_CALLS; fails when $FAKE_NPM_MODE=fail;
- *  waits for $FAKE_NPM_GATE when set; then writes what npm ci + prepare leave behind. */
+ *  waits for $FAKE_NPM_GATE when set (at most about a minute); then writes what npm ci + prepare
+ *  leave behind. */
 const FAKE_NPM = `#!/bin/sh
 echo "$* nodedir=$npm_config_nodedir" >> "$FAKE_NPM_CALLS"
 if [ "$FAKE_NPM_MODE" = fail ]; then echo "npm error code E404 (stand-in)" >&2; exit 1; fi
-while [ -n "$FAKE_NPM_GATE" ] && [ ! -e "$FAKE_NPM_GATE" ]; do sleep 0.05; done
+n=0; while [ -n "$FAKE_NPM_GATE" ] && [ ! -e "$FAKE_NPM_GATE" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done
 mkdir -p dist/cli node_modules/better-sqlite3
 cat > dist/cli/main.js <<'JS'
 import { appendFileSync } from 'node:fs';
@@ -97,6 +106,7 @@ describe('plugin set-up: a copy without node_modules/ sets itself up in the back
   it('first session: one line, a detached set-up (lock held, a second session does not start another), then the daemon from the root\'s CLI; later sessions just start it', async () => {
     const w = world();
     w.env.FAKE_NPM_GATE = w.gate;
+    gates.push(w.gate);
     const first = await session(w);
     expect(first).toMatch(/^active-brain plugin: setting itself up in the background \(npm ci in the plugin folder.*Nothing to run/);
     expect(first).toContain(bootstrapLogPath(w.env));
