@@ -1,6 +1,7 @@
 /**
- * The plugin's background set-up: makes a plugin copy that Claude Code installed (a copy of the
- * git tree: no node_modules/, no dist/) runnable, then starts the daemon from it. Run by
+ * The plugin's background set-up: makes the plugin root Claude Code runs (the cache copy of the
+ * git tree, or a local marketplace's clone in place: no node_modules/, no dist/) runnable, then
+ * starts the daemon from it. Run by
  * hooks/plugin-bootstrap.cjs — spawned detached by SessionStart when no CLI is found
  * (ops/plugin-session-start.ts; stdout/stderr then go to <home>/logs/plugin-bootstrap.log), or
  * by a person in a terminal to retry and watch. Steps, in the plugin root:
