@@ -290,6 +290,25 @@ async function fallbackStep(ctx: SetupContext, why: string): Promise<Step | Step
   }
 }
 
+/**
+ * `setup --plugin` (what the Claude Code plugin's own set-up runs, ops/plugin-bootstrap.ts):
+ * no user services — the plugin's SessionStart starts the daemon at each session — so the
+ * daemon runs the scheduled index itself (indexer.schedule = "daemon"), started now.
+ */
+export async function pluginDaemonStep(ctx: SetupContext): Promise<Step | StepFailure> {
+  const note = setSchedule(ctx, 'daemon');
+  const head = 'the Claude Code plugin starts the daemon at each session (no user service)';
+  const every = `every ${ctx.config.indexer.intervalMinutes} min`;
+  if (ctx.dryRun) return ok('service', note !== '', `${head}; it runs the scheduled index itself ${every}${note}`);
+  try {
+    const d = await startDetached([], ctx.env);
+    ctx.daemonStarted = true;
+    return ok('service', !d.already || note !== '', `${head}: ${d.already ? `the daemon runs already (pid ${d.pid})` : `started the daemon detached (pid ${d.pid})`}; it runs the scheduled index itself ${every}${note}`);
+  } catch (e) {
+    return failed('service', `${head}: the daemon did not start: ${(e as Error).message}`, isAppError(e) ? e.exitCode : EXIT.FAIL);
+  }
+}
+
 /** The daemon and the scheduled index as user services, or the fallback without a manager. */
 export async function serviceStep(ctx: SetupContext): Promise<Step | StepFailure> {
   const p = process.platform;

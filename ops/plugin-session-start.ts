@@ -1,97 +1,85 @@
 /**
  * The plugin's SessionStart hook: start the daemon, detached, when none runs for this state
- * dir — and never wait for it. Reads the daemon's lock and pid file (daemon/lock.ts, read-only)
- * and the KILL file; spawns `node bin/active-brain.js start` in its own process group with
- * stdio to <home>/logs/daemon.out (what `start --detach` uses) and returns at once. The
- * singleton lock stays the daemon's: a start that loses a race exits on its own. Everything
- * fails silently (the hook path prints nothing: SessionStart stdout would become context).
+ * dir — and never wait for it (ops/plugin-daemon-start.ts: the decision, the command, the
+ * spawn). When no CLI can start it (a plugin copy installed by Claude Code has no node_modules/
+ * and no dist/, and no `active-brain` is on PATH), it spawns the plugin's background set-up
+ * instead (ops/plugin-bootstrap.ts: npm ci in the plugin root, then the daemon), once: a lock in
+ * the state dir keeps a second session from starting another, a recorded failure keeps it from
+ * retrying on its own (ops/plugin-bootstrap-state.ts). Returns at once in every case.
  * Bundled into one dependency-free CommonJS file (scripts/bundles.mjs: dist/session-start.bundle.cjs,
  * and the committed hooks/session-start.bundle.cjs that a plugin copy without dist/ runs),
- * launched by hooks/session-start.cjs with the plugin root.
+ * launched by hooks/session-start.cjs with the plugin root; hooks/plugin-bootstrap.cjs loads the
+ * same bundle for runBootstrap.
  *
- * Which daemon: the plugin root's own CLI when that root is built (a clone loaded in place);
- * else the `active-brain` command on PATH (the CLI the user installed once, `npm link` or
- * `npm install -g`: a plugin copy installed by Claude Code has no dist/ and no node_modules/).
- * Neither: nothing starts, and one line says what to run — in the session (SessionStart's
- * `systemMessage`, shown to the person) and in daemon.out.
+ * Which daemon: the plugin root's own CLI when that root is built (a clone loaded in place, or a
+ * copy the set-up finished); else the `active-brain` command on PATH (`npm install -g`, `npm
+ * link`); else the set-up. What the session sees: nothing, but for one line (SessionStart's
+ * `systemMessage`, shown to the person, not added to the model's context) when the set-up starts,
+ * is still running, has failed (where, and what to run by hand), or cannot run (no npm, or
+ * ACTIVE_BRAIN_PLUGIN_BOOTSTRAP=0: the line says what to install).
  */
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, writeSync } from 'node:fs';
-import { delimiter, join, sep } from 'node:path';
-import { DAEMON_OUT_FILE, homeDir, killPath, logsDir } from '../shared/paths.js';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { APPEND_NOFOLLOW, ensureDir } from '../shared/atomic.js';
-import { lockState, type LockState } from '../daemon/lock.js';
+import { logsDir } from '../shared/paths.js';
+import { CLI_NAME, pathDaemonArgv, rootBuiltMarker, rootDaemonArgv, spawnDaemon, startDecision, withDaemonOut, type StartDecision } from './plugin-daemon-start.js';
+import { BOOTSTRAP_ENV, INSTALL_CLI_COMMAND, bootstrapFailedLine, bootstrapLauncher, bootstrapLogPath, bootstrapRunning, bootstrapRunningLine, bootstrapStartedLine, readFailure } from './plugin-bootstrap-state.js';
+import { findNpm } from './plugin-bootstrap.js';
 
-/** Set to `0` (e.g. in Claude Code's settings.json `env`) to keep the plugin from starting the
- *  daemon — for users who run it as a service or stop it on purpose. */
-export const AUTOSTART_ENV = 'ACTIVE_BRAIN_AUTOSTART';
+export { AUTOSTART_ENV, CLI_NAME, decideStart, daemonArgv, type StartDecision, type StartInputs } from './plugin-daemon-start.js';
+export { runBootstrap } from './plugin-bootstrap.js';
+export { INSTALL_CLI_COMMAND } from './plugin-bootstrap-state.js';
 
-export type StartDecision = 'start' | 'running' | 'killed' | 'opted-out';
-
-export interface StartInputs {
-  optedOut: boolean;
-  killed: boolean;
-  lock: LockState;
-}
-
-/** Pure: start unless opted out, killed, or a daemon holds a fresh lock (its pid alive, or not
- *  written yet: a daemon starting right now). A stale lock or a dead pid: start (the daemon
- *  recovers the lock itself). */
-export function decideStart(s: StartInputs): StartDecision {
-  if (s.optedOut) return 'opted-out';
-  if (s.killed) return 'killed';
-  if (s.lock.held && (s.lock.pid === null || s.lock.pidAlive)) return 'running';
-  return 'start';
-}
-
-/** The command name looked up on PATH when the plugin root is not built. */
-export const CLI_NAME = 'active-brain';
-/** The one command a plugin user runs when no CLI is found: the CLI, then its set-up. */
-export const INSTALL_CLI_COMMAND = `npm install -g active-brain && ${CLI_NAME} setup`;
-/** What the session shows (and daemon.out keeps) when no runnable CLI was found: the one step. */
+/** What the session shows (and daemon.out keeps) when no CLI was found and no set-up can run. */
 export const NO_CLI_LINE = `active-brain plugin: no daemon started — the ${CLI_NAME} CLI is not installed (not on PATH). Run once in a terminal: ${INSTALL_CLI_COMMAND}\n`;
 
-/** SessionStart's stdout for `no-cli`: Claude Code shows `systemMessage` to the person (and adds
- *  nothing to the model's context). Printed only in that case: otherwise SessionStart is silent. */
-export function noCliOutput(): string {
-  return JSON.stringify({ systemMessage: NO_CLI_LINE.trimEnd() }) + '\n';
+export type PluginStartAction = StartDecision | 'start-root' | 'start-path' | 'bootstrapping' | 'bootstrap' | 'bootstrap-failed' | 'no-cli';
+
+export interface PluginStartInputs {
+  daemon: StartDecision;
+  /** A set-up holds its lock (it may be writing this root's node_modules/ and dist/ right now). */
+  bootstrapRunning: boolean;
+  /** The root's dist/cli/main.js exists. */
+  rootBuilt: boolean;
+  /** The last set-up of this root failed (and nothing cleared it since). */
+  failedHere: boolean;
+  /** An `active-brain` outside the root is on PATH. */
+  pathCli: boolean;
+  /** npm is found and the set-up is not opted out. */
+  canBootstrap: boolean;
 }
 
-/** argv that starts the daemon: the root's own built CLI, else `active-brain` from PATH (not
- *  one inside `root`: the plugin's bin/ may be on PATH and cannot run unbuilt). null: none. */
-export function daemonArgv(root: string, env: NodeJS.ProcessEnv): string[] | null {
-  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) return [process.execPath, join(root, 'bin', 'active-brain.js'), 'start'];
-  let rootReal = root;
-  try {
-    rootReal = realpathSync(root);
-  } catch { /* keep as given */ }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, CLI_NAME);
-    try {
-      accessSync(p, constants.X_OK);
-      const real = realpathSync(p);
-      if (real.startsWith(rootReal + sep)) continue;
-      return [p, 'start'];
-    } catch { /* not there */ }
-  }
-  return null;
+/** Pure: what SessionStart does. The kill switch and the opt-out win; then a set-up in progress
+ *  (its root may be half written). A running daemon is left alone, but a root with nothing to run
+ *  it from (unbuilt, no CLI on PATH, no failed set-up: e.g. a plugin update's new copy while the
+ *  old copy's daemon runs) is set up all the same, so that its MCP server and recall hint work.
+ *  With no daemon: the root's own build (unless its set-up failed: a dist/ without working
+ *  dependencies), the CLI on PATH, the recorded failure, a new set-up, and last the line saying
+ *  what to install. */
+export function decidePluginStart(s: PluginStartInputs): PluginStartAction {
+  if (s.daemon === 'killed' || s.daemon === 'opted-out') return s.daemon;
+  if (s.bootstrapRunning) return 'bootstrapping';
+  const rootUsable = s.rootBuilt && !s.failedHere;
+  if (s.daemon === 'running') return !rootUsable && !s.pathCli && !s.failedHere && s.canBootstrap ? 'bootstrap' : 'running';
+  if (rootUsable) return 'start-root';
+  if (s.pathCli) return 'start-path';
+  if (s.failedHere) return 'bootstrap-failed';
+  if (s.canBootstrap) return 'bootstrap';
+  return 'no-cli';
 }
 
-/** Spawn the daemon detached; returns its pid (undefined when the spawn failed). */
-function spawnDaemon(argv: string[], env: NodeJS.ProcessEnv): number | undefined {
-  const child = withDaemonOut(env, (fd) => spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env, cwd: homeDir(env) }));
-  child.on('error', () => undefined);
-  child.unref();
-  return child.pid;
-}
+/** SessionStart's result: the action taken, or 'failed' when the spawn or the state dir failed. */
+export type SessionStartResult = Exclude<PluginStartAction, 'start-root' | 'start-path' | 'bootstrap'> | 'bootstrap-started' | 'failed';
 
-function withDaemonOut<T>(env: NodeJS.ProcessEnv, f: (fd: number) => T): T {
-  ensureDir(homeDir(env));
+/** Spawn the set-up detached (hooks/plugin-bootstrap.cjs), stdio appended to its log. */
+function spawnBootstrap(env: NodeJS.ProcessEnv, root: string): number | undefined {
   ensureDir(logsDir(env));
-  const fd = openSync(join(logsDir(env), DAEMON_OUT_FILE), APPEND_NOFOLLOW, 0o600);
+  const fd = openSync(bootstrapLogPath(env), APPEND_NOFOLLOW, 0o600);
   try {
-    return f(fd);
+    const child = spawn(process.execPath, [bootstrapLauncher(root)], { detached: true, stdio: ['ignore', fd, fd], env, cwd: root });
+    child.on('error', () => undefined);
+    child.unref();
+    return child.pid;
   } finally {
     closeSync(fd);
   }
@@ -99,20 +87,51 @@ function withDaemonOut<T>(env: NodeJS.ProcessEnv, f: (fd: number) => T): T {
 
 /** The hook's work: decide, maybe spawn. `root`: the plugin root (CLAUDE_PLUGIN_ROOT, or the
  *  launcher's parent folder). Never throws. */
-export function sessionStart(env: NodeJS.ProcessEnv, root: string): StartDecision | 'no-cli' | 'failed' {
+export function sessionStart(env: NodeJS.ProcessEnv, root: string): SessionStartResult {
   try {
-    const decision = decideStart({ optedOut: env[AUTOSTART_ENV] === '0', killed: existsSync(killPath(env)), lock: lockState(env) });
-    if (decision !== 'start') return decision;
-    const argv = daemonArgv(root, env);
-    if (!argv) {
-      try {
-        withDaemonOut(env, (fd) => writeSync(fd, NO_CLI_LINE));
-      } catch { /* the session still says it */ }
-      return 'no-cli';
+    const daemon = startDecision(env);
+    if (daemon === 'killed' || daemon === 'opted-out') return daemon;
+    // A running daemon with a built root (the common case) costs no more than before: one stat.
+    if (daemon === 'running' && existsSync(rootBuiltMarker(root))) return daemon;
+    const failedHere = readFailure(env, root) !== null;
+    const action = decidePluginStart({
+      daemon,
+      bootstrapRunning: bootstrapRunning(env),
+      rootBuilt: existsSync(rootBuiltMarker(root)),
+      failedHere,
+      pathCli: pathDaemonArgv(root, env) !== null,
+      canBootstrap: env[BOOTSTRAP_ENV] !== '0' && existsSync(bootstrapLauncher(root)) && findNpm(env, root) !== null,
+    });
+    switch (action) {
+      case 'start-root':
+      case 'start-path':
+        return spawnDaemon(action === 'start-root' ? rootDaemonArgv(root)! : pathDaemonArgv(root, env)!, env) === undefined ? 'failed' : 'start';
+      case 'bootstrap':
+        return spawnBootstrap(env, root) === undefined ? 'failed' : 'bootstrap-started';
+      case 'no-cli':
+        try {
+          withDaemonOut(env, (fd) => writeSync(fd, NO_CLI_LINE));
+        } catch { /* the session still says it */ }
+        return action;
+      default:
+        return action;
     }
-    if (spawnDaemon(argv, env) === undefined) return 'failed';
-    return decision;
   } catch {
     return 'failed'; // unwritable state dir, no logs dir, spawn refused: silence
   }
 }
+
+/** SessionStart's stdout for a result: one `systemMessage` (Claude Code shows it to the person
+ *  and adds nothing to the model's context) when there is something to say; '' otherwise. */
+export function sessionOutput(result: SessionStartResult, env: NodeJS.ProcessEnv, root: string): string {
+  let line: string | null = null;
+  if (result === 'no-cli') line = NO_CLI_LINE.trimEnd();
+  else if (result === 'bootstrap-started') line = bootstrapStartedLine(env);
+  else if (result === 'bootstrapping') line = bootstrapRunningLine(env);
+  else if (result === 'bootstrap-failed') {
+    const f = readFailure(env, root);
+    if (f) line = bootstrapFailedLine(env, f);
+  }
+  return line === null ? '' : JSON.stringify({ systemMessage: line }) + '\n';
+}
+

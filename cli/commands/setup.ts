@@ -7,7 +7,7 @@
  */
 import { parseFlags, printJson, EXIT, isTty, type Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { codexHooksStep, configStep, healthStep, hooksStep, modelStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
+import { codexHooksStep, configStep, healthStep, hooksStep, modelStep, pluginDaemonStep, serviceStep, setupContext, sourceAndIndexSteps, type Step, type StepFailure } from '../setup-steps.js';
 
 const isFailure = (s: Step | StepFailure): s is StepFailure => 'exit' in s;
 
@@ -19,7 +19,7 @@ function line(s: Step): string {
 export const command: Command = {
   name: 'setup',
   summary: 'one-command set-up: sessions source, index, hooks, service + schedule',
-  help: `usage: active-brain setup [--dry-run] [--json] [--no-manage] [--set key.path=value ...]
+  help: `usage: active-brain setup [--dry-run] [--json] [--no-manage] [--plugin] [--set key.path=value ...]
 
 Sets active-brain up for this user, in order; every step is idempotent and says what it
 changed or that it was already done, so running it again is safe:
@@ -53,12 +53,16 @@ hooks and service are installed anyway.
 --dry-run    change nothing: each step reads and says what it would do (no file is written)
 --no-manage  write the service files but do not call systemctl/launchctl (you run them
              your own way: nothing is started, no fallback)
+--plugin     for the Claude Code plugin (its background set-up runs this): no hooks, no
+             codex-hooks (the plugin registers the hooks), no user services (the plugin
+             starts the daemon at each session): the daemon is started now and runs the
+             scheduled index itself (indexer.schedule = "daemon")
 --json       {"steps":[{"name","changed","detail","ok"}],"pass"}
 Exit codes: 0 every step done · 1 a step failed (settings file not valid JSON, some
 documents not indexed, daemon did not come up) · 2 bad flags or config · 3 environment
 (model cannot load, store unreadable, the service manager answered but failed).`,
   async run(argv) {
-    const { values } = parseFlags(argv, { 'dry-run': { type: 'boolean' }, 'no-manage': { type: 'boolean' } }, false);
+    const { values } = parseFlags(argv, { 'dry-run': { type: 'boolean' }, 'no-manage': { type: 'boolean' }, plugin: { type: 'boolean' } }, false);
     const { config, sources } = loadConfig({ flags: values.set });
     const json = Boolean(values.json);
     const ctx = setupContext(config, { sources, dryRun: Boolean(values['dry-run']), manage: !values['no-manage'], progress: !json && isTty() });
@@ -79,9 +83,11 @@ documents not indexed, daemon did not come up) · 2 bad flags or config · 3 env
         // that cannot be read does not.
         if (take(source)) {
           if (index) take(index);
-          take(hooksStep(ctx));
-          take(codexHooksStep(ctx));
-          const service = await serviceStep(ctx);
+          if (!values.plugin) {
+            take(hooksStep(ctx));
+            take(codexHooksStep(ctx));
+          }
+          const service = await (values.plugin ? pluginDaemonStep(ctx) : serviceStep(ctx));
           take(service);
           take(await healthStep(ctx, Boolean(ctx.daemonStarted) && !ctx.dryRun));
         }

@@ -3,40 +3,28 @@
  * node_modules/): `claude plugin validate` passes without a warning; `claude plugin marketplace
  * add <clone>` + `claude plugin install active-brain@active-brain` make a copy of the git tree;
  * with the active-brain CLI installed once (on PATH, as `npm link` / `npm install -g` leaves
- * it — the one documented step), SessionStart starts the daemon when none runs, and the Past
- * fix reaches the model at a failing `git push` through the copy's committed hook bundle.
+ * it), SessionStart starts the daemon when none runs (with none and the plugin's own set-up opted
+ * out, the first session says in one line what to install), and the Past
+ * fix reaches the model at a failing `git push` through the plugin's committed hook bundle (for a
+ * local directory marketplace Claude Code runs the hooks from the clone itself, unbuilt as well:
+ * test/host/claude-plugin-bootstrap.test.ts).
  * No `active-brain install`: the plugin's hooks are the only registration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cli, waitFor } from '../daemon/helpers.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { hostEnv, projectDirName, requireHost, runCli } from './hosts.js';
 import { sinceLastAnswer } from '../../bench/host-model-server.js';
+import { plainClone } from './plugin-clone.js';
+import { BOOTSTRAP_ENV } from '../../ops/plugin-bootstrap-state.js';
 import { HOOK_CONTEXT_PREFIX, HOST_CONFIG, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 
 const host = requireHost('claude');
 let w: HostWorld;
 let clone: string;
 let cliBin: string;
-
-/** A plain git repository holding this work tree's files (tracked and new, not ignored): what a
- *  user's `git clone` has — no dist/, no node_modules/. */
-function plainClone(to: string): string {
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const f of files) {
-    if (!existsSync(join(repoRoot, f))) continue; // deleted in the work tree
-    mkdirSync(dirname(join(to, f)), { recursive: true });
-    copyFileSync(join(repoRoot, f), join(to, f));
-  }
-  const git = (args: string[]) => execFileSync('git', args, { cwd: to, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: to } });
-  git(['init', '-q', '-b', 'main']);
-  git(['add', '-A']);
-  git(['-c', 'user.email=dev@example.org', '-c', 'user.name=dev', 'commit', '-q', '-m', 'clone']);
-  return to;
-}
 
 /** The daemon the plugin started (its pid file), tracked for cleanup; null when none runs. */
 function runningDaemon(): number | null {
@@ -93,10 +81,11 @@ describe.skipIf(!!host.skip)('the plugin installed by the real Claude Code', () 
     expect(none.stderr).toContain('no build and no other active-brain is on PATH');
   });
 
-  it('no CLI installed yet: the first session says in one line what to run, and starts nothing', async () => {
+  it('no CLI installed yet and the plugin\'s own set-up opted out: the first session says in one line what to run, and starts nothing', async () => {
+    // (The set-up itself, with the real claude: test/host/claude-plugin-bootstrap.test.ts.)
     expect(runningDaemon()).toBeNull();
     const repo = gitRepoWithoutUpstream(w, 'first', 'feature-first');
-    const { run } = await w.claude(fixedPushScript('feature-first'), { cwd: repo, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    const { run } = await w.claude(fixedPushScript('feature-first'), { cwd: repo, env: { PATH: '/usr/local/bin:/usr/bin:/bin', [BOOTSTRAP_ENV]: '0' } });
     expect(run.code, run.stderr).toBe(0);
     const line = 'Run once in a terminal: npm install -g active-brain && active-brain setup';
     // In the session: Claude Code records the hook's systemMessage in the session's transcript.
@@ -125,7 +114,7 @@ describe.skipIf(!!host.skip)('the plugin installed by the real Claude Code', () 
     await waitFor(() => existsSync(join(w.home, 'fixes')) && readdirSync(join(w.home, 'fixes')).some((n) => n.endsWith('.json')), 30_000, 'a fixes file');
   });
 
-  it('live on the tool channel: the Past fix reaches the model through the installed copy', async () => {
+  it('live on the tool channel: the Past fix reaches the model through the plugin\'s committed hook bundle', async () => {
     const en = cli(w, ['enable', 'default', '--channel', 'tool', '--force']);
     expect(en.code, en.stderr + en.stdout).toBe(0);
     const repo = gitRepoWithoutUpstream(w, 'cart', 'feature-cart');

@@ -265,4 +265,36 @@ describe('active-brain setup', () => {
       spawnSync(process.execPath, [cli, 'stop'], { env, encoding: 'utf8', timeout: 60_000 });
     }
   });
+  it('--plugin (the Claude Code plugin\'s set-up): no hooks, no codex-hooks, no user services (even with ~/.codex and a service manager that answers); the daemon started, running the schedule itself; control: without it, hooks are registered', () => {
+    const h = tempHome();
+    session(h, 'one');
+    mkdirSync(join(h.home, '.codex'));
+    // A systemctl that answers (and records that it was asked): --plugin must not use it.
+    const bin = join(h.home, 'bin');
+    mkdirSync(bin);
+    const asked = join(h.home, 'systemctl-calls');
+    writeFileSync(join(bin, 'systemctl'), `#!/bin/sh\necho "$@" >> '${asked}'\nexit 0\n`, { mode: 0o755 });
+    const env = { ...h.env, PATH: `${bin}:${process.env.PATH}` };
+    try {
+      const r = spawnSync(process.execPath, [cli, 'setup', '--plugin', '--json'], { env, encoding: 'utf8', timeout: 120_000 });
+      const j = JSON.parse(r.stdout) as { steps: Step[]; pass: boolean };
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(j.steps.map((x) => x.name)).toEqual(['model', 'config', 'sessions-source', 'index', 'service', 'health']);
+      expect(j.steps.find((x) => x.name === 'service')).toMatchObject({ ok: true, changed: true, detail: expect.stringMatching(/the Claude Code plugin starts the daemon .*started the daemon detached .*set indexer\.schedule = "daemon"/) });
+      expect(existsSync(join(h.home, '.claude', 'settings.json'))).toBe(false);
+      expect(readdirSync(join(h.home, '.codex'))).toEqual([]);
+      expect(existsSync(asked)).toBe(false);
+      expect(existsSync(join(h.home, '.config', 'systemd'))).toBe(false);
+      expect((JSON.parse(readFileSync(join(h.home, '.active-brain', 'config.json'), 'utf8')) as { indexer: { schedule: string } }).indexer.schedule).toBe('daemon');
+      const status = JSON.parse(spawnSync(process.execPath, [cli, 'status', '--json'], { env, encoding: 'utf8', timeout: 60_000 }).stdout) as { pid: number | null };
+      expect(status.pid).not.toBeNull();
+      // Control: the same set-up without --plugin registers the hooks.
+      const plain = setupJson(h);
+      expect(plain.step('hooks')).toMatchObject({ ok: true, changed: true });
+      expect(plain.step('codex-hooks')).toMatchObject({ ok: true, changed: true });
+      expect(readFileSync(join(h.home, '.claude', 'settings.json'), 'utf8')).toContain('active-brain-hook');
+    } finally {
+      spawnSync(process.execPath, [cli, 'stop'], { env, encoding: 'utf8', timeout: 60_000 });
+    }
+  });
 });

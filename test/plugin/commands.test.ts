@@ -8,7 +8,7 @@
  *  - NODE_OPTIONS that would break node is cleared (control: uncleared it breaks);
  *  - a copy without dist/ (as `claude plugin install` makes it): the hooks run the committed
  *    bundle (hooks/hook.bundle.cjs) and print; SessionStart starts `active-brain start` from
- *    PATH, or nothing (saying why in daemon.out); no node on PATH: every command exits 0 and
+ *    PATH, or with the plugin's set-up opted out nothing (saying why in daemon.out); no node on PATH: every command exits 0 and
  *    prints nothing (control: with node it prints);
  *  - a read-only state dir (bind mount, root only): silence, and `active-brain start` (a
  *    command) fails with exit 3 naming it.
@@ -26,6 +26,7 @@ import {
 import { errorSignature } from '../../shared/error-signature.js';
 import { CLAUDE_EVENTS } from '../../ops/hook-install.js';
 import { commandOf, hooksJson, runAsClaudeCode, type Event, type Ran } from './helpers.js';
+import { BOOTSTRAP_ENV } from '../../ops/plugin-bootstrap-state.js';
 
 afterAll(cleanupTemp);
 
@@ -121,7 +122,8 @@ describe('plugin hook commands through sh -c', () => {
     const payload = { session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'SessionStart', source: 'startup' };
     const nodeDir = dirname(process.execPath);
     // Only the copy's own bin/ (Claude Code may put it on PATH): it cannot run unbuilt, so no.
-    const none = await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}` }), payload, ctx.cwd);
+    // With the plugin's own set-up opted out (it has its tests: test/plugin/bootstrap.test.ts).
+    const none = await runAsClaudeCode(commandOf('SessionStart'), pluginEnv(ctx, root, { PATH: `${join(root, 'bin')}:${nodeDir}`, [BOOTSTRAP_ENV]: '0' }), payload, ctx.cwd);
     expect(none.code).toBe(0);
     expect(none.stderr).toBe('');
     const line = 'Run once in a terminal: npm install -g active-brain && active-brain setup';
