@@ -1,14 +1,16 @@
 /**
  * A synchronous PostgreSQL connection for the store's synchronous reader/writer interface
  * (store/types.ts): node-postgres runs in a worker thread (store/pg-worker.ts); query()
- * posts the request and blocks on Atomics.wait until the worker answers, then takes the
- * reply with receiveMessageOnPort. Every call has a deadline, so a server that goes away
- * yields a PgError, never a hang. Why this and not an async interface: docs/STORE.md.
+ * posts the request with an id and blocks until the worker's reply with that id is in
+ * (store/pg-reply.ts: Atomics.wait on a shared counter, the reply taken with
+ * receiveMessageOnPort). Every call has a deadline, so a server that goes away yields a
+ * PgError, never a hang. Why this and not an async interface: docs/STORE.md.
  */
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
+import { awaitReply, newReplySignal, type BridgeRequest } from './pg-reply.js';
 
 /** A connection attempt gives up after this long (ms): a wrong host fails fast. */
 export const PG_CONNECT_TIMEOUT_MS = 5_000;
@@ -23,7 +25,7 @@ export interface PgErrorInfo {
 }
 
 /** Server-side codes and client conditions that mean the connection itself is gone. */
-const CONNECTION_CODES = new Set(['CONNECTION_LOST', 'TIMEOUT', 'NOT_CONNECTED', 'CLOSED', 'BRIDGE', '57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+const CONNECTION_CODES = new Set(['CONNECTION_LOST', 'TIMEOUT', 'NOT_CONNECTED', 'CLOSED', '57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
 const CONNECTION_MESSAGE = /connection terminated|connection lost|ECONNRESET|socket hang up/i;
 
 export class PgError extends Error {
@@ -55,22 +57,26 @@ function workerFile(): string {
 export class PgSyncConnection {
   private readonly worker: Worker;
   private readonly port: MessagePort;
-  private readonly flag: Int32Array;
+  private readonly signal: Int32Array;
+  /** The id of the last request posted (each reply names the request it answers). */
+  private lastId = 0;
   private closed = false;
 
-  private constructor() {
-    const sab = new SharedArrayBuffer(4);
-    this.flag = new Int32Array(sab);
+  private constructor(worker: string) {
+    const sab = newReplySignal();
+    this.signal = new Int32Array(sab);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(workerFile(), { workerData: { flag: sab, port: port2 }, transferList: [port2] });
+    this.worker = new Worker(worker, { workerData: { signal: sab, port: port2 }, transferList: [port2] });
     this.worker.unref();
     this.port.unref();
   }
 
-  /** Connect to `url` (throws PgError: refused, bad password, unknown database…). */
-  static connect(url: string): PgSyncConnection {
-    const c = new PgSyncConnection();
+  /** Connect to `url` (throws PgError: refused, bad password, unknown database…). `worker`:
+   *  the worker script (default: the built store/pg-worker.js; the bridge's tests run it under
+   *  a perturbed schedule). */
+  static connect(url: string, worker = workerFile()): PgSyncConnection {
+    const c = new PgSyncConnection(worker);
     try {
       c.call({ op: 'connect', url, statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, connectTimeoutMs: PG_CONNECT_TIMEOUT_MS }, PG_CONNECT_TIMEOUT_MS + BRIDGE_SLACK_MS);
     } catch (e) {
@@ -80,23 +86,18 @@ export class PgSyncConnection {
     return c;
   }
 
-  private call(req: object, timeoutMs: number): unknown {
+  private call(req: Omit<BridgeRequest, 'id'>, timeoutMs: number): unknown {
     if (this.closed) throw new PgError({ message: 'connection is closed', code: 'CLOSED' });
-    Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(req);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.terminate();
-        throw new PgError({ message: `no answer from the server within ${timeoutMs} ms`, code: 'TIMEOUT' });
-      }
-      if (Atomics.wait(this.flag, 0, 0, left) !== 'timed-out') break;
+    const id = ++this.lastId;
+    this.port.postMessage({ ...req, id });
+    const reply = awaitReply(this.port, this.signal, id, Date.now() + timeoutMs);
+    if (!reply) {
+      // The request may still be running: this connection is unusable from here on.
+      this.terminate();
+      throw new PgError({ message: `no answer from the server within ${timeoutMs} ms`, code: 'TIMEOUT' });
     }
-    const msg = receiveMessageOnPort(this.port)?.message as { result?: unknown; error?: PgErrorInfo } | undefined;
-    if (!msg) throw new PgError({ message: 'the database worker sent no reply', code: 'BRIDGE' });
-    if (msg.error) throw new PgError(msg.error);
-    return msg.result;
+    if (reply.error) throw new PgError(reply.error);
+    return reply.result;
   }
 
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): T[] {

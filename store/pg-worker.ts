@@ -1,38 +1,24 @@
 /**
  * The worker thread behind store/pg-sync.ts: holds one node-postgres connection and runs the
- * requests the main thread posts (connect, query, close), one at a time, replying on the
- * message port and waking the main thread through the shared flag. Errors travel back as
+ * requests the main thread posts (connect, query, close), one at a time, answering each with a
+ * reply that carries the request's id (store/pg-reply.ts: the reply on the message port, then
+ * the shared counter moves and the main thread is woken). Errors travel back as
  * {message, code}; nothing here decides anything about the store.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-
-interface Request {
-  op: 'connect' | 'query' | 'close';
-  url?: string;
-  sql?: string;
-  params?: unknown[];
-  /** Per-statement limit (ms) set on connect. */
-  statementTimeoutMs?: number;
-  connectTimeoutMs?: number;
-}
+import { postReply, type BridgeRequest } from './pg-reply.js';
 
 // bigint (int8, e.g. count(*)) and numeric as JS numbers: store ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-const flag = new Int32Array(workerData.flag as SharedArrayBuffer);
+const signal = new Int32Array(workerData.signal as SharedArrayBuffer);
 const port = workerData.port as import('node:worker_threads').MessagePort;
 let client: pg.Client | null = null;
 let broken: string | null = null;
 
-function reply(msg: unknown): void {
-  port.postMessage(msg);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
-}
-
-async function handle(req: Request): Promise<unknown> {
+async function handle(req: BridgeRequest): Promise<unknown> {
   if (req.op === 'connect') {
     client = new pg.Client({ connectionString: req.url, connectionTimeoutMillis: req.connectTimeoutMs, statement_timeout: req.statementTimeoutMs, application_name: 'active-brain' });
     client.on('error', (e) => {
@@ -53,10 +39,10 @@ async function handle(req: Request): Promise<unknown> {
   return { rows: r.rows, rowCount: r.rowCount };
 }
 
-port.on('message', (req: Request) => {
+port.on('message', (req: BridgeRequest) => {
   handle(req).then(
-    (result) => reply({ result }),
-    (e: Error & { code?: string }) => reply({ error: { message: e?.message ?? String(e), code: e?.code ?? null } }),
+    (result) => postReply(port, signal, { id: req.id, result }),
+    (e: Error & { code?: string }) => postReply(port, signal, { id: req.id, error: { message: e?.message ?? String(e), code: e?.code ?? null } }),
   );
 });
 parentPort?.postMessage('ready');

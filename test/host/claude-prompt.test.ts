@@ -55,8 +55,13 @@ describe.skipIf(!!host.skip)('prompt channel with the real Claude Code (multi-tu
       { text: PG_ERROR_TURN.assistant },
     ]);
     expect(sinceLastAnswer(errTurn.agentRequests()[1])).toContain('Error: read ECONNRESET');
-    // The daemon decides the error turn (turn index 4) with an offer and caches it.
-    await waitFor(() => decisions(w).find((r) => r.sessionId === sid && r.turn === 4 && r.would_fire === true), 30_000, 'the error turn decided with an offer');
+    // The daemon decides the error turn (turn index 4) with an offer and caches it. A silent
+    // decision of that turn is final until the next prompt: the failure names it.
+    const errorTurn = () => decisions(w).filter((r) => r.sessionId === sid && r.turn === 4);
+    await waitFor(() => errorTurn().find((r) => r.would_fire === true), 30_000, 'the error turn decided with an offer').catch((e: Error) => {
+      const seen = errorTurn().map((r) => ({ silence: r.silence, provisional: r.provisional, trigger_values: r.trigger_values }));
+      throw new Error(`${e.message}; the turn's decisions: ${JSON.stringify(seen)}`);
+    });
     // A race the product has with `claude -p` (no turn-end record): the next prompt's record
     // closes the error turn, the daemon decides it again ~0.1 s later — now in its own cooldown,
     // with no offer — and that replaces the cached offer, so the prompt's hook prints only when

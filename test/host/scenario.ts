@@ -30,8 +30,16 @@ export interface HostWorld extends Env {
  *  alone decide (config/schema.ts `workers`). The hook's own deadline is wide: on a loaded test
  *  machine a hook start alone can pass the default 150 ms, and the run is then
  *  silent before it reads its payload; these scenarios test what reaches the host, the deadline
- *  has its own tests (test/hook). */
-export const HOST_CONFIG = { workers: { entrypoints: [] as string[], unattended: 'entrypoints' }, hook: { deadlineMs: 2000 } };
+ *  has its own tests (test/hook). The offer builder's query budget is lifted for the same
+ *  reason: it is wall-clock (retrieval.queryBudgetMs, 40 ms), and on a loaded machine the
+ *  vector and exchange queries alone passed it, every error-string query was skipped and the
+ *  error turn was decided silent (insufficient-evidence) — no wait is long enough for an offer
+ *  that was never made. The budget has its own test (test/retrieval/builder.test.ts). */
+export const HOST_CONFIG = {
+  workers: { entrypoints: [] as string[], unattended: 'entrypoints' },
+  hook: { deadlineMs: 2000 },
+  retrieval: { queryBudgetMs: 60_000 },
+};
 
 export function hostWorld(claudeBin: string | null, tag = 'ab-host-'): HostWorld {
   const base = mkdtempSync(join(tmpdir(), tag));
