@@ -331,8 +331,9 @@ export const ConfigSchema = z
         wanderProbability: z.number().min(0).max(1).default(0.1),
         /** Chunks offered (or would-fire offered) stay excluded for this many later offers. */
         dedupWindow: z.number().int().min(0).default(20),
-        /** A candidate build stops starting new extracted-string queries after this many ms
-         *  (the exchange and vector queries always run; 0 = only those); bounds the latency tail. */
+        /** A candidate build stops starting new extracted-string queries this many ms after the
+         *  first one started (the exchange and vector queries and the first string — the error's
+         *  when there is one — always run; 0 = only those); bounds the latency tail. */
         queryBudgetMs: z.number().min(0).default(40),
       })
       .strict()

@@ -158,15 +158,19 @@ describe('gates', () => {
   });
 });
 
-test('query budget: once spent, string queries are skipped and counted; the build still decides (control: no skips)', async () => {
+test('query budget: once spent, string queries are skipped and counted, but never the first string (the error\'s); the build still decides (control: no skips)', async () => {
   const req = await request(s.embedder, exchange(PG_ERROR_TURN), { trigger: 'error' });
   const tight = await builder({ queryBudgetMs: 0 }).build(req);
-  expect(tight.figures.queriesSkipped).toBeGreaterThan(0);
-  expect(tight.figures.queries).toBe(3); // exchange keyword + the two vector queries always run
-  expect(tight.silence === null || typeof tight.silence === 'string').toBe(true);
   const roomy = await builder().build(req);
+  expect(tight.figures.queriesSkipped).toBeGreaterThan(0);
+  // exchange keyword + the two vector queries always run, and the first string's keyword and
+  // name queries (1 or 2) with them; every other string query is skipped
+  expect(tight.figures.queries).toBeGreaterThan(3);
+  expect(tight.figures.queries).toBeLessThanOrEqual(5);
+  expect(tight.figures.queries + tight.figures.queriesSkipped).toBe(roomy.figures.queries);
+  expect(tight.silence === null || typeof tight.silence === 'string').toBe(true);
   expect(roomy.figures.queriesSkipped).toBe(0);
-  expect(roomy.figures.queries).toBeGreaterThan(3);
+  expect(roomy.figures.queries).toBeGreaterThan(5);
 });
 
 describe('scope', () => {
