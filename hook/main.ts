@@ -7,7 +7,8 @@
  * <home>/hook-settings.json, the kill file and this session's hook state; then, at a prompt,
  * the session's offer cache (hook/gates.ts decides), at a tool event the fixes file of the
  * error's signature, else of its first key line that has one (at most 1 + 6 reads), else the
- * session's tool cache (hook/tool-gates.ts decides). This
+ * session's tool cache (hook/tool-gates.ts decides, loaded from the tool bundle beside this one
+ * at a tool event only: hook/tool-channel.ts). This
  * file does the IO around it: the session lock, the state write, at most one line of JSON on
  * stdout, one record in <home>/logs/hook.jsonl.
  *
@@ -17,10 +18,11 @@
  * boot_ms is the Node start-up before it.
  */
 import { existsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
-import { toolGates, sign, toolUseIdOf, findFixFile, hasPlace } from './tool-gates.js';
+import { TOOL_BUNDLE_FILE, type ToolChannel } from './tool-bundle.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
 import { readStdin, readCache, readFixFile, readLineageCache, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
@@ -28,7 +30,7 @@ import { appendHookRecord } from './log.js';
 import { nestingWithin } from './json-depth.js';
 import { transcriptRootFor } from './host.js';
 
-/** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of the code, warmed up. */
+/** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of this bundle's code, warmed up. */
 export { warmUp } from './warm.js';
 
 /** Time kept back from the deadline for writing state, output and the log. */
@@ -109,10 +111,19 @@ of its key lines) or the session's tool cache, and — only when a fix was found
 (where the session works). Prints at most one line of JSON (additionalContext) or nothing;
 always exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
-Its launcher keeps a V8 code cache beside the bundle (<bundle>.<node>-<arch>.codecache),
-written once after a run that found none; ACTIVE_BRAIN_HOOK_CODE_CACHE=off: none.
+Its launcher keeps a V8 code cache beside each bundle (<bundle>.<node>-<arch>.codecache; the
+tool channel's bundle is loaded at a tool event only), written once after a run that found
+none; ACTIVE_BRAIN_HOOK_CODE_CACHE=off: none.
 Docs: docs/HOOK.md.
 `;
+
+/** The tool channel's code (hook/tool-channel.ts), a bundle of its own beside this one, required
+ *  at a tool event only: a prompt never reads, parses or compiles it. `require` and `__dirname`
+ *  are the bundle's CommonJS ones (the launcher passes a require that compiles the tool bundle
+ *  with its own code cache); a missing or broken file throws: silence ('error'). */
+function loadToolChannel(): ToolChannel {
+  return require(join(__dirname, TOOL_BUNDLE_FILE)) as ToolChannel;
+}
 
 async function run(): Promise<never> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -138,6 +149,7 @@ async function run(): Promise<never> {
   context = { sessionId: pre.sessionId, mode: pre.mode.name, modeState: pre.modeState, channel: pre.channel, event: pre.event };
 
   if (pre.channel === 'tool') {
+    const { sign, toolUseIdOf, findFixFile, hasPlace, toolGates } = loadToolChannel();
     // Signed before the lock: bounded pure work (~0.5 ms for a 10,000-char error).
     const p = pre.payload as unknown as Record<string, unknown>;
     const signal = sign(p, pre.event);
