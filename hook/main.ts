@@ -15,7 +15,7 @@
  * Cache-only: no search, no model, no network. Any failure, and anything past its own
  * deadline (settings.deadlineMs), ends in silence with exit 0 and nothing on stderr. The
  * deadline and the logged latency_ms count from this module's start (the hook's own time);
- * boot_ms is the Node start-up before it.
+ * boot_ms is the Node start-up before it, and the tool bundle's load at a tool event.
  */
 import { existsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +43,11 @@ const LOCK_WAIT_MS = 40;
 const T0 = process.hrtime.bigint();
 /** Node start-up before this module (ms): process.uptime() counts from the process start. */
 const BOOT_MS = process.uptime() * 1000;
-const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6;
+/** Time spent loading the tool channel's code (at a tool event): start-up like this bundle's own
+ *  load before T0, so it counts in boot_ms, not in the hook's own time nor against its deadline. */
+let codeLoadMs = 0;
+const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6 - codeLoadMs;
+let deadlineTimer: NodeJS.Timeout | undefined;
 /** Threads in libuv's pool, which starts at the hook's first fs.read (stdin, its only use of
  *  the pool, one read at a time): one is enough, and each of the default four costs start-up
  *  time, the more on a busy machine. libuv reads the variable when the pool starts. */
@@ -62,7 +66,7 @@ function record(d: Decision): void {
       outcome: d.outcome,
       reason: d.reason,
       latency_ms: Math.round(ownMs() * 100) / 100,
-      boot_ms: Math.round(BOOT_MS * 100) / 100,
+      boot_ms: Math.round((BOOT_MS + codeLoadMs) * 100) / 100,
       mode: d.mode,
       mode_state: d.modeState,
       channel: d.channel ?? null,
@@ -122,7 +126,19 @@ Docs: docs/HOOK.md.
  *  are the bundle's CommonJS ones (the launcher passes a require that compiles the tool bundle
  *  with its own code cache); a missing or broken file throws: silence ('error'). */
 function loadToolChannel(): ToolChannel {
-  return require(join(__dirname, TOOL_BUNDLE_FILE)) as ToolChannel;
+  const t = process.hrtime.bigint();
+  try {
+    return require(join(__dirname, TOOL_BUNDLE_FILE)) as ToolChannel;
+  } finally {
+    codeLoadMs += Number(process.hrtime.bigint() - t) / 1e6;
+  }
+}
+
+/** (Re)start the timer that ends the run at the deadline of the hook's own time. */
+function armDeadline(deadlineMs: number): void {
+  if (deadlineTimer) clearTimeout(deadlineTimer);
+  deadlineTimer = setTimeout(() => silentNow('deadline'), Math.max(0, deadlineMs - ownMs()));
+  deadlineTimer.unref();
 }
 
 async function run(): Promise<never> {
@@ -133,7 +149,7 @@ async function run(): Promise<never> {
   const read = readHookSettings(env);
   const deadlineMs = (read.settings ?? defaultHookSettings(env)).deadlineMs;
   const remaining = () => deadlineMs - DEADLINE_MARGIN_MS - ownMs();
-  setTimeout(() => silentNow('deadline'), Math.max(0, deadlineMs - ownMs())).unref();
+  armDeadline(deadlineMs);
 
   const stdin = await readStdin(remaining());
   let payload: unknown;
@@ -150,6 +166,7 @@ async function run(): Promise<never> {
 
   if (pre.channel === 'tool') {
     const { sign, toolUseIdOf, findFixFile, hasPlace, toolGates } = loadToolChannel();
+    armDeadline(deadlineMs); // the load was start-up, not the hook's own time
     // Signed before the lock: bounded pure work (~0.5 ms for a 10,000-char error).
     const p = pre.payload as unknown as Record<string, unknown>;
     const signal = sign(p, pre.event);

@@ -253,6 +253,22 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('the tool bundle\'s load counts as start-up (boot_ms), not against the deadline of the hook\'s own time: a load slower than the deadline still prints', async () => {
+    const root = await packageRoot();
+    const LOAD_MS = 1200;
+    // The real tool bundle behind one that takes LOAD_MS to load.
+    const dist = join(root, 'dist');
+    copyFileSync(join(dist, TOOL_BUNDLE_FILE), join(dist, 'real-tool.cjs'));
+    writeFileSync(join(dist, TOOL_BUNDLE_FILE), `const t = Date.now(); while (Date.now() - t < ${LOAD_MS}); module.exports = require(${JSON.stringify(join(dist, 'real-tool.cjs'))});`);
+    const ctx = eligible();
+    writeSettings(ctx, toolSettingsFor(ctx, {}, { deadlineMs: 1000 }));
+    expect(run(root, ctx)).toContain('Past fix');
+    const rec = lastRecord(ctx) as { reason: string; boot_ms: number; latency_ms: number };
+    expect(rec.reason).toBe('printed');
+    expect(rec.boot_ms).toBeGreaterThanOrEqual(LOAD_MS);
+    expect(rec.latency_ms).toBeLessThan(1000);
+  });
+
   it('the hook bundle\'s cache a prompt run writes is as large as the one a tool run writes, and a later tool run adds the tool bundle\'s: the warm-ups compiled each bundle\'s path', async () => {
     const promptRoot = await packageRoot();
     const ctx = eligible();
