@@ -12,8 +12,8 @@
  *   - tool-no-fix:  an error no file answers (a first-seen error: every key looked up) → silent
  *   - tool-printed-no-code-cache: tool-printed with ACTIVE_BRAIN_HOOK_CODE_CACHE=off (what the
  *                   launcher's V8 code cache saves, side by side; docs/HOOK.md "Code cache")
- * Any code cache beside the bundle is deleted first: the first warm-up run writes it, as the
- * first hook run after an install or upgrade does.
+ * Any code cache beside the bundles (the hook's and the tool channel's) is deleted first: the
+ * first warm-up round writes them, as the first hook runs after an install or upgrade do.
  * The tool cases' home holds the fixes folder of a 1,000-session store (FIXES_SESSIONS
  * synthetic sessions of three errors each, built by core/fixes.ts and written by the
  * daemon's own FixesWriter), not one file.
@@ -35,8 +35,11 @@ import { FixesWriter } from '../daemon/fixes-writer.js';
 import type { EpisodeRecord } from '../store/types.js';
 import { seededRandom } from '../shared/prng.js';
 
-/** Targets from issue 5. */
+/** Targets from issue 5 (the tool channel's median ratio: issue 37). */
 const TARGET_MEDIAN_RATIO = 1.25;
+/** The prompt channel's median ratio (issue 39): its cases are PROMPT_CASES. */
+const TARGET_PROMPT_RATIO = 1.15;
+const PROMPT_CASES: ReadonlySet<string> = new Set(['no-cache', 'printed']);
 const TARGET_P99_MS = 60;
 const TARGET_RSS_MB = 60;
 /** The launcher's switch for its V8 code cache (bin/active-brain-hook.cjs). */
@@ -188,7 +191,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     { name: 'tool-no-fix', args: [bin], input: (i) => toolPayload(`tn-${i}`, noFixError), env: envNoFix },
     { name: 'tool-printed-no-code-cache', args: [bin], input: (i) => toolPayload(`tu-${i}`), env: { ...env, [CODE_CACHE_ENV]: 'off' } },
   ];
-  const codeCaches = () => readdirSync(join(root, 'dist')).filter((f) => f.startsWith('hook.bundle.cjs.') && f.endsWith('.codecache'));
+  const codeCaches = () => readdirSync(join(root, 'dist')).filter((f) => /^hook(?:-tool)?\.bundle\.cjs\..*\.codecache$/.test(f));
   for (const f of codeCaches()) rmSync(join(root, 'dist', f));
 
   const n = opts.quick ? RUNS_QUICK : RUNS;
@@ -272,9 +275,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const figures: Figure[] = [{ metric: 'bare node -e 0: median wall', value: round(med('bare')), unit: 'ms' }];
   for (const k of ['no-cache', 'printed', 'tool-printed', 'tool-near', 'tool-no-fix'] as const) {
     const ratio = med(k) / med('bare');
+    const target = PROMPT_CASES.has(k) ? TARGET_PROMPT_RATIO : TARGET_MEDIAN_RATIO;
     figures.push(
       { metric: `${k}: median wall`, value: round(med(k)), unit: 'ms' },
-      { metric: `${k}: median / bare node`, value: round(ratio, 2), unit: '×', target: `≤ ${TARGET_MEDIAN_RATIO}×`, pass: ratio <= TARGET_MEDIAN_RATIO },
+      { metric: `${k}: median / bare node`, value: round(ratio, 2), unit: '×', target: `≤ ${target}×`, pass: ratio <= target },
       { metric: `${k}: p99 wall`, value: round(p99(k)), unit: 'ms', target: `≤ ${TARGET_P99_MS} ms`, pass: p99(k) <= TARGET_P99_MS },
     );
     if (haveTime && rss[k].length) {
@@ -311,7 +315,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       value: round(med('tool-printed-no-code-cache') / med('bare'), 2), unit: '×',
     },
     { metric: 'runs printing an offer: tool-printed-no-code-cache', value: `${outputs['tool-printed-no-code-cache']}/${n}`, target: `${n}/${n}`, pass: outputs['tool-printed-no-code-cache'] === n },
-    { metric: 'code cache written by the first run', value: codeCaches().length ? 'yes' : 'no', target: 'yes', pass: codeCaches().length > 0 },
+    { metric: 'code caches written by the first runs (the hook bundle\'s, the tool bundle\'s)', value: codeCaches().length === 2 ? 'yes' : `no (${codeCaches().length})`, target: 'yes', pass: codeCaches().length === 2 },
     { metric: 'code cache kept through the measured runs (not rewritten)', value: cacheAfterWarmup !== '' && cacheStamp() === cacheAfterWarmup ? 'yes' : 'no', target: 'yes', pass: cacheAfterWarmup !== '' && cacheStamp() === cacheAfterWarmup },
   );
   rmSync(base, { recursive: true, force: true });
@@ -321,7 +325,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     figures,
     notes: [
       `${n} interleaved runs per case after ${WARMUP} warm-up rounds; wall = spawnSync start to exit, including the payload on stdin (${payload('x').length} bytes).`,
-      'The hook runs as installed: node bin/active-brain-hook.cjs → dist/hook.bundle.cjs; printed runs use a fresh session each (live mode), no-cache runs a session without a cache.',
+      'The hook runs as installed: node bin/active-brain-hook.cjs → dist/hook.bundle.cjs (and, at a tool event, dist/hook-tool.bundle.cjs beside it); printed runs use a fresh session each (live mode), no-cache runs a session without a cache.',
       `Tool cases: a PostToolUseFailure payload (${toolPayload('tp-x').length} bytes) whose error is ${TOOL_ERROR_CHARS} chars of test-runner output (signature ${sig}); the fixes folder is a ${FIXES_SESSIONS}-session store's (${fixFiles.size} files, ${wrote.written} written); tool-printed reads its signature's file, tool-near (the same cause under another test's name) a key line's, tool-no-fix (another cause) misses every key; a fresh session per run.`,
       haveTime ? `Peak RSS: ${GNU_TIME} -f %M over ${rss.bare.length} runs per case.` : `Peak RSS not measured: ${GNU_TIME} missing.`,
       'The machine may be shared: compare the ratio (same-run bare node) rather than absolute times.',

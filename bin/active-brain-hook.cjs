@@ -27,6 +27,8 @@ const path = require('node:path');
 
 const REGEXP_FLAGS = '--no-regexp-tier-up';
 const BUNDLES = [path.join(__dirname, '..', 'dist', 'hook.bundle.cjs'), path.join(__dirname, '..', 'hooks', 'hook.bundle.cjs')];
+/** How the bundles beside it end (the tool channel's, hook-tool.bundle.cjs: hook/tool-bundle.ts). */
+const BUNDLE_SUFFIX = '.bundle.cjs';
 const CODE_CACHE_ENV = 'ACTIVE_BRAIN_HOOK_CODE_CACHE';
 const CODE_CACHE_MAGIC = 'active-brain hook code cache v1';
 /** A cache is ~130 KB; a file far larger is not one (read each run, it would cost more than it saves). */
@@ -168,8 +170,9 @@ function readBundle(bundle) {
   }
 }
 
-/** Compile the bundle with its code cache, run it, and keep the cache current. */
-function runCached(bundle) {
+/** Compile one bundle file with its code cache and keep that cache current; returns a function
+ *  that runs it (with `req` as its require) and gives its exports. */
+function compileCached(bundle, req) {
   const { Script } = require('node:vm');
   const cacheFile = `${bundle}.${process.version}-${process.arch}${optionsTag()}.codecache`;
   const { source, stamp } = readBundle(bundle);
@@ -183,7 +186,37 @@ function runCached(bundle) {
   const mod = { exports: {} };
   const write = read.data ? script.cachedDataRejected === true : !read.foreign;
   if (write) process.once('exit', () => writeCodeCache(script, mod, cacheFile, stamp));
-  return () => script.runInThisContext()(mod.exports, require, mod, bundle, path.dirname(bundle));
+  return () => {
+    script.runInThisContext()(mod.exports, req, mod, bundle, path.dirname(bundle));
+    return mod.exports;
+  };
+}
+
+/** The require the hook's bundle runs with: another bundle beside it (the tool channel's,
+ *  required at a tool event) is compiled with a code cache of its own, once; anything else
+ *  (node: built-ins) is Node's own require. A bundle that cannot be compiled that way is
+ *  required as Node would. */
+function bundleRequire(dir) {
+  const loaded = new Map();
+  return (id) => {
+    if (typeof id !== 'string' || !id.endsWith(BUNDLE_SUFFIX) || path.dirname(id) !== dir) return require(id);
+    if (!loaded.has(id)) {
+      let run;
+      try {
+        run = compileCached(id, require);
+      } catch {
+        run = () => require(id);
+      }
+      loaded.set(id, run());
+    }
+    return loaded.get(id);
+  };
+}
+
+/** Compile the hook's bundle with its code cache, run it, and keep the cache current. */
+function runCached(bundle) {
+  const run = compileCached(bundle, bundleRequire(path.dirname(bundle)));
+  return () => void run();
 }
 
 /** The first bundle that exists, run; any failure before or during its run: exit 0, silent. */

@@ -7,20 +7,22 @@
  * <home>/hook-settings.json, the kill file and this session's hook state; then, at a prompt,
  * the session's offer cache (hook/gates.ts decides), at a tool event the fixes file of the
  * error's signature, else of its first key line that has one (at most 1 + 6 reads), else the
- * session's tool cache (hook/tool-gates.ts decides). This
+ * session's tool cache (hook/tool-gates.ts decides, loaded from the tool bundle beside this one
+ * at a tool event only: hook/tool-channel.ts). This
  * file does the IO around it: the session lock, the state write, at most one line of JSON on
  * stdout, one record in <home>/logs/hook.jsonl.
  *
  * Cache-only: no search, no model, no network. Any failure, and anything past its own
  * deadline (settings.deadlineMs), ends in silence with exit 0 and nothing on stderr. The
  * deadline and the logged latency_ms count from this module's start (the hook's own time);
- * boot_ms is the Node start-up before it.
+ * boot_ms is the Node start-up before it, and the tool bundle's load at a tool event.
  */
 import { existsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { killPath } from '../shared/paths.js';
 import type { HookSettings, HookState } from '../shared/types.js';
 import { prelude, offerGates, nextState, type Decision, type Reason } from './gates.js';
-import { toolGates, sign, toolUseIdOf, findFixFile, hasPlace } from './tool-gates.js';
+import { TOOL_BUNDLE_FILE, type ToolChannel } from './tool-bundle.js';
 import { readHookSettings, defaultHookSettings } from './settings.js';
 import { readStdin, readCache, readFixFile, readLineageCache, readToolCache, transcriptFacts, transcriptLineage, transcriptTail } from './inputs.js';
 import { acquireLock, lockPathFor, readState, writeState } from './state.js';
@@ -28,7 +30,7 @@ import { appendHookRecord } from './log.js';
 import { nestingWithin } from './json-depth.js';
 import { transcriptRootFor } from './host.js';
 
-/** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of the code, warmed up. */
+/** For the launcher's code cache (bin/active-brain-hook.cjs): the rest of this bundle's code, warmed up. */
 export { warmUp } from './warm.js';
 
 /** Time kept back from the deadline for writing state, output and the log. */
@@ -41,7 +43,11 @@ const LOCK_WAIT_MS = 40;
 const T0 = process.hrtime.bigint();
 /** Node start-up before this module (ms): process.uptime() counts from the process start. */
 const BOOT_MS = process.uptime() * 1000;
-const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6;
+/** Time spent loading the tool channel's code (at a tool event): start-up like this bundle's own
+ *  load before T0, so it counts in boot_ms, not in the hook's own time nor against its deadline. */
+let codeLoadMs = 0;
+const ownMs = () => Number(process.hrtime.bigint() - T0) / 1e6 - codeLoadMs;
+let deadlineTimer: NodeJS.Timeout | undefined;
 /** Threads in libuv's pool, which starts at the hook's first fs.read (stdin, its only use of
  *  the pool, one read at a time): one is enough, and each of the default four costs start-up
  *  time, the more on a busy machine. libuv reads the variable when the pool starts. */
@@ -60,7 +66,7 @@ function record(d: Decision): void {
       outcome: d.outcome,
       reason: d.reason,
       latency_ms: Math.round(ownMs() * 100) / 100,
-      boot_ms: Math.round(BOOT_MS * 100) / 100,
+      boot_ms: Math.round((BOOT_MS + codeLoadMs) * 100) / 100,
       mode: d.mode,
       mode_state: d.modeState,
       channel: d.channel ?? null,
@@ -109,10 +115,31 @@ of its key lines) or the session's tool cache, and — only when a fix was found
 (where the session works). Prints at most one line of JSON (additionalContext) or nothing;
 always exits 0.
 Registered by \`active-brain install\`; its runs are logged in <home>/logs/hook.jsonl.
-Its launcher keeps a V8 code cache beside the bundle (<bundle>.<node>-<arch>.codecache),
-written once after a run that found none; ACTIVE_BRAIN_HOOK_CODE_CACHE=off: none.
+Its launcher keeps a V8 code cache beside each bundle (<bundle>.<node>-<arch>.codecache; the
+tool channel's bundle is loaded at a tool event only), written once after a run that found
+none; ACTIVE_BRAIN_HOOK_CODE_CACHE=off: none.
 Docs: docs/HOOK.md.
 `;
+
+/** The tool channel's code (hook/tool-channel.ts), a bundle of its own beside this one, required
+ *  at a tool event only: a prompt never reads, parses or compiles it. `require` and `__dirname`
+ *  are the bundle's CommonJS ones (the launcher passes a require that compiles the tool bundle
+ *  with its own code cache); a missing or broken file throws: silence ('error'). */
+function loadToolChannel(): ToolChannel {
+  const t = process.hrtime.bigint();
+  try {
+    return require(join(__dirname, TOOL_BUNDLE_FILE)) as ToolChannel;
+  } finally {
+    codeLoadMs += Number(process.hrtime.bigint() - t) / 1e6;
+  }
+}
+
+/** (Re)start the timer that ends the run at the deadline of the hook's own time. */
+function armDeadline(deadlineMs: number): void {
+  if (deadlineTimer) clearTimeout(deadlineTimer);
+  deadlineTimer = setTimeout(() => silentNow('deadline'), Math.max(0, deadlineMs - ownMs()));
+  deadlineTimer.unref();
+}
 
 async function run(): Promise<never> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -122,7 +149,7 @@ async function run(): Promise<never> {
   const read = readHookSettings(env);
   const deadlineMs = (read.settings ?? defaultHookSettings(env)).deadlineMs;
   const remaining = () => deadlineMs - DEADLINE_MARGIN_MS - ownMs();
-  setTimeout(() => silentNow('deadline'), Math.max(0, deadlineMs - ownMs())).unref();
+  armDeadline(deadlineMs);
 
   const stdin = await readStdin(remaining());
   let payload: unknown;
@@ -138,6 +165,8 @@ async function run(): Promise<never> {
   context = { sessionId: pre.sessionId, mode: pre.mode.name, modeState: pre.modeState, channel: pre.channel, event: pre.event };
 
   if (pre.channel === 'tool') {
+    const { sign, toolUseIdOf, findFixFile, hasPlace, toolGates } = loadToolChannel();
+    armDeadline(deadlineMs); // the load was start-up, not the hook's own time
     // Signed before the lock: bounded pure work (~0.5 ms for a 10,000-char error).
     const p = pre.payload as unknown as Record<string, unknown>;
     const signal = sign(p, pre.event);

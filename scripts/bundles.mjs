@@ -1,4 +1,5 @@
-// The dependency-free CommonJS bundles: the hook (hook/main.ts) and the plugin's SessionStart
+// The dependency-free CommonJS bundles: the hook (hook/main.ts), its tool channel
+// (hook/tool-channel.ts, loaded by the hook at a tool event) and the plugin's SessionStart
 // (ops/plugin-session-start.ts). scripts/build.mjs writes them into dist/; scripts/build-plugin.mjs
 // writes the committed copies under hooks/ that a plugin installed by Claude Code (a copy of the
 // git tree: no dist/, no node_modules/) runs; test/plugin/bundles.test.ts proves the committed
@@ -17,6 +18,9 @@ const HOOK_LAZY_BUILTINS = { 'node:crypto': ['createHash'], 'node:os': ['homedir
 
 export const BUNDLES = /** @type {const} */ ({
   hook: { entry: join('hook', 'main.ts'), dist: 'hook.bundle.cjs', committed: join('hooks', 'hook.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },
+  // The tool channel's code, required by the hook's bundle from beside it at a tool event only
+  // (hook/tool-bundle.ts names the file): a prompt never parses or compiles it.
+  hookTool: { entry: join('hook', 'tool-channel.ts'), dist: 'hook-tool.bundle.cjs', committed: join('hooks', 'hook-tool.bundle.cjs'), lazy: HOOK_LAZY_BUILTINS },
   sessionStart: { entry: join('ops', 'plugin-session-start.ts'), dist: 'session-start.bundle.cjs', committed: join('hooks', 'session-start.bundle.cjs') },
 });
 

@@ -1,37 +1,43 @@
 /**
  * The launcher's V8 code cache (bin/active-brain-hook.cjs, docs/HOOK.md "Code cache"), through
- * real processes in a temp package root (bin/ + dist/): the first run writes the cache, a
- * second run uses it (not rewritten) and prints the same line; a cache V8 refuses or of another
+ * real processes in a temp package root (bin/ + dist/ with the hook's bundle and the tool
+ * channel's beside it): the first tool run writes a cache for each bundle, a second run uses
+ * them (not rewritten) and prints the same line; a prompt run compiles and caches the hook's
+ * bundle only (it never loads the tool bundle); a cache V8 refuses or of another
  * bundle is replaced; ACTIVE_BRAIN_HOOK_CODE_CACHE=off writes none; a cache path that cannot be
  * written leaves the run as it was (exit 0, nothing on stderr); a cache someone else could
  * have written (another owner, group- or world-writable) is neither loaded nor touched — a
  * forged one runs its code when trusted (the control) and not otherwise; Node options get a
  * file of their own; a package folder the user cannot write gets none; a bundle path that
- * cannot be read is silence. And the warm-up (hook/warm.ts) takes every sample all the way to
- * an offer, so the cache holds both channels' code.
+ * cannot be read is silence. And the warm-ups (hook/warm.ts, hook/warm-tool.ts) take every
+ * sample all the way, so each cache holds its bundle's whole path.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, toolPayloadFor, offer, printedLine, hookBundle, tempDir, cleanupTemp, lastRecord, type Ctx } from './helpers.js';
+import { makeCtx, toolSettingsFor, writeSettings, writeFixFile, fixFileFor, toolPayloadFor, offer, printedLine, copyHookBundles, writeCache, cacheFor, tempDir, cleanupTemp, lastRecord, type Ctx } from './helpers.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { warmUp } from '../../hook/warm.js';
+import { warmUp as warmUpTool } from '../../hook/warm-tool.js';
+import { TOOL_BUNDLE_FILE } from '../../hook/tool-bundle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const ERROR = 'Exit code 128\nfatal: The current branch feature/x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature/x\n';
 const SIG = errorSignature(ERROR)!.sig;
 const CACHE = `hook.bundle.cjs.${process.version}-${process.arch}.codecache`;
+const TOOL_CACHE = `${TOOL_BUNDLE_FILE}.${process.version}-${process.arch}.codecache`;
 
 let pkg: string;
 
-/** A package root as installed: bin/active-brain-hook.cjs and dist/hook.bundle.cjs. */
+/** A package root as installed: bin/active-brain-hook.cjs, dist/hook.bundle.cjs and the tool
+ *  channel's bundle beside it. */
 async function packageRoot(): Promise<string> {
   const root = tempDir('ab-codecache-');
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'dist'));
   copyFileSync(join(ROOT, 'bin', 'active-brain-hook.cjs'), join(root, 'bin', 'active-brain-hook.cjs'));
-  copyFileSync(await hookBundle(), join(root, 'dist', 'hook.bundle.cjs'));
+  await copyHookBundles(join(root, 'dist'));
   return root;
 }
 
@@ -61,8 +67,8 @@ function run(root: string, ctx: Ctx, env: NodeJS.ProcessEnv = {}, as: string[] =
 /** A code cache of other code of the bundle's exact length, headed as this bundle's: what a
  *  forger who can write beside the bundle but not the bundle itself would leave there. Made in
  *  a process with the launcher's V8 flag, so that V8 accepts it. */
-function forgeCache(root: string): Buffer {
-  const bundle = join(root, 'dist', 'hook.bundle.cjs');
+function forgeCache(root: string, file = 'hook.bundle.cjs'): Buffer {
+  const bundle = join(root, 'dist', file);
   const len = readFileSync(bundle, 'utf8').length;
   const code = 'process.stdout.write("FORGED\\n");process.exit(0);';
   const fake = (code + '/*').padEnd(len - 2, ' ') + '*/';
@@ -83,7 +89,10 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const NOBODY = 65534;
 
 const cacheFile = (root: string) => join(root, 'dist', CACHE);
-const caches = (root: string) => readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.codecache'));
+const toolCacheFile = (root: string) => join(root, 'dist', TOOL_CACHE);
+const caches = (root: string) => readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.codecache')).sort();
+const BOTH = [TOOL_CACHE, CACHE].sort();
+const promptPayload = (ctx: Ctx) => JSON.stringify({ session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'hello' });
 
 beforeAll(async () => {
   pkg = await packageRoot();
@@ -91,19 +100,38 @@ beforeAll(async () => {
 afterAll(cleanupTemp);
 
 describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
-  it('the first run writes it (headed by the bundle stamp); the next run uses it as it is and prints the same line', () => {
+  it('the first run writes one for each bundle it ran (headed by that bundle\'s stamp); the next run uses them as they are and prints the same line', () => {
     const root = pkg;
     const first = run(root, eligible());
     expect(first).toContain('[active-brain · Past fix · 0.86]');
-    expect(caches(root)).toEqual([CACHE]);
-    const bytes = readFileSync(cacheFile(root));
-    expect(bytes.toString('latin1', 0, 40)).toMatch(/^active-brain hook code cache v1 \d+ /);
-    const before = statSync(cacheFile(root));
+    expect(caches(root)).toEqual(BOTH);
+    for (const f of [cacheFile(root), toolCacheFile(root)]) expect(readFileSync(f).toString('latin1', 0, 40)).toMatch(/^active-brain hook code cache v1 \d+ /);
+    expect(readFileSync(cacheFile(root), 'latin1').split('\n')[0]).not.toBe(readFileSync(toolCacheFile(root), 'latin1').split('\n')[0]);
+    const before = [statSync(cacheFile(root)), statSync(toolCacheFile(root))];
     const second = run(root, eligible());
     expect(second).toBe(first);
-    const after = statSync(cacheFile(root));
-    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]); // accepted: not written again
+    const after = [statSync(cacheFile(root)), statSync(toolCacheFile(root))];
+    expect(after.map((st) => [st.ino, st.mtimeMs])).toEqual(before.map((st) => [st.ino, st.mtimeMs])); // accepted: not written again
     expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a prompt run compiles and caches the hook\'s bundle only: the tool bundle is never loaded (control: a tool run loads it and caches it)', async () => {
+    const root = await packageRoot();
+    // A tool bundle that leaves a mark when it is loaded, then fails as a broken one would.
+    const mark = join(root, 'loaded');
+    writeFileSync(join(root, 'dist', TOOL_BUNDLE_FILE), `require('node:fs').writeFileSync(${JSON.stringify(mark)}, 'x'); throw new Error('broken');`);
+    const ctx = eligible();
+    writeCache(ctx, cacheFor(ctx));
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'active-brain-hook.cjs')], { input: promptPayload(ctx), env: ctx.env, cwd: ctx.cwd, encoding: 'utf8' });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(printedLine(r.stdout)).toContain('[active-brain · Past fix · 0.81]');
+    expect(existsSync(mark)).toBe(false);
+    expect(caches(root)).toEqual([CACHE]);
+    // The control: a tool event loads it (here broken: silence, exit 0, logged as an error).
+    const tctx = eligible();
+    expect(spawnHook(root, tctx)).toBe('');
+    expect(existsSync(mark)).toBe(true);
+    expect(lastRecord(tctx)).toMatchObject({ channel: 'tool', outcome: 'silent', reason: 'error' });
   });
 
   it('a cache V8 refuses (same header, other bytes) is replaced; the run prints as before', async () => {
@@ -138,7 +166,7 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     expect(line).toContain('Past fix');
     expect(caches(root)).toEqual([]);
     expect(run(root, eligible())).toBe(line);
-    expect(caches(root)).toEqual([CACHE]);
+    expect(caches(root)).toEqual(BOTH);
   });
 
   it('a cache path that cannot be written (a folder in its place) changes nothing: exit 0, no stderr, the same line, no temp file left', async () => {
@@ -176,13 +204,24 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     expect(spawnHook(root, eligible())).toBe('FORGED\n'); // trusted, it runs: what the checks stop
   });
 
+  it('the tool bundle\'s cache is held to the same: one anyone may write is not loaded nor touched; the same forged file of this user\'s runs (the control)', async () => {
+    const root = await packageRoot();
+    const forged = forgeCache(root, TOOL_BUNDLE_FILE);
+    writeFileSync(toolCacheFile(root), forged);
+    chmodSync(toolCacheFile(root), 0o666);
+    expect(run(root, eligible())).toContain('Past fix');
+    expect(readFileSync(toolCacheFile(root)).equals(forged)).toBe(true);
+    chmodSync(toolCacheFile(root), 0o644);
+    expect(spawnHook(root, eligible())).toBe('FORGED\n');
+  });
+
   it('Node options get a cache of their own: runs with and without them keep theirs (no rewrite on each switch)', async () => {
     const root = await packageRoot();
     const line = run(root, eligible());
     const plain = statSync(cacheFile(root));
     expect(run(root, eligible(), { NODE_OPTIONS: '--max-old-space-size=200' })).toBe(line);
-    expect(caches(root)).toHaveLength(2);
-    const other = caches(root).find((f) => f !== CACHE)!;
+    expect(caches(root)).toHaveLength(4); // each bundle's, with and without the options
+    const other = caches(root).find((f) => f.startsWith('hook.bundle.cjs.') && f !== CACHE)!;
     const otherSt = statSync(join(root, 'dist', other));
     expect(run(root, eligible())).toBe(line);
     expect(run(root, eligible(), { NODE_OPTIONS: '--max-old-space-size=200' })).toBe(line);
@@ -197,7 +236,7 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     const ctx = eligible();
     expect(spawnHook(root, ctx)).toBe('');
     mkdirSync(join(root, 'hooks'));
-    copyFileSync(await hookBundle(), join(root, 'hooks', 'hook.bundle.cjs'));
+    await copyHookBundles(join(root, 'hooks'));
     expect(run(root, eligible())).toContain('Past fix');
   });
 
@@ -214,24 +253,45 @@ describe('the hook launcher keeps a V8 code cache beside the bundle', () => {
     expect(readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a prompt run writes a cache as large as a tool run\'s: the warm-up compiled the tool path too', async () => {
+  it('the tool bundle\'s load counts as start-up (boot_ms), not against the deadline of the hook\'s own time: a load slower than the deadline still prints', async () => {
+    const root = await packageRoot();
+    const LOAD_MS = 1200;
+    // The real tool bundle behind one that takes LOAD_MS to load.
+    const dist = join(root, 'dist');
+    copyFileSync(join(dist, TOOL_BUNDLE_FILE), join(dist, 'real-tool.cjs'));
+    writeFileSync(join(dist, TOOL_BUNDLE_FILE), `const t = Date.now(); while (Date.now() - t < ${LOAD_MS}); module.exports = require(${JSON.stringify(join(dist, 'real-tool.cjs'))});`);
+    const ctx = eligible();
+    writeSettings(ctx, toolSettingsFor(ctx, {}, { deadlineMs: 1000 }));
+    expect(run(root, ctx)).toContain('Past fix');
+    const rec = lastRecord(ctx) as { reason: string; boot_ms: number; latency_ms: number };
+    expect(rec.reason).toBe('printed');
+    expect(rec.boot_ms).toBeGreaterThanOrEqual(LOAD_MS);
+    expect(rec.latency_ms).toBeLessThan(1000);
+  });
+
+  it('the hook bundle\'s cache a prompt run writes is as large as the one a tool run writes, and a later tool run adds the tool bundle\'s: the warm-ups compiled each bundle\'s path', async () => {
     const promptRoot = await packageRoot();
     const ctx = eligible();
-    const r = spawnSync(process.execPath, [join(promptRoot, 'bin', 'active-brain-hook.cjs')], {
-      input: JSON.stringify({ session_id: ctx.sessionId, transcript_path: ctx.transcript, cwd: ctx.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'hello' }),
-      env: ctx.env, cwd: ctx.cwd, encoding: 'utf8',
-    });
+    const r = spawnSync(process.execPath, [join(promptRoot, 'bin', 'active-brain-hook.cjs')], { input: promptPayload(ctx), env: ctx.env, cwd: ctx.cwd, encoding: 'utf8' });
     expect(r.status).toBe(0);
+    expect(caches(promptRoot)).toEqual([CACHE]);
+    const promptWritten = statSync(cacheFile(promptRoot));
     const toolRoot = await packageRoot();
     run(toolRoot, eligible());
-    const promptSize = statSync(cacheFile(promptRoot)).size;
-    const toolSize = statSync(cacheFile(toolRoot)).size;
-    expect(promptSize / toolSize).toBeGreaterThan(0.9);
+    expect(promptWritten.size / statSync(cacheFile(toolRoot)).size).toBeGreaterThan(0.9);
+    // The first tool run after a prompt run: the tool bundle's cache, as large as the one a first
+    // tool run writes; the hook bundle's as the prompt run left it.
+    run(promptRoot, eligible());
+    expect(caches(promptRoot)).toEqual(BOTH);
+    expect(statSync(toolCacheFile(promptRoot)).size / statSync(toolCacheFile(toolRoot)).size).toBeGreaterThan(0.9);
+    expect(statSync(cacheFile(promptRoot)).ino).toBe(promptWritten.ino);
   });
 });
 
-describe('warm-up (hook/warm.ts)', () => {
-  it('takes the prompt sample and both tool samples all the way to a printed offer', () => {
-    expect(warmUp(Date.parse('2026-12-03T10:00:00Z'))).toEqual(['printed', 'printed', 'printed']);
+describe('warm-ups (hook/warm.ts, hook/warm-tool.ts)', () => {
+  it('take the prompt sample to a printed offer and the tool failure through the prelude (the hook\'s bundle), and both tool samples to a printed offer (the tool bundle)', () => {
+    const now = Date.parse('2026-12-03T10:00:00Z');
+    expect(warmUp(now)).toEqual(['printed', 'tool']);
+    expect(warmUpTool(now)).toEqual(['printed', 'printed']);
   });
 });

@@ -1,15 +1,16 @@
 /**
- * Test scaffolding for the hook: bundle hook/main.ts exactly as scripts/build.mjs does (into
- * a temp file, so a concurrent `npm run build` cannot pull it away mid-test), make a temp
+ * Test scaffolding for the hook: bundle hook/main.ts and its tool channel exactly as
+ * scripts/build.mjs does (into a temp folder, so a concurrent `npm run build` cannot pull it away mid-test), make a temp
  * state dir + transcript root, write real settings/cache/transcript files, and run the real
  * bundled hook as a child process with a payload on stdin.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FixFile, HookSettings, OfferCache, Offer, ToolCache, ToolChannelSettings } from '../../shared/types.js';
+import { TOOL_BUNDLE_FILE } from '../../hook/tool-bundle.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,15 +28,34 @@ export function cleanupTemp(): void {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
-/** Bundle hook/main.ts as scripts/build.mjs does (scripts/bundles.mjs); returns the file path. */
+/** Bundle hook/main.ts as scripts/build.mjs does (scripts/bundles.mjs), with the tool channel's
+ *  bundle it requires at a tool event beside it (hook/tool-channel.ts); returns the hook
+ *  bundle's path. */
 export function hookBundle(): Promise<string> {
   bundled ??= (async () => {
-    const out = join(tempDir('ab-hook-bundle-'), 'hook.bundle.cjs');
-    const { bundle } = (await import(join(ROOT, 'scripts', 'bundles.mjs'))) as { bundle: (root: string, name: string, outfile: string) => Promise<void> };
+    const dir = tempDir('ab-hook-bundle-');
+    const { BUNDLES, bundle } = (await import(join(ROOT, 'scripts', 'bundles.mjs'))) as {
+      BUNDLES: Record<'hook' | 'hookTool', { dist: string }>;
+      bundle: (root: string, name: string, outfile: string) => Promise<void>;
+    };
+    await bundle(ROOT, 'hookTool', join(dir, BUNDLES.hookTool.dist));
+    const out = join(dir, BUNDLES.hook.dist);
     await bundle(ROOT, 'hook', out);
     return out;
   })();
   return bundled;
+}
+
+/** The tool channel's bundle written beside hookBundle()'s. */
+export async function hookToolBundle(): Promise<string> {
+  return join(dirname(await hookBundle()), TOOL_BUNDLE_FILE);
+}
+
+/** Copy the hook's bundles (hookBundle() and the tool bundle beside it) into `dir`, as a build
+ *  or a plugin copy lays them out. */
+export async function copyHookBundles(dir: string): Promise<void> {
+  copyFileSync(await hookBundle(), join(dir, 'hook.bundle.cjs'));
+  copyFileSync(await hookToolBundle(), join(dir, TOOL_BUNDLE_FILE));
 }
 
 export interface Ctx {

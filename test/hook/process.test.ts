@@ -10,8 +10,9 @@ import { readFileSync, existsSync, statSync, mkdirSync, writeFileSync, truncateS
 import { join } from 'node:path';
 import {
   makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, runHook, lastRecord, logRecords,
-  readStateFile, printedLine, offer, hookBundle, cleanupTemp, ROOT, toolSettingsFor, toolPayloadFor,
+  readStateFile, printedLine, offer, hookBundle, hookToolBundle, cleanupTemp, ROOT, toolSettingsFor, toolPayloadFor,
 } from './helpers.js';
+import { TOOL_BUNDLE_FILE } from '../../hook/tool-bundle.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 import { utf8Bytes } from '../../shared/escape.js';
 import { ConfigSchema } from '../../config/schema.js';
@@ -145,9 +146,9 @@ describe('hook --help', () => {
 describe('hook bundle', () => {
   function checkBundle(file: string): void {
     const src = readFileSync(file, 'utf8');
-    // A bound on what every run parses (the code cache holds its compiled form: docs/HOOK.md):
-    // 68 KiB since the tool channel's one signer and chooser (issue 37), the file trust checks and
-    // the bounded stdin (issue 38) — ~66 KB; the hook bench holds the time target.
+    // A bound on what a run parses (the code cache holds its compiled form: docs/HOOK.md): 68 KiB
+    // per bundle since the tool channel's one signer and chooser (issue 37), the file trust checks
+    // and the bounded stdin (issue 38); the hook bench holds the time target.
     expect(statSync(file).size).toBeLessThan(68 * 1024);
     expect(src).not.toMatch(/better-sqlite3|sqlite-vec|@xenova\/transformers|onnxruntime|chokidar|proper-lockfile|\bZodError\b|from ["']zod["']|require\(["']zod["']\)/);
     expect(src).not.toMatch(/\bimport\s*\(|^\s*import\s/m); // CommonJS: no ESM loader at start-up
@@ -161,8 +162,20 @@ describe('hook bundle', () => {
     expect(src).not.toMatch(/new RegExp\((["'`])[^"'`]*\\\\p\{/);
   }
 
-  it('is small and imports only node built-ins (fresh bundle of hook/main.ts)', async () => {
+  it('is small and imports only node built-ins (fresh bundles of hook/main.ts and of the tool channel, hook/tool-channel.ts)', async () => {
     checkBundle(await hookBundle());
+    checkBundle(await hookToolBundle());
+  });
+
+  it('the hook\'s bundle leaves the tool channel\'s code to the tool bundle: a third of the size, none of the signing or redaction (control: the tool bundle has them)', async () => {
+    const main = readFileSync(await hookBundle(), 'utf8');
+    const tool = readFileSync(await hookToolBundle(), 'utf8');
+    // Words of the redactor's rules and of the error classes (shared/redact-rules.ts, shared/error-class.ts).
+    for (const word of ['BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY', 'github_pat_']) {
+      expect(main.includes(word), word).toBe(false);
+      expect(tool.includes(word), word).toBe(true);
+    }
+    expect(main.length).toBeLessThan(tool.length);
   });
 
   it('loads no node:crypto, node:v8, node:os or stream modules on its way to an answer, at a prompt or a tool error (each costs ms of every start); control: a file that requires them', async () => {
@@ -200,10 +213,12 @@ describe('hook bundle', () => {
     expect(heavy(loaded([control], '').modules)).toEqual(expect.arrayContaining(['NativeModule crypto', 'NativeModule v8', 'NativeModule os']));
   });
 
-  it('dist/hook.bundle.cjs from npm run build passes the same checks (when built)', () => {
-    const dist = join(ROOT, 'dist', 'hook.bundle.cjs');
-    if (!existsSync(dist)) return; // global setup builds it; a concurrent rebuild may have removed it
-    checkBundle(dist);
+  it('dist/hook.bundle.cjs and dist/hook-tool.bundle.cjs from npm run build pass the same checks (when built)', () => {
+    for (const name of ['hook.bundle.cjs', TOOL_BUNDLE_FILE]) {
+      const dist = join(ROOT, 'dist', name);
+      if (!existsSync(dist)) continue; // global setup builds it; a concurrent rebuild may have removed it
+      checkBundle(dist);
+    }
   });
 });
 

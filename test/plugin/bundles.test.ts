@@ -1,5 +1,6 @@
 /**
- * The committed plugin bundles (hooks/hook.bundle.cjs, hooks/session-start.bundle.cjs) are what
+ * The committed plugin bundles (hooks/hook.bundle.cjs, the tool channel's
+ * hooks/hook-tool.bundle.cjs, hooks/session-start.bundle.cjs) are what
  * a plugin copy installed by Claude Code runs (a copy of the git tree: no dist/, no
  * node_modules/). They must equal a fresh build of the current source, byte for byte
  * (scripts/bundles.mjs, the options dist/ uses); when this fails, run `npm run build:plugin` and
@@ -12,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/model.js';
+import { TOOL_BUNDLE_FILE } from '../../hook/tool-bundle.js';
 
 interface BundleSpec { entry: string; dist: string; committed: string }
 const { BUNDLES, bundle } = (await import(join(repoRoot, 'scripts', 'bundles.mjs'))) as {
@@ -32,6 +34,12 @@ describe('committed plugin bundles', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the tool channel\'s bundle is written beside the hook\'s under the name the hook requires it by (hook/tool-bundle.ts)', () => {
+    expect(BUNDLES.hookTool.dist).toBe(TOOL_BUNDLE_FILE);
+    expect(BUNDLES.hookTool.committed).toBe(join('hooks', TOOL_BUNDLE_FILE));
+    expect(BUNDLES.hook.committed).toBe(join('hooks', BUNDLES.hook.dist));
   });
 
   it('load with nothing but Node (no node_modules above them); control: a bundle that requires a package fails there', () => {
