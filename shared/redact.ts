@@ -9,12 +9,13 @@
  * transcript records before anything is chunked), the team-store writer and `store push`
  * (chunks on their way out), and `store scan` / doctor (findings, never values).
  *
- * Cost: a cheap trigger test first (TRIGGER_CASELESS_SOURCE: one pass, no capture); only a string that
- * holds a trigger runs the rules. docs/REDACTION.md has the per-MB figures.
+ * Cost: one pass over a text finds every rule's hint and every place a keyword-anchored rule can
+ * start (shared/redact-prescan.ts); only the rules whose hint is there run, and an anchored rule
+ * only where its keyword is. docs/REDACTION.md has the per-MB figures.
  */
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
-import { lazyRegExp } from './regexp.js';
+import { Prescanner } from './redact-prescan.js';
 import { VIEWS, type JoinedView, type Views } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
@@ -29,18 +30,6 @@ export const BASE64_KIND = 'base64-secret';
 export const MAX_DECODE_DEPTH = 2;
 /** Redaction passes at most (one almost always; a second when a replacement joined a secret). */
 export const MAX_REDACT_PASSES = 3;
-
-/** Any string that may hold a built-in secret holds one of these, in any case. */
-export const TRIGGER_SOURCE =
-  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf/.source;
-/** TRIGGER_SOURCE with each ASCII letter written in its two cases, matched without the `i`
- *  flag: the same matches (without `u`, `i` folds an ASCII letter to its two cases only;
- *  test/shared/redact.test.ts checks this is TRIGGER_SOURCE so written and matches as it does),
- *  but no ICU case folding when V8 compiles it — ~1M instructions, ~0.25 ms, of the one-shot
- *  hook at a tool error (docs/HOOK.md). Built on first use. */
-export const TRIGGER_CASELESS_SOURCE =
-  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]';
-const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
  *  strings — ids, types, flags, most JSON values of a record — are returned untouched, untested. */
@@ -77,18 +66,18 @@ export class Redactor {
    *  read it; the hook, which only redacts, never does and so never loads node:crypto). */
   private fp: string | (() => string);
   private readonly allow: RegExp[];
-  private readonly userTrigger: boolean;
+  private readonly userRules: boolean;
 
-  /** One scan for every rule's hint: group i+1 ↔ hints[i]; built at the first scan (a text
-   *  without a trigger, as most are, never needs it). */
-  private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
+  /** The rules' hints and anchors, each numbered once (rules sharing one share its number), and
+   *  the pre-scanner finding them all in one pass; built at the first scan. */
+  private plan: { scanner: Prescanner; hintOf: Map<RedactRule, number>; anchorOf: Map<RedactRule, number> } | null = null;
 
   /** `views`: the normalised views to scan too (shared/redact-views.ts); null for the hook's
    *  signing redactor (signingRedactor), which keeps them out of its bundle. */
   constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string), private readonly views: Views | null) {
     this.allow = [...allow];
     this.fp = fingerprint;
-    this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
+    this.userRules = rules.some((r) => !BUILTIN_RULES.includes(r));
   }
 
   /** Names the rules and allow list in force (stores record the one they were scrubbed by). */
@@ -97,23 +86,18 @@ export class Redactor {
     return this.fp;
   }
 
-  /** The hinted rules whose hint occurs in `text`. */
-  private hinted(text: string): Set<RedactRule> {
-    const out = new Set<RedactRule>();
-    if (!this.hints) {
-      const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
-      this.hints = { re: hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null, rules: hints.map((h) => this.rules.filter((r) => r.hint === h)) };
+  private planned(): NonNullable<Redactor['plan']> {
+    if (this.plan) return this.plan;
+    const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
+    const anchors = [...new Set(this.rules.flatMap((r) => (r.anchor ? [r.anchor] : [])))];
+    const hintOf = new Map<RedactRule, number>();
+    const anchorOf = new Map<RedactRule, number>();
+    for (const r of this.rules) {
+      if (r.hint) hintOf.set(r, hints.indexOf(r.hint));
+      if (r.anchor) anchorOf.set(r, anchors.indexOf(r.anchor));
     }
-    const { re, rules } = this.hints;
-    if (!re) return out;
-    let seen = 0;
-    for (const m of text.matchAll(re)) {
-      const g = m.findIndex((x, i) => i > 0 && x !== undefined) - 1;
-      if (g < 0 || out.has(rules[g][0])) continue;
-      for (const r of rules[g]) out.add(r);
-      if (++seen === rules.length) break;
-    }
-    return out;
+    const scanner = new Prescanner(hints, anchors);
+    return (this.plan = { scanner, hintOf, anchorOf });
   }
 
   /** Where secrets are in `text` (sorted, not overlapping): the rules over the text as it
@@ -127,8 +111,8 @@ export class Redactor {
   private find(text: string, depth: number, within: JoinedView | null): Finding[] {
     // No rules (a store written "without redaction", the benchmark's baseline): nothing to find
     // in any view either.
-    if (!text || this.rules.length === 0 || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
-    const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
+    if (!text || this.rules.length === 0 || (!this.userRules && text.length < MIN_SECRET_CHARS)) return [];
+    const found = this.ruleFindings(text);
     const v = this.views;
     if (!v) return merged(found);
     if (depth < MAX_DECODE_DEPTH) {
@@ -159,11 +143,13 @@ export class Redactor {
   /** The rules' matches in `text` as it is (overlaps not yet merged). */
   private ruleFindings(text: string): Finding[] {
     const found: Finding[] = [];
-    const anchors = new Map<RegExp, number[]>();
-    const hinted = this.hinted(text);
+    const plan = this.planned();
+    const { hints, anchors } = plan.scanner.scan(text);
     for (const rule of this.rules) {
-      if (rule.hint && !hinted.has(rule)) continue;
-      for (const m of this.matches(rule, text, anchors)) {
+      const h = plan.hintOf.get(rule);
+      if (h !== undefined && !hints[h]) continue;
+      const a = plan.anchorOf.get(rule);
+      for (const m of this.matches(rule, text, a === undefined ? null : anchors[a])) {
         const v = m.groups?.v ?? m[0];
         if (!v) continue;
         if (rule.accept && !rule.accept(v)) continue;
@@ -176,21 +162,11 @@ export class Redactor {
   }
 
   /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
-   *  its anchor matches (found once per text for every rule sharing the anchor). */
-  private *matches(rule: RedactRule, text: string, anchors: Map<RegExp, number[]>): Generator<RegExpExecArray> {
-    if (!rule.anchor) {
+   *  its anchor matches (`at`: found by the pre-scan, once per text for every rule sharing it). */
+  private *matches(rule: RedactRule, text: string, at: number[] | null): Generator<RegExpExecArray> {
+    if (!at) {
       yield* text.matchAll(rule.re);
       return;
-    }
-    let at = anchors.get(rule.anchor);
-    if (!at) {
-      at = [];
-      const a = new RegExp(rule.anchor.source, rule.anchor.flags.includes('g') ? rule.anchor.flags : rule.anchor.flags + 'g');
-      for (let m = a.exec(text); m; m = a.exec(text)) {
-        at.push(m.index);
-        a.lastIndex = m.index + 1; // overlapping keywords ("secretoken") each get their try
-      }
-      anchors.set(rule.anchor, at);
     }
     if (at.length === 0) return;
     const sticky = this.sticky(rule);
