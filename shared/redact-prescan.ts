@@ -28,7 +28,8 @@ export function literalsOf(source: string): string[] | null {
   const char = (c: string): string => (c.charCodeAt(0) < 128 ? c.toLowerCase() : fail());
   const escaped = (): string => {
     const c = source[at++] ?? fail();
-    return /[A-Za-z0-9]/.test(c) ? fail() : char(c);
+    const k = c.toLowerCase().charCodeAt(0);
+    return (k >= 97 && k <= 122) || (k >= 48 && k <= 57) ? fail() : char(c);
   };
   const alternation = (): string[] => {
     const out = [...sequence()];
@@ -108,29 +109,33 @@ export class Prescanner {
     );
     this.hintRes = hints.map((h, i) => (lits[i] ? null : new RegExp(h, 'i')));
     this.anchorRes = anchors.map((a, i) => (lits[hints.length + i] ? null : new RegExp(a.source, a.flags.includes('g') ? a.flags : a.flags + 'g')));
-    const next: number[] = new Array(128).fill(0);
-    const out: number[] = [0];
+    // At most one node per literal character: the rows are allocated once (the hook builds this
+    // at its first error; growing a JS array cost it ~10 ms cold).
+    let size = 1;
+    for (const list of lits) for (const lit of list ?? []) size += lit.length;
+    const next = new Int32Array(size * 128);
+    const out = new Int32Array(size);
+    let rows = 1;
     lits.forEach((list, id) => {
       for (const lit of list ?? []) {
         let node = 0;
-        for (const ch of lit) {
-          let to = next[node * 128 + ch.charCodeAt(0)];
+        for (let i = 0; i < lit.length; i++) {
+          const c = lit.charCodeAt(i); // lower case (literalsOf)
+          let to = next[node * 128 + c];
           if (!to) {
-            to = out.length;
-            out.push(0);
-            next.push(...new Array(128).fill(0));
-            next[node * 128 + ch.toLowerCase().charCodeAt(0)] = to;
-            next[node * 128 + ch.toUpperCase().charCodeAt(0)] = to;
+            to = rows++;
+            next[node * 128 + c] = to;
+            if (c >= 97 && c <= 122) next[node * 128 + c - 32] = to;
           }
           node = to;
         }
         out[node] |= 1 << id;
       }
     });
-    this.next = Int32Array.from(next);
-    this.out = Int32Array.from(out);
+    this.next = next;
+    this.out = out;
     this.two = new Int32Array(128 * 128);
-    for (let a = 0; a < 128; a++) if (next[a]) for (let b = 0; b < 128; b++) this.two[(a << 7) | b] = next[next[a] * 128 + b];
+    for (let a = 0; a < 128; a++) if (next[a]) this.two.set(next.subarray(next[a] * 128, next[a] * 128 + 128), a << 7);
   }
 
   scan(text: string): Prescan {
