@@ -13,6 +13,7 @@
  * overlaps an earlier hint's match): a rule may run where it did not, never the reverse.
  * Pure; no IO; built on first use.
  */
+import type { CandidateScanner, Candidates, ScannerFactory } from './redact-scan.js';
 
 /** Literals at most per source (beyond: the regex is used). */
 export const MAX_LITERALS = 256;
@@ -79,29 +80,35 @@ export function literalsOf(source: string): string[] | null {
   }
 }
 
-/** What a pre-scan found: the hint groups present, and each anchor's positions (ascending). */
-export interface Prescan {
-  hints: boolean[];
-  anchors: number[][];
-}
-
 /** Hints and anchors the trie tells apart (one bit each in a node's outputs); more are scanned
  *  with their regexes. */
 const MAX_TRIE_IDS = 30;
 
 /** A pre-scanner for fixed hints (regex sources matched with the `i` flag, as redact.ts's rules
  *  mean them) and anchors (global regexes; one without `i` is scanned with itself: the trie
- *  folds case). */
-export class Prescanner {
-  /** Trie rows of 128 (ASCII); 0 = no way on (the root is never entered again). */
+ *  folds case). What it returns is its own, overwritten by the next scan.
+ *
+ *  The trie is over the literals' own characters (a few dozen; each letter in both cases is one
+ *  symbol), every other character symbol 0, so its tables stay small: the scan looks up two per
+ *  character (its symbol, then the pair of it and the one before: no literal starts at most
+ *  pairs), in tables of a few KB that stay in the CPU's nearest cache while a transcript's
+ *  parsing runs around them (tables indexed by character codes, 64 KB and more, measured 2–3×
+ *  slower there than alone). */
+export class Prescanner implements CandidateScanner {
+  /** Symbol of each ASCII code: 0 = in no literal. */
+  private readonly sym: Uint8Array;
+  /** Symbols + 1 (0 included): the row width of `next` and `two`. */
+  private readonly width: number;
+  /** Trie rows, one entry per symbol; 0 = no way on (the root is never entered again). */
   private readonly next: Int32Array;
   /** Per node: the ids ending there, one bit each (hint g → bit g, anchor a → bit hints + a). */
   private readonly out: Int32Array;
-  /** The node after a text's first two characters (by their codes' pair): most pairs start no
-   *  literal, so the scan looks at one table entry per character. Literals are 2+ characters. */
+  /** The node after two symbols (literals are 2+ characters; symbol 0 leads nowhere). */
   private readonly two: Int32Array;
   private readonly hintRes: Array<RegExp | null>;
   private readonly anchorRes: Array<RegExp | null>;
+  /** The answer, reused: the indexer's 100,000 scans per run allocate nothing here. */
+  private readonly found: { hints: boolean[]; anchors: number[][] };
 
   constructor(hints: readonly string[], anchors: readonly RegExp[]) {
     const lits = [...hints.map(literalsOf), ...anchors.map((a) => (a.flags.includes('i') ? literalsOf(a.source) : null))].map((l, id) =>
@@ -109,48 +116,60 @@ export class Prescanner {
     );
     this.hintRes = hints.map((h, i) => (lits[i] ? null : new RegExp(h, 'i')));
     this.anchorRes = anchors.map((a, i) => (lits[hints.length + i] ? null : new RegExp(a.source, a.flags.includes('g') ? a.flags : a.flags + 'g')));
-    // At most one node per literal character: the rows are allocated once (the hook builds this
-    // at its first error; growing a JS array cost it ~10 ms cold).
-    let size = 1;
-    for (const list of lits) for (const lit of list ?? []) size += lit.length;
-    const next = new Int32Array(size * 128);
+    const sym = new Uint8Array(128);
+    let width = 1;
+    let size = 1; // nodes: at most one per literal character
+    for (const list of lits) {
+      for (const lit of list ?? []) {
+        size += lit.length;
+        for (let i = 0; i < lit.length; i++) {
+          const c = lit.charCodeAt(i); // lower case (literalsOf)
+          if (sym[c]) continue;
+          sym[c] = width++;
+          if (c >= 97 && c <= 122) sym[c - 32] = sym[c];
+        }
+      }
+    }
+    // Allocated once (the daemon builds this at its first scan; growing a JS array was slow).
+    const next = new Int32Array(size * width);
     const out = new Int32Array(size);
     let rows = 1;
     lits.forEach((list, id) => {
       for (const lit of list ?? []) {
         let node = 0;
         for (let i = 0; i < lit.length; i++) {
-          const c = lit.charCodeAt(i); // lower case (literalsOf)
-          let to = next[node * 128 + c];
-          if (!to) {
-            to = rows++;
-            next[node * 128 + c] = to;
-            if (c >= 97 && c <= 122) next[node * 128 + c - 32] = to;
-          }
-          node = to;
+          const at = node * width + sym[lit.charCodeAt(i)];
+          if (!next[at]) next[at] = rows++;
+          node = next[at];
         }
         out[node] |= 1 << id;
       }
     });
+    const two = new Int32Array(width * width);
+    for (let a = 1; a < width; a++) if (next[a]) two.set(next.subarray(next[a] * width, next[a] * width + width), a * width);
+    this.sym = sym;
+    this.width = width;
     this.next = next;
     this.out = out;
-    this.two = new Int32Array(128 * 128);
-    for (let a = 0; a < 128; a++) if (next[a]) this.two.set(next.subarray(next[a] * 128, next[a] * 128 + 128), a << 7);
+    this.two = two;
+    this.found = { hints: hints.map(() => false), anchors: anchors.map(() => []) };
   }
 
-  scan(text: string): Prescan {
+  scan(text: string): Candidates {
+    const { sym, width, next, out, two, found } = this;
     const nh = this.hintRes.length;
     const hintBits = (1 << nh) - 1;
-    const anchors: number[][] = this.anchorRes.map(() => []);
-    const { next, out, two } = this;
+    const anchors = found.anchors;
+    for (const a of anchors) a.length = 0;
     const n = text.length;
     let seen = 0;
-    let c1 = n > 0 ? text.charCodeAt(0) : 0;
+    let c = n > 0 ? text.charCodeAt(0) : 128;
+    let s1 = c < 128 ? sym[c] : 0;
     for (let p = 0; p + 1 < n; p++) {
-      const c0 = c1;
-      c1 = text.charCodeAt(p + 1);
-      if ((c0 | c1) >= 128) continue;
-      let node = two[(c0 << 7) | c1];
+      const s0 = s1;
+      c = text.charCodeAt(p + 1);
+      s1 = c < 128 ? sym[c] : 0;
+      let node = two[s0 * width + s1];
       for (let q = p + 2; node !== 0; q++) {
         const o = out[node];
         if (o !== 0) {
@@ -161,18 +180,26 @@ export class Prescanner {
         }
         if (q >= n) break;
         const d = text.charCodeAt(q);
-        node = d < 128 ? next[node * 128 + d] : 0;
+        node = d < 128 ? next[node * width + sym[d]] : 0;
       }
     }
-    const hints = this.hintRes.map((re, g) => (re ? re.test(text) : (seen & (1 << g)) !== 0));
-    this.anchorRes.forEach((re, a) => {
-      if (!re) return;
+    for (let g = 0; g < nh; g++) {
+      const re = this.hintRes[g];
+      found.hints[g] = re ? re.test(text) : (seen & (1 << g)) !== 0;
+    }
+    for (let a = 0; a < anchors.length; a++) {
+      const re = this.anchorRes[a];
+      if (!re) continue;
       re.lastIndex = 0;
       for (let m = re.exec(text); m; m = re.exec(text)) {
         anchors[a].push(m.index);
         re.lastIndex = m.index + 1;
       }
-    });
-    return { hints, anchors };
+    }
+    return found;
   }
 }
+
+/** The pre-scanner as redact.ts builds its scanner (createRedactor gives it; the hook's signing
+ *  redactor keeps the plain scanner, shared/redact-scan.ts). */
+export const prescanner: ScannerFactory = (hints, anchors) => new Prescanner(hints, anchors);

@@ -9,13 +9,15 @@
  * transcript records before anything is chunked), the team-store writer and `store push`
  * (chunks on their way out), and `store scan` / doctor (findings, never values).
  *
- * Cost: one pass over a text finds every rule's hint and every place a keyword-anchored rule can
- * start (shared/redact-prescan.ts); only the rules whose hint is there run, and an anchored rule
- * only where its keyword is. docs/REDACTION.md has the per-MB figures.
+ * Cost: a candidate scan finds every rule's hint and every place a keyword-anchored rule can
+ * start (shared/redact-scan.ts); only the rules whose hint is there run, and an anchored rule
+ * only where its keyword is. The indexer's and daemon's redactor scans in one pass
+ * (shared/redact-prescan.ts), the hook's with plain regexes. docs/REDACTION.md has the figures.
  */
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
-import { Prescanner } from './redact-prescan.js';
+import { prescanner } from './redact-prescan.js';
+import { plainScanner, type CandidateScanner, type ScannerFactory } from './redact-scan.js';
 import { VIEWS, type JoinedView, type Views } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
@@ -68,13 +70,20 @@ export class Redactor {
   private readonly allow: RegExp[];
   private readonly userRules: boolean;
 
-  /** The rules' hints and anchors, each numbered once (rules sharing one share its number), and
-   *  the pre-scanner finding them all in one pass; built at the first scan. */
-  private plan: { scanner: Prescanner; hintOf: Map<RedactRule, number>; anchorOf: Map<RedactRule, number> } | null = null;
+  /** The rules' hints and anchors, each numbered once (rules sharing one share its number; by
+   *  rule index, -1: none), and the scanner finding them; built at the first scan. */
+  private plan: { scanner: CandidateScanner; hintOf: number[]; anchorOf: number[] } | null = null;
 
   /** `views`: the normalised views to scan too (shared/redact-views.ts); null for the hook's
-   *  signing redactor (signingRedactor), which keeps them out of its bundle. */
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string), private readonly views: Views | null) {
+   *  signing redactor (signingRedactor), which keeps them out of its bundle. `scanner`: how a
+   *  text is scanned for the rules' hints and anchors (shared/redact-scan.ts). */
+  constructor(
+    readonly rules: readonly RedactRule[],
+    allow: readonly RegExp[],
+    fingerprint: string | (() => string),
+    private readonly views: Views | null,
+    private readonly scanner: ScannerFactory = plainScanner,
+  ) {
     this.allow = [...allow];
     this.fp = fingerprint;
     this.userRules = rules.some((r) => !BUILTIN_RULES.includes(r));
@@ -88,16 +97,20 @@ export class Redactor {
 
   private planned(): NonNullable<Redactor['plan']> {
     if (this.plan) return this.plan;
-    const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
-    const anchors = [...new Set(this.rules.flatMap((r) => (r.anchor ? [r.anchor] : [])))];
-    const hintOf = new Map<RedactRule, number>();
-    const anchorOf = new Map<RedactRule, number>();
+    // Plain loops: the hook builds this at its first error, cold (no closures to compile).
+    const hints: string[] = [];
+    const anchors: RegExp[] = [];
+    const hintOf: number[] = [];
+    const anchorOf: number[] = [];
     for (const r of this.rules) {
-      if (r.hint) hintOf.set(r, hints.indexOf(r.hint));
-      if (r.anchor) anchorOf.set(r, anchors.indexOf(r.anchor));
+      let h = r.hint ? hints.indexOf(r.hint) : -1;
+      if (r.hint && h < 0) h = hints.push(r.hint) - 1;
+      let a = r.anchor ? anchors.indexOf(r.anchor) : -1;
+      if (r.anchor && a < 0) a = anchors.push(r.anchor) - 1;
+      hintOf.push(h);
+      anchorOf.push(a);
     }
-    const scanner = new Prescanner(hints, anchors);
-    return (this.plan = { scanner, hintOf, anchorOf });
+    return (this.plan = { scanner: this.scanner(hints, anchors), hintOf, anchorOf });
   }
 
   /** Where secrets are in `text` (sorted, not overlapping): the rules over the text as it
@@ -140,46 +153,48 @@ export class Redactor {
     return merged(found);
   }
 
-  /** The rules' matches in `text` as it is (overlaps not yet merged). */
+  /** The rules' matches in `text` as it is (overlaps not yet merged): a rule whose hint is not
+   *  in it does not run, an anchored rule is tried (sticky) at each place its anchor matches,
+   *  any other over the whole text. */
   private ruleFindings(text: string): Finding[] {
     const found: Finding[] = [];
-    const plan = this.planned();
-    const { hints, anchors } = plan.scanner.scan(text);
-    for (const rule of this.rules) {
-      const h = plan.hintOf.get(rule);
-      if (h !== undefined && !hints[h]) continue;
-      const a = plan.anchorOf.get(rule);
-      for (const m of this.matches(rule, text, a === undefined ? null : anchors[a])) {
-        const v = m.groups?.v ?? m[0];
-        if (!v) continue;
-        if (rule.accept && !rule.accept(v)) continue;
-        if (this.allow.some((a) => a.test(v))) continue;
-        const start = m.groups?.v !== undefined ? m.index! + m[0].lastIndexOf(v) : m.index!;
-        found.push({ kind: rule.kind, start, end: start + v.length });
+    const { scanner, hintOf, anchorOf } = this.planned();
+    const { hints, anchors } = scanner.scan(text);
+    const rules = this.rules;
+    for (let i = 0; i < rules.length; i++) {
+      const h = hintOf[i];
+      if (h >= 0 && !hints[h]) continue;
+      const rule = rules[i];
+      const a = anchorOf[i];
+      if (a < 0) {
+        for (const m of text.matchAll(rule.re)) this.take(rule, m, found);
+        continue;
+      }
+      const at = anchors[a];
+      if (at.length === 0) continue;
+      const sticky = this.sticky(rule);
+      let end = 0;
+      for (const p of at) {
+        if (p < end) continue; // inside the previous match of this rule
+        sticky.lastIndex = p;
+        const m = sticky.exec(text);
+        if (m) {
+          end = m.index + m[0].length;
+          this.take(rule, m, found);
+        }
       }
     }
     return found;
   }
 
-  /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
-   *  its anchor matches (`at`: found by the pre-scan, once per text for every rule sharing it). */
-  private *matches(rule: RedactRule, text: string, at: number[] | null): Generator<RegExpExecArray> {
-    if (!at) {
-      yield* text.matchAll(rule.re);
-      return;
-    }
-    if (at.length === 0) return;
-    const sticky = this.sticky(rule);
-    let end = 0;
-    for (const p of at) {
-      if (p < end) continue; // inside the previous match of this rule
-      sticky.lastIndex = p;
-      const m = sticky.exec(text);
-      if (m) {
-        end = m.index + m[0].length;
-        yield m;
-      }
-    }
+  /** A match as a finding when its value is a secret (the rule accepts it, the allow list not). */
+  private take(rule: RedactRule, m: RegExpExecArray | RegExpMatchArray, found: Finding[]): void {
+    const v = m.groups?.v ?? m[0];
+    if (!v) return;
+    if (rule.accept && !rule.accept(v)) return;
+    if (this.allow.some((a) => a.test(v))) return;
+    const start = m.groups?.v !== undefined ? m.index! + m[0].lastIndexOf(v) : m.index!;
+    found.push({ kind: rule.kind, start, end: start + v.length });
   }
 
   private readonly stickies = new Map<RedactRule, RegExp>();
@@ -267,7 +282,7 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
       .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
       .digest('hex')
       .slice(0, 16);
-  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS);
+  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS, prescanner);
 }
 
 let builtin: Redactor | null = null;

@@ -15,6 +15,7 @@ import { literalsOf, Prescanner } from '../../shared/redact-prescan.js';
 import { createRedactor, Redactor } from '../../shared/redact.js';
 import { BUILTIN_RULES, KEY_ANCHOR, KEYWORD_ANCHOR, type RedactRule } from '../../shared/redact-rules.js';
 import { VIEWS } from '../../shared/redact-views.js';
+import { plainScanner } from '../../shared/redact-scan.js';
 import { PROBE_SHAPES, SECRET_CONTEXTS, SECRET_SHAPES, inContext } from '../../eval/secret-shapes.js';
 import { seededRandom } from '../../shared/prng.js';
 
@@ -97,27 +98,43 @@ describe('the pre-scan', () => {
   });
 });
 
-describe('the redactor with its pre-scan finds what its rules find without one', () => {
+describe('the redactor with its pre-scan finds what its rules find without one, and what the plain scan lets through', () => {
   const fast = createRedactor();
   const bare: RedactRule[] = BUILTIN_RULES.map(({ hint: _h, anchor: _a, ...r }) => r);
   const everyRule = new Redactor(bare, [], 'no pre-scan', VIEWS);
+  // The hook's scan (shared/redact-scan.ts) with the views: the same rules, another scanner.
+  const plain = new Redactor(BUILTIN_RULES, [], 'plain scan', VIEWS, plainScanner);
   const scanner = new Prescanner(HINTS, ANCHORS);
+  const plainScan = plainScanner(HINTS, ANCHORS);
 
   it('property: the same findings and redacted text; each rule that matches was let through', () => {
     fc.assert(
       fc.property(text, (t) => {
         expect(fast.findings(t)).toEqual(everyRule.findings(t));
+        expect(plain.findings(t)).toEqual(everyRule.findings(t));
         expect(fast.redact(t)).toBe(everyRule.redact(t));
+        expect(plain.redact(t)).toBe(everyRule.redact(t));
         const seen = scanner.scan(t);
+        const seenPlain = plainScan.scan(t);
         for (const rule of BUILTIN_RULES) {
           const starts = [...t.matchAll(rule.re)].map((m) => m.index!);
           if (starts.length === 0) continue;
           if (rule.hint) expect(seen.hints[HINTS.indexOf(rule.hint)], rule.kind).toBe(true);
+          if (rule.hint) expect(seenPlain.hints[HINTS.indexOf(rule.hint)], rule.kind).toBe(true);
           if (rule.anchor) for (const s of starts) expect(seen.anchors[ANCHORS.indexOf(rule.anchor)], rule.kind).toContain(s);
+          if (rule.anchor) for (const s of starts) expect(seenPlain.anchors[ANCHORS.indexOf(rule.anchor)], rule.kind).toContain(s);
         }
       }),
       { numRuns: 800 },
     );
+  });
+
+  it('the plain scan: nothing when no hint or keyword is there; every keyword position when one is (control)', () => {
+    expect(plainScan.scan('Exit code 1\n ✓ src/a.test.ts > computes case 3 (4 ms)')).toEqual({ hints: HINTS.map(() => false), anchors: [[], []] });
+    const got = plainScan.scan('my SecreToken and the api key, sk-x');
+    expect(got.anchors).toEqual(ANCHORS.map((a) => positions(a.source, 'my SecreToken and the api key, sk-x')));
+    expect(got.anchors[0]).toEqual([3, 8, 22]);
+    expect(got.hints[HINTS.indexOf('sk-')]).toBe(true);
   });
 
   it('a planted secret of every kind is found (control: the property sees secrets)', () => {
@@ -126,6 +143,7 @@ describe('the redactor with its pre-scan finds what its rules find without one',
       const value = shape.make(rnd);
       const t = inContext(shape.frame ? shape.frame(value) : value, 'tool-output');
       expect(fast.findings(t).length, shape.kind).toBeGreaterThan(0);
+      expect(plain.findings(t), shape.kind).toEqual(fast.findings(t));
     }
   });
 });
