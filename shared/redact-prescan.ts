@@ -91,9 +91,7 @@ const MAX_TRIE_IDS = 30;
  *  The trie is over the literals' own characters (a few dozen; each letter in both cases is one
  *  symbol), every other character symbol 0, so its tables stay small: the scan looks up two per
  *  character (its symbol, then the pair of it and the one before: no literal starts at most
- *  pairs), in tables of a few KB that stay in the CPU's nearest cache while a transcript's
- *  parsing runs around them (tables indexed by character codes, 64 KB and more, measured 2–3×
- *  slower there than alone). */
+ *  pairs), in tables of a few KB rather than 64 KB indexed by character codes. */
 export class Prescanner implements CandidateScanner {
   /** Symbol of each ASCII code: 0 = in no literal. */
   private readonly sym: Uint8Array;

@@ -59,9 +59,13 @@ export const plainScanner: ScannerFactory = (hints, anchors) => {
   return {
     scan(text) {
       if (any === undefined) {
-        // With `i`: hints are matched so, and anchors when all have it (else no presence test).
-        const parts = [...hints, ...anchors.map((a) => a.source)];
-        any = parts.length && anchors.every((a) => a.flags.includes('i')) ? new RegExp(parts.map((p) => `(?:${p})`).join('|'), 'i') : null;
+        // Hints and `i` anchors caseless, other anchors as written: no ICU at a cold start (the
+        // hook's errors mostly stop here); with the `i` flag when one cannot be so written.
+        const parts = [...hints.map((h) => [h, true] as const), ...anchors.map((a) => [a.source, a.flags.includes('i')] as const)];
+        const written = parts.map(([p, i]) => (i ? caseless(p) : p));
+        if (parts.length === 0) any = null;
+        else if (!written.includes(null)) any = new RegExp(written.map((p) => `(?:${p})`).join('|'));
+        else any = parts.every(([, i]) => i) ? new RegExp(parts.map(([p]) => `(?:${p})`).join('|'), 'i') : null;
       }
       if (any && !any.test(text)) return none;
       const found = hints.map(() => false);
