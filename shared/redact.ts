@@ -9,12 +9,15 @@
  * transcript records before anything is chunked), the team-store writer and `store push`
  * (chunks on their way out), and `store scan` / doctor (findings, never values).
  *
- * Cost: a cheap trigger test first (TRIGGER_CASELESS_SOURCE: one pass, no capture); only a string that
- * holds a trigger runs the rules. docs/REDACTION.md has the per-MB figures.
+ * Cost: a candidate scan finds every rule's hint and every place a keyword-anchored rule can
+ * start (shared/redact-scan.ts); only the rules whose hint is there run, and an anchored rule
+ * only where its keyword is. The indexer's and daemon's redactor scans in one pass
+ * (shared/redact-prescan.ts), the hook's with plain regexes. docs/REDACTION.md has the figures.
  */
 import { createHash } from 'node:crypto';
 import { BUILTIN_RULES, type RedactRule } from './redact-rules.js';
-import { lazyRegExp } from './regexp.js';
+import { prescanner } from './redact-prescan.js';
+import { plainScanner, type CandidateScanner, type ScannerFactory } from './redact-scan.js';
 import { VIEWS, type JoinedView, type Views } from './redact-views.js';
 
 /** Marker delimiters: single guillemets never occur in keys, are kept by the FTS tokenizer as
@@ -29,18 +32,6 @@ export const BASE64_KIND = 'base64-secret';
 export const MAX_DECODE_DEPTH = 2;
 /** Redaction passes at most (one almost always; a second when a replacement joined a secret). */
 export const MAX_REDACT_PASSES = 3;
-
-/** Any string that may hold a built-in secret holds one of these, in any case. */
-export const TRIGGER_SOURCE =
-  /sk-|akia|asia|abia|acca|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|aiza|ya29\.|gocspx|_live_|_test_|whsec_|npm_|hf_|private key|eyj|bearer|auth|api-key|:\/\/[^\s/]*@|pass|pwd|secret|token|key|credential|mysql|mariadb|csrf/.source;
-/** TRIGGER_SOURCE with each ASCII letter written in its two cases, matched without the `i`
- *  flag: the same matches (without `u`, `i` folds an ASCII letter to its two cases only;
- *  test/shared/redact.test.ts checks this is TRIGGER_SOURCE so written and matches as it does),
- *  but no ICU case folding when V8 compiles it — ~1M instructions, ~0.25 ms, of the one-shot
- *  hook at a tool error (docs/HOOK.md). Built on first use. */
-export const TRIGGER_CASELESS_SOURCE =
-  '[sS][kK]-|[aA][kK][iI][aA]|[aA][sS][iI][aA]|[aA][bB][iI][aA]|[aA][cC][cC][aA]|[gG][hH][pPoOuUsSrR]_|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_|[gG][lL][a-zA-Z]{1,5}-|[xX][oO][xX]|[hH][oO][oO][kK][sS]\\.[sS][lL][aA][cC][kK]|[aA][iI][zZ][aA]|[yY][aA]29\\.|[gG][oO][cC][sS][pP][xX]|_[lL][iI][vV][eE]_|_[tT][eE][sS][tT]_|[wW][hH][sS][eE][cC]_|[nN][pP][mM]_|[hH][fF]_|[pP][rR][iI][vV][aA][tT][eE] [kK][eE][yY]|[eE][yY][jJ]|[bB][eE][aA][rR][eE][rR]|[aA][uU][tT][hH]|[aA][pP][iI]-[kK][eE][yY]|:\\/\\/[^\\s/]*@|[pP][aA][sS][sS]|[pP][wW][dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN]|[kK][eE][yY]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[mM][yY][sS][qQ][lL]|[mM][aA][rR][iI][aA][dD][bB]|[cC][sS][rR][fF]';
-const triggerRe = lazyRegExp(TRIGGER_CASELESS_SOURCE, '');
 
 /** No secret any rule detects fits in fewer characters (the shortest: `pwd="abcd"`, 10): shorter
  *  strings — ids, types, flags, most JSON values of a record — are returned untouched, untested. */
@@ -77,18 +68,25 @@ export class Redactor {
    *  read it; the hook, which only redacts, never does and so never loads node:crypto). */
   private fp: string | (() => string);
   private readonly allow: RegExp[];
-  private readonly userTrigger: boolean;
+  private readonly userRules: boolean;
 
-  /** One scan for every rule's hint: group i+1 ↔ hints[i]; built at the first scan (a text
-   *  without a trigger, as most are, never needs it). */
-  private hints: { re: RegExp | null; rules: RedactRule[][] } | null = null;
+  /** The rules' hints and anchors, each numbered once (rules sharing one share its number; by
+   *  rule index, -1: none), and the scanner finding them; built at the first scan. */
+  private plan: { scanner: CandidateScanner; hintOf: number[]; anchorOf: number[] } | null = null;
 
   /** `views`: the normalised views to scan too (shared/redact-views.ts); null for the hook's
-   *  signing redactor (signingRedactor), which keeps them out of its bundle. */
-  constructor(readonly rules: readonly RedactRule[], allow: readonly RegExp[], fingerprint: string | (() => string), private readonly views: Views | null) {
+   *  signing redactor (signingRedactor), which keeps them out of its bundle. `scanner`: how a
+   *  text is scanned for the rules' hints and anchors (shared/redact-scan.ts). */
+  constructor(
+    readonly rules: readonly RedactRule[],
+    allow: readonly RegExp[],
+    fingerprint: string | (() => string),
+    private readonly views: Views | null,
+    private readonly scanner: ScannerFactory = plainScanner,
+  ) {
     this.allow = [...allow];
     this.fp = fingerprint;
-    this.userTrigger = rules.some((r) => !BUILTIN_RULES.includes(r));
+    this.userRules = rules.some((r) => !BUILTIN_RULES.includes(r));
   }
 
   /** Names the rules and allow list in force (stores record the one they were scrubbed by). */
@@ -97,23 +95,22 @@ export class Redactor {
     return this.fp;
   }
 
-  /** The hinted rules whose hint occurs in `text`. */
-  private hinted(text: string): Set<RedactRule> {
-    const out = new Set<RedactRule>();
-    if (!this.hints) {
-      const hints = [...new Set(this.rules.flatMap((r) => (r.hint ? [r.hint] : [])))];
-      this.hints = { re: hints.length ? new RegExp(hints.map((h) => `(${h})`).join('|'), 'gi') : null, rules: hints.map((h) => this.rules.filter((r) => r.hint === h)) };
+  private planned(): NonNullable<Redactor['plan']> {
+    if (this.plan) return this.plan;
+    // Plain loops: the hook builds this at its first error, cold (no closures to compile).
+    const hints: string[] = [];
+    const anchors: RegExp[] = [];
+    const hintOf: number[] = [];
+    const anchorOf: number[] = [];
+    for (const r of this.rules) {
+      let h = r.hint ? hints.indexOf(r.hint) : -1;
+      if (r.hint && h < 0) h = hints.push(r.hint) - 1;
+      let a = r.anchor ? anchors.indexOf(r.anchor) : -1;
+      if (r.anchor && a < 0) a = anchors.push(r.anchor) - 1;
+      hintOf.push(h);
+      anchorOf.push(a);
     }
-    const { re, rules } = this.hints;
-    if (!re) return out;
-    let seen = 0;
-    for (const m of text.matchAll(re)) {
-      const g = m.findIndex((x, i) => i > 0 && x !== undefined) - 1;
-      if (g < 0 || out.has(rules[g][0])) continue;
-      for (const r of rules[g]) out.add(r);
-      if (++seen === rules.length) break;
-    }
-    return out;
+    return (this.plan = { scanner: this.scanner(hints, anchors), hintOf, anchorOf });
   }
 
   /** Where secrets are in `text` (sorted, not overlapping): the rules over the text as it
@@ -127,8 +124,8 @@ export class Redactor {
   private find(text: string, depth: number, within: JoinedView | null): Finding[] {
     // No rules (a store written "without redaction", the benchmark's baseline): nothing to find
     // in any view either.
-    if (!text || this.rules.length === 0 || (!this.userTrigger && text.length < MIN_SECRET_CHARS)) return [];
-    const found = this.userTrigger || triggerRe().test(text) ? this.ruleFindings(text) : [];
+    if (!text || this.rules.length === 0 || (!this.userRules && text.length < MIN_SECRET_CHARS)) return [];
+    const found = this.ruleFindings(text);
     const v = this.views;
     if (!v) return merged(found);
     if (depth < MAX_DECODE_DEPTH) {
@@ -156,54 +153,48 @@ export class Redactor {
     return merged(found);
   }
 
-  /** The rules' matches in `text` as it is (overlaps not yet merged). */
+  /** The rules' matches in `text` as it is (overlaps not yet merged): a rule whose hint is not
+   *  in it does not run, an anchored rule is tried (sticky) at each place its anchor matches,
+   *  any other over the whole text. */
   private ruleFindings(text: string): Finding[] {
     const found: Finding[] = [];
-    const anchors = new Map<RegExp, number[]>();
-    const hinted = this.hinted(text);
-    for (const rule of this.rules) {
-      if (rule.hint && !hinted.has(rule)) continue;
-      for (const m of this.matches(rule, text, anchors)) {
-        const v = m.groups?.v ?? m[0];
-        if (!v) continue;
-        if (rule.accept && !rule.accept(v)) continue;
-        if (this.allow.some((a) => a.test(v))) continue;
-        const start = m.groups?.v !== undefined ? m.index! + m[0].lastIndexOf(v) : m.index!;
-        found.push({ kind: rule.kind, start, end: start + v.length });
+    const { scanner, hintOf, anchorOf } = this.planned();
+    const { hints, anchors } = scanner.scan(text);
+    const rules = this.rules;
+    for (let i = 0; i < rules.length; i++) {
+      const h = hintOf[i];
+      if (h >= 0 && !hints[h]) continue;
+      const rule = rules[i];
+      const a = anchorOf[i];
+      if (a < 0) {
+        for (const m of text.matchAll(rule.re)) this.take(rule, m, found);
+        continue;
+      }
+      const at = anchors[a];
+      if (at.length === 0) continue;
+      const sticky = this.sticky(rule);
+      let end = 0;
+      for (const p of at) {
+        if (p < end) continue; // inside the previous match of this rule
+        sticky.lastIndex = p;
+        const m = sticky.exec(text);
+        if (m) {
+          end = m.index + m[0].length;
+          this.take(rule, m, found);
+        }
       }
     }
     return found;
   }
 
-  /** A rule's matches: a whole-text scan, or for an anchored rule a sticky try at each place
-   *  its anchor matches (found once per text for every rule sharing the anchor). */
-  private *matches(rule: RedactRule, text: string, anchors: Map<RegExp, number[]>): Generator<RegExpExecArray> {
-    if (!rule.anchor) {
-      yield* text.matchAll(rule.re);
-      return;
-    }
-    let at = anchors.get(rule.anchor);
-    if (!at) {
-      at = [];
-      const a = new RegExp(rule.anchor.source, rule.anchor.flags.includes('g') ? rule.anchor.flags : rule.anchor.flags + 'g');
-      for (let m = a.exec(text); m; m = a.exec(text)) {
-        at.push(m.index);
-        a.lastIndex = m.index + 1; // overlapping keywords ("secretoken") each get their try
-      }
-      anchors.set(rule.anchor, at);
-    }
-    if (at.length === 0) return;
-    const sticky = this.sticky(rule);
-    let end = 0;
-    for (const p of at) {
-      if (p < end) continue; // inside the previous match of this rule
-      sticky.lastIndex = p;
-      const m = sticky.exec(text);
-      if (m) {
-        end = m.index + m[0].length;
-        yield m;
-      }
-    }
+  /** A match as a finding when its value is a secret (the rule accepts it, the allow list not). */
+  private take(rule: RedactRule, m: RegExpExecArray | RegExpMatchArray, found: Finding[]): void {
+    const v = m.groups?.v ?? m[0];
+    if (!v) return;
+    if (rule.accept && !rule.accept(v)) return;
+    if (this.allow.some((a) => a.test(v))) return;
+    const start = m.groups?.v !== undefined ? m.index! + m[0].lastIndexOf(v) : m.index!;
+    found.push({ kind: rule.kind, start, end: start + v.length });
   }
 
   private readonly stickies = new Map<RedactRule, RegExp>();
@@ -291,7 +282,7 @@ export function createRedactor(cfg: RedactConfig = { patterns: [], allow: [] }, 
       .update(JSON.stringify({ v: RULES_VERSION, rules: named.map((r) => [r.kind, r.re.source, r.re.flags]), patterns, allow: allowed }))
       .digest('hex')
       .slice(0, 16);
-  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS);
+  return new Redactor([...rules, ...user], allow, fingerprint, VIEWS, prescanner);
 }
 
 let builtin: Redactor | null = null;

@@ -19,7 +19,7 @@ import { createRedactor, Redactor } from '../../shared/redact.js';
 import { BUILTIN_RULES } from '../../shared/redact-rules.js';
 import { VIEWS } from '../../shared/redact-views.js';
 import * as reference from './reference/redact-views.js';
-import { RedactedReader, redactedView, MEMO_ENTRIES } from '../../shared/redact-on-read.js';
+import { RedactedReader, redactedView } from '../../shared/redact-on-read.js';
 import { parseValue } from '../../transcript/records.js';
 import { CodexRecordParser } from '../../transcript/codex-records.js';
 import { PROBE_SHAPES, SECRET_CONTEXTS, SECRET_SHAPES, inContext } from '../../eval/secret-shapes.js';
@@ -217,7 +217,7 @@ describe('the redacting view the indexer parses records through', () => {
     expect(redactedView(none, rec)).toBe(rec);
   });
 
-  it('the memo gives the redactor\'s answer: strings repeated, long, and past the memo\'s size (it starts over)', () => {
+  it('a reader kept for a run gives the redactor\'s answer every time: strings repeated, long, many', () => {
     const reader = new RedactedReader(fast);
     const gh = `ghp_${'xY7'.repeat(12)}`;
     const long = `${'word '.repeat(2000)} ${gh}`;
@@ -226,7 +226,7 @@ describe('the redacting view the indexer parses records through', () => {
       expect(reader.view('plain words')).toBe('plain words');
       expect(reader.view(long)).toBe(fast.redact(long));
     }
-    for (let i = 0; i < 2 * MEMO_ENTRIES; i++) expect(reader.view(`value ${i} of many`)).toBe(`value ${i} of many`);
+    for (let i = 0; i < 8192; i++) expect(reader.view(`value ${i} of many`)).toBe(`value ${i} of many`);
     expect(reader.view(gh)).toBe('‹secret:github-token›');
     expect(reader.view(long)).toBe(fast.redact(long));
   });
