@@ -228,8 +228,9 @@ export function consensusFixes(key: string, match: Exclude<MatchKind, 'near'>, e
       const actions = actionsOf(e);
       // Files it only edited; or files it staged by name on the way to another action's success.
       const edits = fixEdits(e.fix) ?? (actions?.includes('git add') ? null : fixStaged(e.fix));
-      // Files of the task it was met in (rule task-files): offered only where one is named.
-      const files = fixTaskFiles(e.fix, e.action);
+      // Files of the task it was met in (rule task-files): offered only where one is named. A
+      // note is the person's own knowledge, not a task's work: never gated by the files it names.
+      const files = e.source === 'note' ? null : fixTaskFiles(e.fix, e.action);
       out.push({ offer: { ...base, confidence }, sourceSession: e.sessionId, scope: e.regionScope, ...lineageOf(e), ...(where ? { where } : {}), ...(edits ? { edits } : {}), ...(files ? { files } : {}), ...(actions ? { actions } : {}), ...(e.source !== 'note' && e.tool && e.tool.length <= MAX_TOOL_NAME_CHARS ? { tool: e.tool } : {}) });
       if (out.length >= MAX_FIXES_PER_SIG) return out;
     }

@@ -11,7 +11,7 @@
  * Also the lines a session shows about it (SessionStart's systemMessage). Files are read as
  * untrusted: a malformed one counts as absent, and what is shown is stripped of control characters.
  */
-import { closeSync, constants, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeDir, logsDir } from '../shared/paths.js';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
@@ -70,13 +70,18 @@ export function bootstrapRunning(env: NodeJS.ProcessEnv, now = Date.now()): bool
 export function acquireLock(env: NodeJS.ProcessEnv, root: string, now = Date.now()): boolean {
   ensureDir(homeDir(env));
   for (let attempt = 0; attempt < 2; attempt++) {
+    // The lock appears with its content already in it (written to a file of this process, then
+    // linked into place: link fails on an existing name, atomically). A lock created empty and
+    // written after would read as unreadable — stale — to a second set-up started in between.
+    const tmp = `${bootstrapLockPath(env)}.${process.pid}.tmp`;
     try {
-      const fd = openSync(bootstrapLockPath(env), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+      const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
       try {
         writeSync(fd, JSON.stringify({ pid: process.pid, root, startedAt: now } satisfies BootstrapLock) + '\n');
       } finally {
         closeSync(fd);
       }
+      linkSync(tmp, bootstrapLockPath(env));
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -84,6 +89,10 @@ export function acquireLock(env: NodeJS.ProcessEnv, root: string, now = Date.now
       try {
         unlinkSync(bootstrapLockPath(env));
       } catch { /* someone else removed it: try again */ }
+    } finally {
+      try {
+        unlinkSync(tmp);
+      } catch { /* not written */ }
     }
   }
   return false;

@@ -31,18 +31,41 @@ const EXTENSION_RE = /\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}$/;
 /** A remote's branch (`origin/main`): a name, not a path. */
 const REMOTE_REF_RE = /^(?:origin|upstream)\//;
 
+/** A path inside the environment a project runs in (a virtualenv, installed packages, their
+ *  executables): setting that up is a change that transfers, not a task's files. */
+const ENVIRONMENT_PATH_RE = /(?:^|[\\/])(?:\.?venv|env|node_modules|\.bin|site-packages)(?:[\\/]|$)/;
+
 /** Whether a word of a command is a literal path: it has a separator or a file extension. */
 function pathWord(w: string): boolean {
-  if (!w || w.startsWith('-') || NOT_LITERAL_RE.test(w) || REMOTE_REF_RE.test(w) || w === '/dev/null') return false;
+  if (!w || w.startsWith('-') || NOT_LITERAL_RE.test(w) || REMOTE_REF_RE.test(w) || w === '/dev/null' || ENVIRONMENT_PATH_RE.test(w)) return false;
   return /[\\/]/.test(w) || EXTENSION_RE.test(w);
 }
 
-/** The literal paths a command names as arguments (not its programs, not `cd` targets). */
+/** Package managers, and the verbs by which they install: an install's arguments are packages
+ *  (`npm install decimal.js`, `pip install ruamel.yaml`), not files, and an install is a change
+ *  that transfers (issue 37: "a flag, … an install, a config value"). */
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'pip', 'pip3', 'uv', 'poetry', 'pipx', 'cargo', 'gem', 'go', 'brew', 'apt', 'apt-get', 'dnf', 'yum', 'apk', 'composer', 'conda', 'mix', 'bundle', 'dotnet']);
+const INSTALL_VERBS = new Set(['install', 'i', 'add', 'get', 'ci', 'require', 'deps.get']);
+
+/** Commands whose arguments are a place or the environment, never a task's files. */
+const ENVIRONMENT_STEPS = new Set(['cd', 'source', '.', 'chmod', 'export']);
+
+/** Whether a command's words are a package install (`sudo`, `python -m pip` allowed before it). */
+function isInstall(words: string[]): boolean {
+  let i = words[0] === 'sudo' ? 1 : 0;
+  if (/^python[\d.]*$/.test(words[i] ?? '') && words[i + 1] === '-m') i += 2;
+  if (!PACKAGE_MANAGERS.has(words[i] ?? '')) return false;
+  return words.slice(i + 1).some((w) => INSTALL_VERBS.has(w));
+}
+
+/** The literal paths a command names as arguments (not its programs, not `cd` targets, not an
+ *  install's packages). */
 export function pathArguments(command: string): string[] {
   const out: string[] = [];
   for (const seg of command.split(/&&|\|\||[;|\n]/)) {
     const words = seg.trim().split(/\s+/).map((w) => w.replace(/^["']+|["']+$/g, '')).filter(Boolean);
-    if (!words.length || words[0] === 'cd') continue;
+    // `cd` moves (the place is the fix); `source` / `.` / `chmod` prepare the environment.
+    if (!words.length || ENVIRONMENT_STEPS.has(words[0]) || isInstall(words)) continue;
     for (const w of words.slice(1)) if (pathWord(w)) out.push(w);
   }
   return out;

@@ -169,6 +169,10 @@ describe('Past fix offers from episodes', () => {
     expect(f({ action: 'Bash: git add docs/prd.json docs/story.txt', fix: 'git add docs/prd.json' }).files).toEqual(['prd.json']);
     expect(f({ action: 'Bash: cd /home/me && git add -A', fix: 'in /home/me/api: git add docs/prd.json && git status' }).files).toBeUndefined();
     expect(f({ action: 'Bash: cat "docs/prd.json"', fix: 'cat /home/me/docs/prd.json' }).files).toBeUndefined();
+    // A note is the person's own knowledge: the paths it names never gate it (control: the same
+    // line as a session's fix does).
+    expect(f({ source: 'note', action: '', fix: 'cat db/README.md before the migrations' }).files).toBeUndefined();
+    expect(f({ action: 'Bash: make migrate', fix: 'cat db/README.md before the migrations' }).files).toEqual(['README.md']);
   });
 
   it('rule named-not-all: `git add <files>` failed and `git add -A` got through is no fix (control: the same after `git add -A` failed; the rule ablated)', () => {

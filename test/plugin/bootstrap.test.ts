@@ -276,3 +276,25 @@ describe('plugin set-up: the pure parts', () => {
     expect(npmEnv({ PATH: '/a', npm_config_nodedir: '/mine' }, '/opt/node/bin/node', () => true).npm_config_nodedir).toBe('/mine');
   });
 });
+
+describe('the set-up lock under a race (real processes)', () => {
+  it('eight set-ups started at once: exactly one takes the lock, and no lock ever reads empty; control: after it is released, the next one takes it', async () => {
+    const home = tempDir('ab-lock-race-');
+    const mod = join(repoRoot, 'dist', 'ops', 'plugin-bootstrap-state.js');
+    // Each process tries once, reports, and stays alive a moment so a winner's pid is live.
+    const script = `import(${JSON.stringify(mod)}).then((m) => { const env = { ...process.env, ACTIVE_BRAIN_HOME: ${JSON.stringify(home)} }; const got = m.acquireLock(env, '/root-x'); process.stdout.write(got ? 'won' : 'lost'); setTimeout(() => { if (got) m.releaseLock(env); }, 1500); });`;
+    const { spawn } = await import('node:child_process');
+    const runs = Array.from({ length: 8 }, () => new Promise<string>((resolve) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      c.stdout.on('data', (d) => { out += d; });
+      c.on('close', () => resolve(out));
+    }));
+    const results = await Promise.all(runs);
+    expect(results.filter((r) => r === 'won')).toHaveLength(1);
+    expect(results.filter((r) => r === 'lost')).toHaveLength(7);
+    expect(existsSync(join(home, 'plugin-bootstrap.lock'))).toBe(false);
+    const again = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(again.stdout).toBe('won');
+  }, 60_000);
+});

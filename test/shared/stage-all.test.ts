@@ -21,6 +21,10 @@ describe('swapsNamedForAll (rule named-not-all)', () => {
     expect(swapsNamedForAll('git add docs/prd.json', 'Bash: git add docs/prd.json docs/story.txt')).toBe(false);
     expect(swapsNamedForAll('git push --set-upstream origin <branch>', 'Bash: git push')).toBe(false);
     expect(swapsNamedForAll('git commit -m <text>', 'Bash: git add src/a.ts && git commit -m x')).toBe(false);
+    // `-A` / `-u` limited to named paths stages only those; `-a` inside a quoted message is text.
+    expect(swapsNamedForAll('git add -A docs/x.md && git commit -m <text>', 'Bash: git add docs/x.md && git commit -m x')).toBe(false);
+    expect(swapsNamedForAll('git add -u src/ && git status', 'Bash: git add src/a.ts')).toBe(false);
+    expect(swapsNamedForAll('git commit -m "drop -a flag"', 'Bash: git add src/a.ts && git commit -m x')).toBe(false);
   });
 
   it('property: never throws; a failing call that staged everything is never swapped', () => {

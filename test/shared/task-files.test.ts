@@ -26,6 +26,21 @@ describe('fixTaskFiles (rule task-files)', () => {
     expect(fixTaskFiles('Grep: publishEvent in /home/u/app/src', 'Bash: rg publishEvent')).toBeNull();
     expect(fixTaskFiles('git push --set-upstream origin <branch>', 'Bash: git push')).toBeNull();
     expect(fixTaskFiles('git rebase origin/main', 'Bash: git pull')).toBeNull();
+    // An install's arguments are packages, even when they look like file names.
+    expect(fixTaskFiles('npm install decimal.js', 'Bash: npm test')).toBeNull();
+    expect(fixTaskFiles('python3 -m pip install ruamel.yaml', 'Bash: python3 app.py')).toBeNull();
+    expect(fixTaskFiles('sudo apt-get install -y libssl.dev', 'Bash: make')).toBeNull();
+    // Setting the environment up transfers: a virtualenv, its activation, an executable bit.
+    expect(fixTaskFiles('source .venv/bin/activate && pytest', 'Bash: pytest')).toBeNull();
+    expect(fixTaskFiles('python3 -m venv .venv; then pip install requests', 'Bash: python3 app.py')).toBeNull();
+    expect(fixTaskFiles('chmod +x scripts/deploy.sh', 'Bash: scripts/deploy.sh')).toBeNull();
+  });
+
+  it('pathArguments: an install names packages, not files (control: the same name read as a file is a path)', () => {
+    expect(pathArguments('npm install decimal.js chart.js')).toEqual([]);
+    expect(pathArguments('yarn add socket.io')).toEqual([]);
+    expect(pathArguments('cat decimal.js')).toEqual(['decimal.js']);
+    expect(pathArguments('npm run build -- --config vite.config.ts')).toEqual(['vite.config.ts']);
   });
 
   it('pathArguments: paths, not programs, options, placeholders or cd targets', () => {
