@@ -217,7 +217,13 @@ export class Redactor {
       if (f.length === 0) return out;
       out = replaced(out, f);
     }
-    return out;
+    // Still a finding after the last pass: a replacement that keeps joining what follows (a
+    // value glued to a line-broken base64 blob, eaten one line per pass). Everything from the
+    // first finding left on is dropped under one marker, so nothing of it can leak.
+    const rest = this.findings(out);
+    if (rest.length === 0) return out;
+    const first = rest.reduce((a, b) => (b.start < a.start ? b : a));
+    return replaced(out, [{ kind: first.kind, start: first.start, end: out.length }]);
   }
 
   /** Every string inside a parsed JSON value redacted (objects and arrays copied only where

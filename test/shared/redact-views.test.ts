@@ -216,6 +216,19 @@ describe('every shape of the probe, and what redact() returns has no finding', (
     }
   });
 
+  it('a value glued to a line-broken base64 blob of a key (each pass joined the next line): what redact() returns has no finding and none of the blob (control: the blob alone is redacted whole)', () => {
+    const blob = 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQorbVl4Ulhxd2l2WW5QRVpPd0tVNEdWNzRs\ndTNBTU5hZEpkWEFBb2JUQ2NQeDNpdS85VjMwejdzdFVUZ3lWd0RrCkFrZUNEWkxydWl6eHhnUTc2\naDg3VjZ5ZlpSZjl1OFd3dm91bjBGeTZMWnZ4Z2I4L0pxUGtlaWFybTFHTTNFMFUKbUcrUUVvZ0x6\nN3JDTGxPVHZiS0dlczhwcWVXRlVrbjVFUUVmdDdGeDljNDFkRFB6Slh5cmFneHMwcVNMODBYZgpX\nMHk5eWRVWEZlTUhWaVFvOC9FNzF0M2N5NjFWSTNhREJ4Rk5iUDd0VytVUWxnOTBDMzl6QWRPZ0RL\nMUlKajRjCjkzZWd0eFpFcUtKZmpBUS9reTRyYjJkeFpGMEpJTk96QmlXakhGQ3ZSUnFrUmRZTDZU\nUXgwZXEzajNVd2xxL3kKUmxnOVFXYTg3anZYa0ZMcldqdU11QytoWWx2WnFjTVdjSE1sdFZBRng4\nSmtKd0sxWS9kbFVmcGo0SUlXSUVwWQotLS0tLUVORCBSU0EgUFJJVkFURSBLRVktLS0tLQo=';
+    const text = 'SECRET_KEY=django-insecure-esn8(0z7i0g%p=O2m0(_)@fs!#kc%nizg&p2%79lu^(or6c2-q' + blob + 'sk-proj-WbEBFxXbd8atsVWII6UMoVCr6j0p6Hhp591m99j0AhUujw-j0bpvjTPAB81oAnmt_R_pzn1I_gkKZN03vq_mv9f1Oly2MjehLQce' + 'DB_PASSWORD=EjWD5QJRu7VxWz!63' + blob;
+    const out = r.redact(text);
+    expect(r.findings(out)).toEqual([]);
+    expect(r.redact(out)).toBe(out);
+    for (const line of blob.split('\n')) expect(out).not.toContain(line.slice(0, 24));
+    const alone = r.redact(`key: ${blob}`);
+    expect(r.findings(alone)).toEqual([]);
+    expect(alone).not.toContain(blob.slice(0, 24));
+    expect(alone.startsWith('key: ')).toBe(true);
+  });
+
   it('property: redact() is a fixed point of findings on random text with planted pieces', () => {
     const rnd = seededRandom(7);
     const pieces = PROBE_SHAPES.map((s) => s.make(rnd).framed);
