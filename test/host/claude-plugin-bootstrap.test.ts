@@ -27,7 +27,7 @@ import { waitFor } from '../daemon/helpers.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { projectDirName, requireHost, runCli } from './hosts.js';
 import { sinceLastAnswer } from '../../bench/host-model-server.js';
-import { plainClone } from './plugin-clone.js';
+import { plainClone, runningDaemon as daemonOf } from './plugin-clone.js';
 import { HOOK_CONTEXT_PREFIX, HOST_CONFIG, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 import { bootstrapFailedPath, bootstrapLockPath, bootstrapLogPath } from '../../ops/plugin-bootstrap-state.js';
 
@@ -51,17 +51,8 @@ echo "$*" >> '${calls}'
 ln -s '${join(repoRoot, 'node_modules')}' node_modules && exec node scripts/build.mjs
 `;
 
-/** The daemon's pid when one runs (tracked for cleanup); null otherwise. */
-function runningDaemon(): number | null {
-  try {
-    const pid = Number.parseInt(readFileSync(join(w.home, 'daemon.pid'), 'utf8'), 10);
-    process.kill(pid, 0);
-    w.track(pid);
-    return pid;
-  } catch {
-    return null;
-  }
-}
+/** The daemon the plugin started (test/host/plugin-clone.ts). */
+const runningDaemon = () => daemonOf(w);
 
 /** The plugin root's own CLI, as a person would run it (`node <root>/bin/active-brain.js …`). */
 const rootCli = (args: string[]) => runCli(process.execPath, [join(root, 'bin', 'active-brain.js'), ...args], { cwd: w.base, env: { ...w.env, PATH: path } });

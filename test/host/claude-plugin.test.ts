@@ -17,7 +17,7 @@ import { cli, waitFor } from '../daemon/helpers.js';
 import { offlineModelPath, repoRoot } from '../helpers/model.js';
 import { hostEnv, projectDirName, requireHost, runCli } from './hosts.js';
 import { sinceLastAnswer } from '../../bench/host-model-server.js';
-import { plainClone } from './plugin-clone.js';
+import { plainClone, runningDaemon as daemonOf } from './plugin-clone.js';
 import { BOOTSTRAP_ENV } from '../../ops/plugin-bootstrap-state.js';
 import { HOOK_CONTEXT_PREFIX, HOST_CONFIG, failingPushScript, fixedPushScript, gitRepoWithoutUpstream, hostWorld, type HostWorld } from './scenario.js';
 
@@ -26,17 +26,8 @@ let w: HostWorld;
 let clone: string;
 let cliBin: string;
 
-/** The daemon the plugin started (its pid file), tracked for cleanup; null when none runs. */
-function runningDaemon(): number | null {
-  try {
-    const pid = Number.parseInt(readFileSync(join(w.home, 'daemon.pid'), 'utf8'), 10);
-    process.kill(pid, 0);
-    w.track(pid);
-    return pid;
-  } catch {
-    return null;
-  }
-}
+/** The daemon the plugin started (test/host/plugin-clone.ts). */
+const runningDaemon = () => daemonOf(w);
 
 const claudeCmd = (args: string[]) => runCli(host.bin!, args, { cwd: w.base, env: hostEnv(w.userHome, 'http://127.0.0.1:9', { PATH: `${dirname(cliBin)}:${process.env.PATH}` }) });
 
