@@ -97,10 +97,17 @@ describe('hook process: racing prompts of one session', () => {
     expect(recs.filter((r) => r.reason === 'printed')).toHaveLength(prints);
     expect(prints).toBeLessThanOrEqual(2);
     expect(prints).toBeGreaterThanOrEqual(1);
+    // Admitted = took the lock and read the state (its record names the turn it counted). A run
+    // that ended before the lock (state-locked, or its deadline while stdin was still being read
+    // on a loaded machine) counts no turn. No lost update: the admitted runs counted 1..n, each once.
+    const turns = recs.flatMap((r) => (typeof r.turn === 'number' ? [r.turn] : [])).sort((a, b) => a - b);
+    expect(turns.length).toBeLessThanOrEqual(3 * PER_ROUND - locked);
+    expect(turns.length).toBeGreaterThanOrEqual(1);
+    expect(turns).toEqual(Array.from({ length: turns.length }, (_, k) => k + 1));
     const state = readStateFile(ctx)!;
     expect(validate(stateSchema, state)).toEqual([]);
     expect(state.shown).toBe(prints);
-    expect(state.turns).toBe(3 * PER_ROUND - locked);
+    expect(state.turns).toBe(turns.length);
     expect(existsSync(join(ctx.home, 'hook-state', `${ctx.sessionId}.lock`))).toBe(false);
   });
 });
