@@ -278,23 +278,46 @@ describe('plugin set-up: the pure parts', () => {
 });
 
 describe('the set-up lock under a race (real processes)', () => {
-  it('eight set-ups started at once: exactly one takes the lock, and no lock ever reads empty; control: after it is released, the next one takes it', async () => {
-    const home = tempDir('ab-lock-race-');
-    const mod = join(repoRoot, 'dist', 'ops', 'plugin-bootstrap-state.js');
-    // Each process tries once, reports, and stays alive a moment so a winner's pid is live.
-    const script = `import(${JSON.stringify(mod)}).then((m) => { const env = { ...process.env, ACTIVE_BRAIN_HOME: ${JSON.stringify(home)} }; const got = m.acquireLock(env, '/root-x'); process.stdout.write(got ? 'won' : 'lost'); setTimeout(() => { if (got) m.releaseLock(env); }, 1500); });`;
+  const mod = () => join(repoRoot, 'dist', 'ops', 'plugin-bootstrap-state.js');
+  /** Time for the processes to start before they contend. */
+  const START_SPREAD_MS = 1000;
+  /** Each process tries once, reports on stdout, and holds what it took until the test closes its
+   *  stdin (after every process has reported): a winner's pid is live while the others look. */
+  const contender = (home: string, at: number) => `import(${JSON.stringify(mod())}).then((m) => { const env = { ...process.env, ACTIVE_BRAIN_HOME: ${JSON.stringify(home)} }; while (Date.now() < ${at}); const got = m.acquireLock(env, '/root-x'); process.stdout.write(got ? 'won' : 'lost'); process.stdin.resume(); process.stdin.on('end', () => { if (got) m.releaseLock(env); process.exit(0); }); });`;
+  async function race(home: string, n: number): Promise<string[]> {
     const { spawn } = await import('node:child_process');
-    const runs = Array.from({ length: 8 }, () => new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // All of them call acquireLock at one moment (each spins until it), well after they started.
+    const at = Date.now() + START_SPREAD_MS;
+    const children = Array.from({ length: n }, () => spawn(process.execPath, ['--input-type=module', '-e', contender(home, at)], { stdio: ['pipe', 'pipe', 'ignore'] }));
+    const reported = children.map((c) => new Promise<string>((resolve) => {
       let out = '';
-      c.stdout.on('data', (d) => { out += d; });
+      c.stdout!.on('data', (d) => { out += d; if (out.length >= 3) resolve(out); });
       c.on('close', () => resolve(out));
     }));
-    const results = await Promise.all(runs);
+    const results = await Promise.all(reported);
+    const closed = children.map((c) => new Promise<void>((resolve) => c.on('close', () => resolve())));
+    for (const c of children) c.stdin!.end();
+    await Promise.all(closed);
+    return results;
+  }
+
+  it('eight set-ups started at once: exactly one takes the lock, and no lock ever reads empty; control: after it is released, the next one takes it', async () => {
+    const home = tempDir('ab-lock-race-');
+    const results = await race(home, 8);
     expect(results.filter((r) => r === 'won')).toHaveLength(1);
     expect(results.filter((r) => r === 'lost')).toHaveLength(7);
     expect(existsSync(join(home, 'plugin-bootstrap.lock'))).toBe(false);
-    const again = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(again.stdout).toBe('won');
+    expect(await race(home, 1)).toEqual(['won']);
   }, 60_000);
+
+  it('eight set-ups find the same stale lock (its set-up died): exactly one takes it over, round after round', async () => {
+    const home = tempDir('ab-lock-stale-race-');
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    for (let round = 0; round < 3; round++) {
+      writeFileSync(join(home, 'plugin-bootstrap.lock'), JSON.stringify({ pid: Number(dead.stdout), root: '/root-old', startedAt: Date.now() }) + '\n');
+      const results = await race(home, 8);
+      expect(results.filter((r) => r === 'won'), `round ${round}`).toHaveLength(1);
+      expect(existsSync(join(home, 'plugin-bootstrap.lock'))).toBe(false);
+    }
+  }, 120_000);
 });
