@@ -2,8 +2,8 @@
  * The hook's per-session state file (<home>/hook-state/<session>.json, HookState) and the
  * lock that makes two racing prompts of one session count correctly: an O_EXCL lock file
  * next to it, taken with a short bounded wait. A lock older than STALE_LOCK_MS (a hook
- * that died holding it) is broken. Never blocks long: no lock in time → the caller stays
- * silent. Writes are atomic (temp + rename; see writeState on fsync).
+ * that died holding it) is broken, by one hook only (breakStaleLock). Never blocks long: no
+ * lock in time → the caller stays silent. Writes are atomic (temp + rename; see writeState on fsync).
  */
 import { openSync, closeSync, constants, unlinkSync, statSync, writeSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +37,34 @@ function stateDirUsable(dir: string): boolean {
   return dirTrust(dir) !== 'untrusted' && dirTrust(join(dir, '..')) !== 'untrusted';
 }
 
+/**
+ * Remove a stale lock under a short lock of its own (<lock>.break, O_EXCL), reading its age again
+ * there: two hooks that both saw the same stale lock would otherwise each remove "it" — the second
+ * removing the lock the first had just taken — and both would count and show. Another hook
+ * holding the break lock: nothing done (false: the caller waits its poll interval, within its
+ * bounded wait, and looks again); a break lock itself past STALE_LOCK_MS (its hook died in
+ * these lines) is removed. True when the lock may be tried again now.
+ */
+function breakStaleLock(path: string, now: () => number): boolean {
+  const breakPath = `${path}.break`;
+  try {
+    closeSync(openSync(breakPath, 'wx', 0o600));
+  } catch {
+    try {
+      if (now() - statSync(breakPath).mtimeMs > STALE_LOCK_MS) unlinkSync(breakPath);
+    } catch { /* gone meanwhile */ }
+    return false;
+  }
+  try {
+    if (now() - statSync(path).mtimeMs > STALE_LOCK_MS) unlinkSync(path);
+    return true;
+  } catch {
+    return false; // gone meanwhile, or not removable (a folder at its name): the bounded wait decides
+  } finally {
+    try { unlinkSync(breakPath); } catch { /* gone */ }
+  }
+}
+
 /** Take the session lock within `waitMs`; returns a release function or null (also when the
  *  folder is not the user's own: no lock, no state, silence). */
 export function acquireLock(path: string, waitMs: number, now: () => number = Date.now): (() => void) | null {
@@ -63,10 +91,7 @@ export function acquireLock(path: string, waitMs: number, now: () => number = Da
       if (code !== 'EEXIST') return null;
     }
     try {
-      if (now() - statSync(path).mtimeMs > STALE_LOCK_MS) {
-        unlinkSync(path);
-        continue;
-      }
+      if (now() - statSync(path).mtimeMs > STALE_LOCK_MS && breakStaleLock(path, now)) continue;
     } catch { /* vanished between calls: retry */ }
     if (now() - start >= waitMs) return null;
     sleepMs(LOCK_POLL_MS);

@@ -12,6 +12,7 @@ import {
   readStateFile, printedLine, offer, hookBundle, cleanupTemp, type Ctx,
 } from './helpers.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
+import { STALE_LOCK_MS } from '../../hook/state.js';
 
 const recordSchema = loadSchema('hook-record');
 const stateSchema = loadSchema('hook-state');
@@ -179,6 +180,35 @@ describe('hook contract: each silence path, paired with a control that prints', 
     const r = await runScenario(sc);
     expect(r.rec.reason).toBe('printed');
     expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a stale lock is broken by one hook only: while another hook holds its break lock it stays (silent, state-locked); a break lock left by a dead hook is removed too and the offer prints', async () => {
+    const sc = eligible();
+    const lock = join(sc.ctx.home, 'hook-state', `${sc.ctx.sessionId}.lock`);
+    mkdirSync(dirname(lock), { recursive: true });
+    const old = (Date.now() - 60_000) / 1000;
+    writeFileSync(lock, '99999');
+    utimesSync(lock, old, old);
+    writeFileSync(`${lock}.break`, '');
+    const held = await runScenario(sc);
+    expect(held.rec.reason).toBe('state-locked');
+    expect(existsSync(lock)).toBe(true);
+    utimesSync(`${lock}.break`, old, old); // its hook died breaking the lock
+    const r = await runScenario(sc);
+    expect(r.rec.reason).toBe('printed');
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(`${lock}.break`)).toBe(false);
+  });
+
+  it('a stale "lock" that cannot be removed (a folder at its name): silent state-locked within the bounded wait, not a spin', async () => {
+    const sc = eligible();
+    const lock = join(sc.ctx.home, 'hook-state', `${sc.ctx.sessionId}.lock`);
+    mkdirSync(join(lock, 'inside'), { recursive: true });
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(lock, old, old);
+    const r = await runScenario(sc);
+    expect(r.rec.reason).toBe('state-locked');
+    expect(r.rec.latency_ms as number).toBeLessThan(STALE_LOCK_MS);
   });
 
   it('missing hook-settings.json means built-in defaults: every mode in soak (logs would-fire, prints nothing)', async () => {
