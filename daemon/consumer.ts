@@ -8,7 +8,9 @@
  *
  * An exchange is closed by its turn end or the next prompt; when the assistant goes quiet for
  * daemon.settleMs the still-open exchange is decided provisionally (for the cache only).
- * Offsets move only once the batch's decision records reached the log. Skipped lines, reset
+ * Offsets move only once the batch's decision records reached the log; a decision the log held
+ * at start-up (made before a crash, its offset not saved) is made again but not logged again
+ * (daemon/logged-decisions.ts). Skipped lines, reset
  * and removed files and the tailer's warnings become events (daemon/reporter.ts).
  */
 import type { Config } from '../config/schema.js';
@@ -20,6 +22,7 @@ import { safeSessionId, sessionLineagePath } from '../shared/paths.js';
 import { existsSync } from 'node:fs';
 import type { OfferCache } from '../shared/types.js';
 import { decisionRecord, toolDecisionRecord } from './logs.js';
+import { exchangeKey, toolStepKey } from './logged-decisions.js';
 import { StoreDownError } from './store-health.js';
 import type { StoreLife } from './store-life.js';
 import type { CacheSink } from './cache-sink.js';
@@ -41,6 +44,9 @@ export interface ConsumerDeps {
   state: RunState;
   /** Persist a processed offset with its snapshot (the tailer's `commit`). */
   commit: (path: string, offset: number, snapshot: FileSnapshot) => void;
+  /** Decisions the log held at start-up (daemon/logged-decisions.ts): one decided again after a
+   *  crash is not logged twice. Each key is used once. */
+  logged?: Set<string>;
 }
 
 /** A decision with the cache it would write. */
@@ -236,6 +242,7 @@ export class Consumer implements TailerEvents {
     const t0 = performance.now();
     const cache = publishToolDecision(d, { now: Date.now(), ttlSeconds: this.deps.config.hook.toolCacheTtlSeconds });
     if (cache) this.deps.sink.forDecision(d, t0, (c) => c.writeTool(cache));
+    if (this.loggedBefore(toolStepKey(d.sessionId, d.toolUseId))) return Promise.resolve();
     return this.deps.report.log.write(toolDecisionRecord(d, Date.now()));
   }
 
@@ -245,7 +252,14 @@ export class Consumer implements TailerEvents {
     if (halted(this.deps.state)) return Promise.resolve();
     const t0 = performance.now();
     if (writeCache && cache) this.deps.sink.forDecision(d, t0, (c) => c.write(cache));
+    if (!d.provisional && this.loggedBefore(exchangeKey(d.sessionId, d.exchangeUuid))) return Promise.resolve();
     return this.deps.report.log.write(decisionRecord(d, Date.now()));
+  }
+
+  /** True (once) when the log held this decision at start-up: decided again after a crash. */
+  private loggedBefore(key: string | null): boolean {
+    const logged = this.deps.logged;
+    return key !== null && logged !== undefined && logged.delete(key);
   }
 
   /** The session's lineage as the store told it (resumed / forked copies), for the hook's

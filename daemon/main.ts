@@ -26,6 +26,7 @@ import { CacheWriter } from './cache-writer.js';
 import { Consumer } from './consumer.js';
 import { Cycle } from './cycle.js';
 import { openJsonlLog } from './logs.js';
+import { readLoggedDecisions } from './logged-decisions.js';
 import { errMsg, Reporter } from './reporter.js';
 import { halted, newRunState } from './run-state.js';
 import { Shutdown } from './shutdown.js';
@@ -97,7 +98,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   store.start(pipeline);
 
   const sink = new CacheSink(new CacheWriter(cacheDir(env)), killPath(env), report);
-  const consumer = new Consumer({ config, env, pipeline, store, sink, report, state, commit: (path, offset, snap) => tailer.commit(path, offset, snap) });
+  const logged = readLoggedDecisions(logsDir(env));
+  const consumer = new Consumer({ config, env, pipeline, store, sink, report, state, logged, commit: (path, offset, snap) => tailer.commit(path, offset, snap) });
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   // Claude Code's root and Codex CLI's sessions root, one consumer (daemon/tailer-group.ts).
   const tailer = new TailerGroup(

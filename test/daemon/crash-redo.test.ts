@@ -1,0 +1,86 @@
+/**
+ * A crash between a batch's decision records and the offset that covers them (the real daemon
+ * process): after the restart those exchanges and tool steps are decided again from the last
+ * saved offset, and none is logged a second time (daemon/logged-decisions.ts). The window is
+ * made wide and certain: offsets.json is put back to what it held after the first exchange
+ * before the killed daemon is restarted. Control: a decision the log does not hold (an exchange
+ * appended while the daemon was down) is logged.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  appendExchange,
+  decisions,
+  newSession,
+  readJson,
+  startDaemon,
+  tempEnv,
+  toolResultLine,
+  toolUseLine,
+  turnEndLine,
+  userLine,
+  waitCanary,
+  waitFor,
+  type Env,
+  type Session,
+} from './helpers.js';
+
+let e: Env;
+afterEach(() => e?.cleanup());
+
+const offsetsFile = (env: Env) => join(env.home, 'offsets.json');
+const committedOffset = (env: Env, s: Session) => readJson<{ files?: Record<string, { offset?: number }> }>(offsetsFile(env))?.files?.[s.path]?.offset ?? -1;
+const caughtUp = (env: Env, s: Session) => committedOffset(env, s) === statSync(s.path).size;
+
+/** Final decisions per exchange uuid and per tool_use_id. */
+function counts(env: Env): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const r of decisions(env)) {
+    if (r.provisional === true) continue;
+    const key = r.channel === 'tool' ? `tool ${String(r.tool_use_id)}` : `exchange ${String(r.exchangeUuid)}`;
+    n.set(key, (n.get(key) ?? 0) + 1);
+  }
+  return n;
+}
+
+describe('a crash between the decision records and the saved offset (real process)', () => {
+  it('the exchanges and tool steps decided again after the restart are logged once; control: one appended while it was down is logged', async () => {
+    e = tempEnv('ab-crash-redo-');
+    const s = newSession(e);
+    const first = startDaemon(e);
+    await waitCanary(e, first.pid);
+    appendExchange(s, 'How do I configure the worker pool size in the scheduler?', 'Set pool.size in scheduler.toml; the default is four workers.');
+    await waitFor(() => caughtUp(e, s), 20_000, 'the first exchange committed');
+    const early = readFileSync(offsetsFile(e), 'utf8');
+
+    appendExchange(s, 'And where do the retry limits for failed jobs live?', 'In jobs/retry.ts: maxAttempts and the backoff table.');
+    appendFileSync(s.path, [
+      userLine(s, 'Run the migration for the jobs table please.'),
+      toolUseLine(s, 'toolu_redo_1', 'Bash', { command: 'npm run migrate' }),
+      toolResultLine(s, 'toolu_redo_1', 'Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432', true),
+      turnEndLine(s),
+    ].join('\n') + '\n');
+    appendExchange(s, 'Thanks, what about the cron schedule for the cleanup job?', 'It runs nightly at 02:00 from cron/cleanup.yaml.');
+    await waitFor(() => caughtUp(e, s), 20_000, 'every exchange committed');
+    const before = counts(e);
+    expect(before.get('tool toolu_redo_1')).toBe(1);
+    expect([...before.values()].filter((v) => v === 1).length).toBeGreaterThanOrEqual(4);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // As if the kill had come after the records and before the offset was saved.
+    writeFileSync(offsetsFile(e), early);
+    appendExchange(s, 'One more: which port does the admin UI listen on?', 'Port 8081, set in admin/server.ts.');
+
+    const second = startDaemon(e);
+    await waitCanary(e, second.pid);
+    await waitFor(() => caughtUp(e, s), 20_000, 'caught up after the restart');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    const after = counts(e);
+    expect([...after.entries()].filter(([, v]) => v !== 1)).toEqual([]);
+    expect(after.size).toBe(before.size + 1); // control: the exchange appended while it was down
+  }, 60_000);
+});
