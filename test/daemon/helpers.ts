@@ -14,6 +14,16 @@ import { HOST_ENV } from '../../shared/workers.js';
 export const BIN = join(repoRoot, 'bin', 'active-brain.js');
 /** Config overrides that keep every test quick. */
 export const QUICK = ['daemon.cycleMs=200', 'daemon.settleMs=50', 'daemon.rootPollMs=200'];
+/**
+ * <home>/config.json (test/helpers/faults.ts writeConfig) for tests that check what the real hook
+ * prints or logs past its prelude, or which offer the daemon makes. Both are wall-clock: the
+ * hook's own deadline (150 ms from its module start) passes on a loaded machine before it has
+ * read its payload (silent, 'deadline', no event), and the offer builder's query budget (40 ms)
+ * skips string queries and changes what is offered. In the file, not `--set`: the CLI's
+ * enable/disable rewrite the hook's settings from it. Each limit has its own tests
+ * (test/hook/contract.test.ts, test/retrieval/builder.test.ts).
+ */
+export const STEADY_CONFIG = { hook: { deadlineMs: 2000 }, retrieval: { queryBudgetMs: 60_000 } };
 
 export interface Env {
   home: string;

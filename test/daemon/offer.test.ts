@@ -13,7 +13,9 @@ import { buildStore, type TestStore } from '../retrieval/helpers.js';
 import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 import { PG_WARMUP, appendPgErrorExchange } from './pg-error-session.js';
+import { writeConfig } from '../helpers/faults.js';
 import {
+  STEADY_CONFIG,
   appendExchange,
   assistantLine,
   cli,
@@ -52,6 +54,7 @@ describe('daemon offers (real process, real store)', () => {
   it('a new tool error with a past fix in the store → would-fire offer in the cache; a worker session gets none', async () => {
     e = tempEnv();
     e.env.ACTIVE_BRAIN_STORE = store.path;
+    writeConfig(e, STEADY_CONFIG); // the offer made and the hook's would-fire are what is checked
     const d = startDaemon(e, ['session.cooldownSeconds=0']);
     await waitCanary(e, d.pid);
 
