@@ -138,6 +138,25 @@ export const events = (e: Env, name?: string) =>
   logRecords(e).filter((r) => r.type === 'event' && (!name || r.event === name));
 export const decisions = (e: Env) => logRecords(e).filter((r) => r.type === 'decision');
 
+/** `status --json` once it says running, with exit 0 (a bounded poll). Running needs a canary from the last
+ *  3 cycles (daemon/canary.ts: 600 ms at QUICK's 200 ms), and a loaded machine can hold a
+ *  daemon's cycle longer than that (measured: a canary 0.75 s old, 4 busy loops on 2 cores), so
+ *  one read can say stale-canary of a daemon that is fine. A frozen one never gets here: the
+ *  stale canary has its own test (test/daemon/lifecycle.test.ts, SIGSTOP). */
+export async function statusRunning<T = Record<string, unknown>>(e: Env, timeoutMs = 15_000): Promise<T> {
+  let last = '';
+  try {
+    return await waitFor(() => {
+      const r = cli(e, ['status', '--json']);
+      last = r.stdout;
+      const s = JSON.parse(last) as Record<string, unknown>;
+      return s.running === true && r.code === 0 ? (s as T) : null;
+    }, timeoutMs, 'status: running');
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${last}`);
+  }
+}
+
 export async function waitCanary(e: Env, pid: number, timeoutMs = 30_000): Promise<Record<string, unknown>> {
   return waitFor(() => {
     const c = readJson(join(e.home, 'canary.json'));

@@ -23,6 +23,7 @@ import {
   newSession,
   readJson,
   startDaemon,
+  statusRunning,
   tempEnv,
   turnEndLine,
   userLine,
@@ -73,7 +74,7 @@ describe('daemon offers (real process, real store)', () => {
     expect((dec.offer as { handle: string }).handle).toBe((cache.offer as { handle: string }).handle);
 
     // status reads the same store read-only: size and model.
-    const st = JSON.parse(cli(e, ['status', '--json']).stdout);
+    const st = await statusRunning<{ store: { chunks: number } }>(e);
     expect(st).toMatchObject({ running: true, store: { present: true, model: 'offline-glove-sif' }, model: { store: 'offline-glove-sif' } });
     expect(st.store.chunks).toBeGreaterThan(5);
 

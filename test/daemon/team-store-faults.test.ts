@@ -22,7 +22,7 @@ import { STORE_RETRY_FIRST_MS, STORE_RETRY_MAX_MS, StoreDownError, StoreGuard, r
 import type { StoreReader } from '../../store/types.js';
 import { writeConfig } from '../helpers/faults.js';
 import {
-  STEADY_CONFIG, appendExchange, cli, decisions, events, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
+  STEADY_CONFIG, appendExchange, cli, decisions, events, newSession, readJson, startDaemon, statusRunning, tempEnv, waitCanary, waitFor,
   type Daemon, type Env, type Session,
 } from './helpers.js';
 
@@ -134,7 +134,7 @@ describe('daemon on the team store: faults', () => {
     appendErrorSession(s);
     const cache = await waitFor(cacheAt(s, 4), 30_000, 'cache for the error turn');
     expect(cache.offer).toMatchObject({ type: 'past-fix', trigger: 'error' });
-    expect(status()).toMatchObject({ running: true, store_health: { state: 'ok' } });
+    expect(await statusRunning(e)).toMatchObject({ running: true, store_health: { state: 'ok' } });
   }, 60_000);
 
   it('server stopped: no offer, status and canary say unreachable since when, daemon alive; back up: reconnects and offers again', async () => {
