@@ -16,7 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { repoRoot } from '../helpers/model.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { codexErrorText, readCodexToolOutput } from '../../shared/codex-output.js';
-import { cli, decisions, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
+import { STEADY_CONFIG, cli, decisions, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
+import { writeConfig } from '../helpers/faults.js';
 import { ROLLOUT_1, S1, rolloutFixedByInstall } from '../helpers/codex.js';
 
 const HOOK = join(repoRoot, 'bin', 'active-brain-hook.cjs');
@@ -85,6 +86,7 @@ describe('Codex CLI: indexer, daemon and hook (real processes)', () => {
     const codexRoot = join(e.home, '..', 'codex', 'sessions');
     mkdirSync(codexRoot, { recursive: true });
     e.env.ACTIVE_BRAIN_CODEX_SESSIONS = codexRoot;
+    writeConfig(e, STEADY_CONFIG); // the hook's runs below are judged on what they print and log
     indexCodexHistory(e);
     const sig = errorSignature(codexErrorText(readCodexToolOutput(execOutput(1, DISCOUNT_ERROR))))!.sig;
 

@@ -14,6 +14,16 @@ import { HOST_ENV } from '../../shared/workers.js';
 export const BIN = join(repoRoot, 'bin', 'active-brain.js');
 /** Config overrides that keep every test quick. */
 export const QUICK = ['daemon.cycleMs=200', 'daemon.settleMs=50', 'daemon.rootPollMs=200'];
+/**
+ * <home>/config.json (test/helpers/faults.ts writeConfig) for tests that check what the real hook
+ * prints or logs past its prelude, or which offer the daemon makes. Both are wall-clock: the
+ * hook's own deadline (150 ms from its module start) passes on a loaded machine before it has
+ * read its payload (silent, 'deadline', no event), and the offer builder's query budget (40 ms)
+ * skips string queries and changes what is offered. In the file, not `--set`: the CLI's
+ * enable/disable rewrite the hook's settings from it. Each limit has its own tests
+ * (test/hook/contract.test.ts, test/retrieval/builder.test.ts).
+ */
+export const STEADY_CONFIG = { hook: { deadlineMs: 2000 }, retrieval: { queryBudgetMs: 60_000 } };
 
 export interface Env {
   home: string;
@@ -127,6 +137,25 @@ export function logRecords(e: Env): Array<Record<string, unknown>> {
 export const events = (e: Env, name?: string) =>
   logRecords(e).filter((r) => r.type === 'event' && (!name || r.event === name));
 export const decisions = (e: Env) => logRecords(e).filter((r) => r.type === 'decision');
+
+/** `status --json` once it says running, with exit 0 (a bounded poll). Running needs a canary from the last
+ *  3 cycles (daemon/canary.ts: 600 ms at QUICK's 200 ms), and a loaded machine can hold a
+ *  daemon's cycle longer than that (measured: a canary 0.75 s old, 4 busy loops on 2 cores), so
+ *  one read can say stale-canary of a daemon that is fine. A frozen one never gets here: the
+ *  stale canary has its own test (test/daemon/lifecycle.test.ts, SIGSTOP). */
+export async function statusRunning<T = Record<string, unknown>>(e: Env, timeoutMs = 15_000): Promise<T> {
+  let last = '';
+  try {
+    return await waitFor(() => {
+      const r = cli(e, ['status', '--json']);
+      last = r.stdout;
+      const s = JSON.parse(last) as Record<string, unknown>;
+      return s.running === true && r.code === 0 ? (s as T) : null;
+    }, timeoutMs, 'status: running');
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${last}`);
+  }
+}
 
 export async function waitCanary(e: Env, pid: number, timeoutMs = 30_000): Promise<Record<string, unknown>> {
   return waitFor(() => {

@@ -18,6 +18,7 @@ import {
   readJson,
   sleep,
   startDaemon,
+  statusRunning,
   tempEnv,
   waitCanary,
   waitFor,
@@ -55,10 +56,8 @@ describe('daemon lifecycle (real process)', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`active-brain daemon already running (pid ${d.pid})`);
 
-    // status --json: running, with the canary's figures.
-    const st = cli(e, ['status', '--json']);
-    expect(st.code).toBe(0);
-    const s = JSON.parse(st.stdout);
+    // status --json: running (exit 0), with the canary's figures.
+    const s = await statusRunning(e);
     expect(s).toMatchObject({ running: true, pid: d.pid, killed: false, mode: 'soak' });
     expect(s.canary_age_s).toBeLessThanOrEqual(0.6);
     expect(s.store).toMatchObject({ present: false });
@@ -200,7 +199,7 @@ describe('daemon lifecycle (real process)', () => {
     expect(r.code, r.stderr).toBe(0);
     const { pid } = JSON.parse(r.stdout) as { pid: number };
     e.track(pid);
-    expect(JSON.parse(cli(e, ['status', '--json']).stdout)).toMatchObject({ running: true, pid });
+    expect(await statusRunning(e)).toMatchObject({ running: true, pid });
     expect(existsSync(join(e.home, 'logs', 'daemon.out'))).toBe(true);
     // It runs with the daemon's malloc environment (shared/daemon-node-flags.ts DAEMON_ENV).
     if (process.platform === 'linux') {

@@ -13,7 +13,9 @@ import { buildStore, type TestStore } from '../retrieval/helpers.js';
 import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { loadSchema, validate } from '../helpers/json-schema.js';
 import { PG_WARMUP, appendPgErrorExchange } from './pg-error-session.js';
+import { writeConfig } from '../helpers/faults.js';
 import {
+  STEADY_CONFIG,
   appendExchange,
   assistantLine,
   cli,
@@ -21,6 +23,7 @@ import {
   newSession,
   readJson,
   startDaemon,
+  statusRunning,
   tempEnv,
   turnEndLine,
   userLine,
@@ -52,6 +55,7 @@ describe('daemon offers (real process, real store)', () => {
   it('a new tool error with a past fix in the store → would-fire offer in the cache; a worker session gets none', async () => {
     e = tempEnv();
     e.env.ACTIVE_BRAIN_STORE = store.path;
+    writeConfig(e, STEADY_CONFIG); // the offer made and the hook's would-fire are what is checked
     const d = startDaemon(e, ['session.cooldownSeconds=0']);
     await waitCanary(e, d.pid);
 
@@ -70,7 +74,7 @@ describe('daemon offers (real process, real store)', () => {
     expect((dec.offer as { handle: string }).handle).toBe((cache.offer as { handle: string }).handle);
 
     // status reads the same store read-only: size and model.
-    const st = JSON.parse(cli(e, ['status', '--json']).stdout);
+    const st = await statusRunning<{ store: { chunks: number } }>(e);
     expect(st).toMatchObject({ running: true, store: { present: true, model: 'offline-glove-sif' }, model: { store: 'offline-glove-sif' } });
     expect(st.store.chunks).toBeGreaterThan(5);
 

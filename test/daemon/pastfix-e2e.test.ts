@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { failurePayload, hookRecords, runHook } from './hook-process.js';
 import { errorSignature } from '../../shared/error-signature.js';
 import { writeConfig } from '../helpers/faults.js';
-import { NO_UPSTREAM, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
+import { NO_UPSTREAM, STEADY_CONFIG, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
 
 let e: Env;
 afterEach(() => e?.cleanup());
@@ -28,7 +28,7 @@ afterEach(() => e?.cleanup());
  *  CLI indexes its folder. */
 /** The hook's own deadline made generous: these tests are about what it prints, and a loaded
  *  shared machine can stretch its ~15 ms past the default 150 ms (then it is silent: 'deadline'). */
-const HOOK_CONFIG = { hook: { deadlineMs: 2000 } };
+const HOOK_CONFIG = STEADY_CONFIG;
 
 function indexFixedPush(env: Env): string {
   const hist = join(env.home, '..', 'history', '-work-app');

@@ -20,8 +20,9 @@ import { errorSignature } from '../../shared/error-signature.js';
 import { PgError } from '../../store/pg-sync.js';
 import { STORE_RETRY_FIRST_MS, STORE_RETRY_MAX_MS, StoreDownError, StoreGuard, retryDelayMs } from '../../daemon/store-health.js';
 import type { StoreReader } from '../../store/types.js';
+import { writeConfig } from '../helpers/faults.js';
 import {
-  appendExchange, cli, decisions, events, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
+  STEADY_CONFIG, appendExchange, cli, decisions, events, newSession, readJson, startDaemon, statusRunning, tempEnv, waitCanary, waitFor,
   type Daemon, type Env, type Session,
 } from './helpers.js';
 
@@ -113,6 +114,7 @@ describe('daemon on the team store: faults', () => {
     }
     e = tempEnv('ab-daemon-pgf-');
     e.env.ACTIVE_BRAIN_STORE_URL = init.users.alice;
+    writeConfig(e, STEADY_CONFIG); // the error turn's past-fix offer is what the control checks
     d = startDaemon(e, ['session.cooldownSeconds=0']);
     await waitCanary(e, d.pid);
   }, 180_000);
@@ -132,7 +134,7 @@ describe('daemon on the team store: faults', () => {
     appendErrorSession(s);
     const cache = await waitFor(cacheAt(s, 4), 30_000, 'cache for the error turn');
     expect(cache.offer).toMatchObject({ type: 'past-fix', trigger: 'error' });
-    expect(status()).toMatchObject({ running: true, store_health: { state: 'ok' } });
+    expect(await statusRunning(e)).toMatchObject({ running: true, store_health: { state: 'ok' } });
   }, 60_000);
 
   it('server stopped: no offer, status and canary say unreachable since when, daemon alive; back up: reconnects and offers again', async () => {

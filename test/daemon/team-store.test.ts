@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { appendExchange, cli, decisions, events, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
+import { appendExchange, cli, decisions, events, newSession, startDaemon, statusRunning, tempEnv, waitCanary, waitFor, type Env } from './helpers.js';
 
 // The real daemon on the team store: configured with the writer's URL it refuses the store
 // (says why, names the reader URL, keeps running silent: store-unreadable); with a reader's
@@ -58,7 +58,7 @@ describe('daemon on the team store (PostgreSQL)', () => {
     const { e } = await daemonWith(init.users.alice);
     expect(events(e, 'error').filter((r) => String(r.reason).startsWith('store'))).toEqual([]);
     expect(events(e, 'store-missing')).toEqual([]);
-    const st = JSON.parse(cli(e, ['status', '--json']).stdout) as { running: boolean; last_error: string | null; store: object };
+    const st = await statusRunning(e);
     expect(st).toMatchObject({ running: true, last_error: null, store: { backend: 'postgres', chunks: 1 } });
   });
 });

@@ -168,7 +168,13 @@ describe('race: hooks against each other and the daemon', () => {
     const locked = recs.filter((r) => r.reason === 'state-locked').length;
     const state = readJson<{ turns: number; shown: number; seenOfferIds: string[] }>(join(e.home, 'hook-state', `${s.id}.json`))!;
     expect(validate(loadSchema('hook-state'), state)).toEqual([]);
-    expect(state.turns).toBe(runs.length - locked);
+    // Admitted = took the lock and read the state (its record names the turn it counted). A run
+    // that ended before the lock (state-locked, or its deadline while stdin was still being read
+    // on a loaded machine) counts no turn. No lost update: the admitted runs counted 1..n, each once.
+    const turns = recs.flatMap((r) => (typeof r.turn === 'number' ? [r.turn] : [])).sort((x, y) => x - y);
+    expect(turns.length).toBeLessThanOrEqual(runs.length - locked);
+    expect(turns).toEqual(Array.from({ length: turns.length }, (_, n) => n + 1));
+    expect(state.turns).toBe(turns.length);
     expect(state.shown).toBe(lines.length);
     expect(state.seenOfferIds).toEqual(printedIds.slice(-state.seenOfferIds.length));
     expect(existsSync(join(e.home, 'hook-state', `${s.id}.lock`))).toBe(false);

@@ -35,6 +35,10 @@ const CLAUDE = findHostCli('claude', 'ACTIVE_BRAIN_CLAUDE_BIN');
 /** One CLI run's bound (it usually takes 1–3 s). */
 const RUN_TIMEOUT_MS = 60_000;
 const HANDLE = 'sessions/258c7280#ep-3';
+/** The hook's own deadline, wide: three CLIs run at once and on a loaded machine a hook start
+ *  alone can pass the default 150 ms, so the run is silent before it reads its payload (no
+ *  event, no worker reason). The deadline has its own tests (test/hook/contract.test.ts). */
+const HOOK = { deadlineMs: 2000 };
 
 /** The subagent's task, as the main agent hands it over (how the stand-in tells the two apart). */
 const SUBTASK = 'SUBTASK: push the branch';
@@ -140,7 +144,7 @@ describe.skipIf(!CLAUDE)(`the real claude -p${CLAUDE ? '' : ' (skipped: no `clau
     const sig = errorSignature(error)!.sig;
     const env = { PATH: process.env.PATH, HOME: dir, ACTIVE_BRAIN_HOME: home, ACTIVE_BRAIN_TRANSCRIPTS: join(configDir, 'projects') };
 
-    const config = ConfigSchema.parse({ workers, modes: { default: { state: 'live', tool: { state: 'live' } } } });
+    const config = ConfigSchema.parse({ workers, hook: HOOK, modes: { default: { state: 'live', tool: { state: 'live' } } } });
     writeHookSettings(config, env);
     const fixes: FixFile = {
       version: 1, sig, storeStamp: 'test', createdAt: Date.now() - 86_400_000,

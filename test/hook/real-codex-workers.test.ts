@@ -78,7 +78,9 @@ describe.skipIf(!CODEX)(`the real codex exec${CODEX ? '' : ' (skipped: no `codex
     const cwd = join(dir, 'srv', 'ci', 'job-1');
     for (const d of [home, codexHome, cwd]) mkdirSync(d, { recursive: true });
     const env = { PATH: process.env.PATH, HOME: dir, ACTIVE_BRAIN_HOME: home, CODEX_HOME: codexHome };
-    const config = ConfigSchema.parse({ workers, modes: { default: { state: 'live', tool: { state: 'live' } } } });
+    // The hook's own deadline wide (a loaded machine can pass 150 ms before the payload is read:
+    // silent, no event); the deadline has its own tests (test/hook/contract.test.ts).
+    const config = ConfigSchema.parse({ workers, hook: { deadlineMs: 2000 }, modes: { default: { state: 'live', tool: { state: 'live' } } } });
     writeHookSettings(config, env);
     writeFileSync(join(codexHome, 'config.toml'), [
       'model = "gpt-test"', 'model_provider = "stand-in"', '[model_providers.stand-in]', 'name = "stand-in"',

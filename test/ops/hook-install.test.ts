@@ -321,7 +321,9 @@ describe('install: the CLI end to end', () => {
     expect(existsSync(join(cfg, 'settings.json'))).toBe(false);
     expect(existsSync(join(ctx.home, 'hook-settings.json'))).toBe(false);
 
-    const inst = run(['install', '--set', `transcriptsRoot=${ctx.root}`], env, ctx.cwd);
+    // The hook's own deadline wide (150 ms can pass on a loaded machine before the payload is
+    // read: silent, no event); its runs below are judged on what they log.
+    const inst = run(['install', '--set', `transcriptsRoot=${ctx.root}`, '--set', 'hook.deadlineMs=2000'], env, ctx.cwd);
     expect(inst.stderr).toBe('');
     expect(inst.status).toBe(0);
     type Groups = Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>;
@@ -333,9 +335,10 @@ describe('install: the CLI end to end', () => {
     // The state dir is not the default one, so the command names it (Claude Code will not pass
     // ACTIVE_BRAIN_HOME through).
     expect(entry.command).toBe(`NODE_OPTIONS= NODE_EXTRA_CA_CERTS= ACTIVE_BRAIN_HOME=${shellQuote(ctx.home)} ${process.execPath} ${join(ROOT, 'bin', 'active-brain-hook.cjs')}`);
-    const written = JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')) as { toolCacheTtlMs: number; modes: Array<{ tool: { state: string } }> };
+    const written = JSON.parse(readFileSync(join(ctx.home, 'hook-settings.json'), 'utf8')) as { toolCacheTtlMs: number; deadlineMs: number; modes: Array<{ tool: { state: string } }> };
     expect(validate(loadSchema('hook-settings'), written)).toEqual([]);
     expect(written.toolCacheTtlMs).toBe(120_000);
+    expect(written.deadlineMs).toBe(2000);
     expect(written.modes[0].tool.state).toBe('soak'); // the tool channel starts in soak too
 
     // Claude Code runs the command through a shell with the payload on stdin.

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { errorSignature } from '../../shared/error-signature.js';
 import { failurePayload, hookRecords, runHook } from '../daemon/hook-process.js';
-import { NO_UPSTREAM, appendExchange, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from '../daemon/helpers.js';
+import { writeConfig } from '../helpers/faults.js';
+import { NO_UPSTREAM, STEADY_CONFIG, appendExchange, appendFixedPushSession, cli, newSession, startDaemon, tempEnv, waitCanary, waitFor, type Env } from '../daemon/helpers.js';
 import { runScheduled, scheduledCommand } from './scheduled-run.js';
 
 const envs: Env[] = [];
@@ -23,6 +24,7 @@ describe('a fix made today is offered after the next scheduled index run', () =>
   it('silent before the run, the Past fix printed after it (real daemon, the unit\'s command, the hook process)', async () => {
     const e = tempEnv('ab-sched-fix-');
     envs.push(e);
+    writeConfig(e, STEADY_CONFIG); // the hook's runs are judged on what they print and log
     appendExchange(newSession(e), 'how do the retries work', 'They back off exponentially.');
     expect(cli(e, ['index', 'add', e.root, '--region', 'sessions', '--kind', 'transcripts']).code).toBe(0);
     const cmd = scheduledCommand(e);

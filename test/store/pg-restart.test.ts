@@ -82,5 +82,5 @@ describe('team store: server restart mid-index', () => {
     expect(again.code, again.err).toBe(0);
     expect(q(`SELECT count(DISTINCT document_id) FROM active_brain.chunks WHERE text LIKE '%NEWV%'`)).toBe(String(NOTES));
     expect(q(`SELECT count(*) FROM active_brain.chunks WHERE text LIKE '%OLDV%'`)).toBe('0');
-  });
+  }, 180_000); // a real server restarted mid-index (CI: ~13 s of the 60 s default)
 });

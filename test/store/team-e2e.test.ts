@@ -20,8 +20,9 @@ import { FIXTURE, FILLER } from '../retrieval/fixture.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { repoRoot } from '../helpers/model.js';
 import { PG_WARMUP, appendPgErrorExchange } from '../daemon/pg-error-session.js';
+import { writeConfig } from '../helpers/faults.js';
 import {
-  appendExchange, decisions, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
+  STEADY_CONFIG, appendExchange, decisions, newSession, readJson, startDaemon, tempEnv, waitCanary, waitFor,
   type Daemon, type Env, type Session,
 } from '../daemon/helpers.js';
 
@@ -82,6 +83,7 @@ describe('a team of two users on one team store (real server, real daemons)', ()
     delete e.env.ACTIVE_BRAIN_STORE;
     e.env.ACTIVE_BRAIN_STORE_URL = url;
     envs.push(e);
+    writeConfig(e, STEADY_CONFIG); // which offer each daemon makes, and the hook's would-fire `label` shows, are what is checked
     const d = startDaemon(e, ['session.cooldownSeconds=0']);
     daemons.push(d);
     await waitCanary(e, d.pid);
