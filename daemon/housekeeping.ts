@@ -4,7 +4,7 @@
  *
  *   <home>/hook-state/<session>.json   not written for hookStateRetentionDays  → removed
  *   <home>/hook-state/<session>.lock   older than LEFTOVER_MS (the hook breaks
- *                                      its own lock after 2 s; an hour-old one
+ *   (and its .lock.break)              its own lock after 2 s; an hour-old one
  *                                      is a leftover, whoever left it)         → removed
  *   <home>/cache/<session>.json        older than cacheTtlSeconds (the hook
  *   (and .tool.json)                   ignores it already: staleness gate)     → removed
@@ -24,7 +24,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { LINEAGE_SUFFIX, cacheDir, hookStateDir } from '../shared/paths.js';
-import { acquireLock } from '../hook/state.js';
+import { acquireLock, BREAK_SUFFIX } from '../hook/state.js';
 
 /** Lock and temp files this old belong to a process that died (the hook's own lock is
  *  broken after 2 s; an atomic write finishes in milliseconds). */
@@ -52,7 +52,7 @@ export function planPrune(folder: Folder, entries: readonly DirEntry[], now: num
     const age = now - e.mtimeMs;
     if (e.name.endsWith('.tmp')) {
       if (age > LEFTOVER_MS) out.push(e.name);
-    } else if (folder === 'hook-state' && e.name.endsWith('.lock')) {
+    } else if (folder === 'hook-state' && (e.name.endsWith('.lock') || e.name.endsWith(`.lock${BREAK_SUFFIX}`))) {
       if (age > LEFTOVER_MS) out.push(e.name);
     } else if ((folder === 'hook-state' && e.name.endsWith('.json')) || (folder === 'cache' && e.name.endsWith(LINEAGE_SUFFIX))) {
       // A session's own memory (hook state, lineage): kept for the retention since last written.

@@ -17,6 +17,8 @@ import { parseState } from './gates.js';
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 /** A lock file older than this belongs to a dead hook and is removed. */
 export const STALE_LOCK_MS = 2000;
+/** The break lock's name after the lock's (see breakStaleLock). */
+export const BREAK_SUFFIX = '.break';
 /** Poll interval while waiting for the lock. */
 export const LOCK_POLL_MS = 2;
 /** Largest state file read. */
@@ -46,7 +48,7 @@ function stateDirUsable(dir: string): boolean {
  * these lines) is removed. True when the lock may be tried again now.
  */
 function breakStaleLock(path: string, now: () => number): boolean {
-  const breakPath = `${path}.break`;
+  const breakPath = `${path}${BREAK_SUFFIX}`;
   try {
     closeSync(openSync(breakPath, 'wx', 0o600));
   } catch {

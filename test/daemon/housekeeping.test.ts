@@ -51,17 +51,19 @@ describe('planPrune', () => {
     const leftovers = [
       { name: 's.lock', mtimeMs: NOW - LEFTOVER_MS - 1 },
       { name: 't.lock', mtimeMs: NOW - 5_000 },
+      { name: 's.lock.break', mtimeMs: NOW - LEFTOVER_MS - 1 },
+      { name: 't.lock.break', mtimeMs: NOW - 5_000 },
       { name: '.s.json.123.456.0.tmp', mtimeMs: NOW - LEFTOVER_MS - 1 },
       { name: 's.json.99.tmp', mtimeMs: NOW - 1_000 },
     ];
-    expect(planPrune('hook-state', leftovers, NOW, POLICY)).toEqual(['s.lock', '.s.json.123.456.0.tmp']);
+    expect(planPrune('hook-state', leftovers, NOW, POLICY)).toEqual(['s.lock', 's.lock.break', '.s.json.123.456.0.tmp']);
     // a lock in the cache folder is not ours to judge
     expect(planPrune('cache', [{ name: 's.lock', mtimeMs: 0 }], NOW, POLICY)).toEqual([]);
   });
 
   it('property: only our file shapes, only when old enough, and the plan is a subset of the input', () => {
     const name = fc.oneof(
-      fc.constantFrom('offsets.json', 'canary.json', 'KILL', 'store.sqlite', 'daemon.jsonl', 'x.lock', 'y.json', '.z.json.1.2.3.tmp', 'notes.txt', 'a.jsonl'),
+      fc.constantFrom('offsets.json', 'canary.json', 'KILL', 'store.sqlite', 'daemon.jsonl', 'x.lock', 'x.lock.break', 'y.json', '.z.json.1.2.3.tmp', 'notes.txt', 'a.jsonl'),
       fc.string({ maxLength: 12 }),
     );
     fc.assert(
@@ -70,7 +72,7 @@ describe('planPrune', () => {
         for (const n of plan) {
           const e = entries.find((x) => x.name === n)!;
           expect(e).toBeDefined();
-          expect(n.endsWith('.json') || n.endsWith('.lock') || n.endsWith('.tmp')).toBe(true);
+          expect(n.endsWith('.json') || n.endsWith('.lock') || n.endsWith('.lock.break') || n.endsWith('.tmp')).toBe(true);
           const a = NOW - e.mtimeMs;
           if (n.endsWith('.json') && folder === 'hook-state') expect(a).toBeGreaterThan(30 * DAY);
           else if (n.endsWith('.json')) expect(a).toBeGreaterThan(900_000);
