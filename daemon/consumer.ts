@@ -22,7 +22,7 @@ import { safeSessionId, sessionLineagePath } from '../shared/paths.js';
 import { existsSync } from 'node:fs';
 import type { OfferCache } from '../shared/types.js';
 import { decisionRecord, toolDecisionRecord } from './logs.js';
-import { exchangeKey, toolStepKey } from './logged-decisions.js';
+import { exchangeKey, toolStepKey, type LoggedBefore } from './logged-decisions.js';
 import { StoreDownError } from './store-health.js';
 import type { StoreLife } from './store-life.js';
 import type { CacheSink } from './cache-sink.js';
@@ -45,8 +45,8 @@ export interface ConsumerDeps {
   /** Persist a processed offset with its snapshot (the tailer's `commit`). */
   commit: (path: string, offset: number, snapshot: FileSnapshot) => void;
   /** Decisions the log held at start-up (daemon/logged-decisions.ts): one decided again after a
-   *  crash is not logged twice. Each key is used once. */
-  logged?: Set<string>;
+   *  crash, in its file's redo window, is not logged twice. */
+  logged?: LoggedBefore;
 }
 
 /** A decision with the cache it would write. */
@@ -78,7 +78,7 @@ export class Consumer implements TailerEvents {
         // at the next tool event. Seed history only numbers the steps and fills the loop ring.
         for (const step of f.tools.push(rec, l.startOffset, l.endOffset)) {
           const td = this.decideTool(path, f, step, info.seed);
-          if (td && !td.seed) logged.push(this.publishTool(td));
+          if (td && !td.seed) logged.push(this.publishTool(path, td));
         }
         const done = f.asm.push(rec, l.startOffset, l.endOffset, info.seed);
         for (const ex of done) {
@@ -154,6 +154,7 @@ export class Consumer implements TailerEvents {
   }
 
   private drop(path: string): void {
+    this.deps.logged?.forget(path);
     const f = this.files.get(path);
     if (f?.settle) clearTimeout(f.settle);
     this.files.delete(path);
@@ -237,12 +238,12 @@ export class Consumer implements TailerEvents {
   }
 
   /** A tool decision's cache (core/publish.ts) and its decision record. */
-  private publishTool(d: ToolDecision): Promise<void> {
+  private publishTool(path: string, d: ToolDecision): Promise<void> {
     if (halted(this.deps.state)) return Promise.resolve();
     const t0 = performance.now();
     const cache = publishToolDecision(d, { now: Date.now(), ttlSeconds: this.deps.config.hook.toolCacheTtlSeconds });
     if (cache) this.deps.sink.forDecision(d, t0, (c) => c.writeTool(cache));
-    if (this.loggedBefore(toolStepKey(d.sessionId, d.toolUseId))) return Promise.resolve();
+    if (this.deps.logged?.take(path, toolStepKey(d.sessionId, d.toolUseId), d.offset, d.offer !== null)) return Promise.resolve();
     return this.deps.report.log.write(toolDecisionRecord(d, Date.now()));
   }
 
@@ -252,14 +253,8 @@ export class Consumer implements TailerEvents {
     if (halted(this.deps.state)) return Promise.resolve();
     const t0 = performance.now();
     if (writeCache && cache) this.deps.sink.forDecision(d, t0, (c) => c.write(cache));
-    if (!d.provisional && this.loggedBefore(exchangeKey(d.sessionId, d.exchangeUuid))) return Promise.resolve();
+    if (!d.provisional && this.deps.logged?.take(path, exchangeKey(d.sessionId, d.exchangeUuid), d.offset, d.offer !== null)) return Promise.resolve();
     return this.deps.report.log.write(decisionRecord(d, Date.now()));
-  }
-
-  /** True (once) when the log held this decision at start-up: decided again after a crash. */
-  private loggedBefore(key: string | null): boolean {
-    const logged = this.deps.logged;
-    return key !== null && logged !== undefined && logged.delete(key);
   }
 
   /** The session's lineage as the store told it (resumed / forked copies), for the hook's

@@ -26,7 +26,7 @@ import { CacheWriter } from './cache-writer.js';
 import { Consumer } from './consumer.js';
 import { Cycle } from './cycle.js';
 import { openJsonlLog } from './logs.js';
-import { readLoggedDecisions } from './logged-decisions.js';
+import { LoggedBefore, readLoggedDecisions, redoWindows } from './logged-decisions.js';
 import { errMsg, Reporter } from './reporter.js';
 import { halted, newRunState } from './run-state.js';
 import { Shutdown } from './shutdown.js';
@@ -60,6 +60,8 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   if (typeof lock === 'number') return lock;
 
   const state = newRunState();
+  // Before the log is opened (opening may rotate it): what a crash may have left logged and unsaved.
+  const logged = new LoggedBefore(readLoggedDecisions(logsDir(env)), redoWindows([offsetsPath(env), codexOffsetsPath(env)]));
   const report = new Reporter(openJsonlLog(logsDir(env), config.logs), state.pid);
   onLockLost = (e) => {
     report.lastError = `lock compromised: ${errMsg(e)}`;
@@ -98,7 +100,6 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
   store.start(pipeline);
 
   const sink = new CacheSink(new CacheWriter(cacheDir(env)), killPath(env), report);
-  const logged = readLoggedDecisions(logsDir(env));
   const consumer = new Consumer({ config, env, pipeline, store, sink, report, state, logged, commit: (path, offset, snap) => tailer.commit(path, offset, snap) });
   const root = config.transcriptsRoot ?? defaultTranscriptsRoot(env);
   // Claude Code's root and Codex CLI's sessions root, one consumer (daemon/tailer-group.ts).

@@ -5,7 +5,7 @@
  * that died holding it) is broken, by one hook only (breakStaleLock). Never blocks long: no
  * lock in time → the caller stays silent. Writes are atomic (temp + rename; see writeState on fsync).
  */
-import { openSync, closeSync, constants, unlinkSync, statSync, writeSync, renameSync } from 'node:fs';
+import { openSync, closeSync, constants, unlinkSync, statSync, lstatSync, writeSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir } from '../shared/atomic.js';
 import { homeDir, hookStateDir, sessionHookStatePath } from '../shared/paths.js';
@@ -53,7 +53,7 @@ function breakStaleLock(path: string, now: () => number): boolean {
     closeSync(openSync(breakPath, 'wx', 0o600));
   } catch {
     try {
-      if (now() - statSync(breakPath).mtimeMs > STALE_LOCK_MS) unlinkSync(breakPath);
+      if (now() - lstatSync(breakPath).mtimeMs > STALE_LOCK_MS) unlinkSync(breakPath); // a dangling symlink too
     } catch { /* gone meanwhile */ }
     return false;
   }

@@ -3,12 +3,15 @@
  * process): after the restart those exchanges and tool steps are decided again from the last
  * saved offset, and none is logged a second time (daemon/logged-decisions.ts). The window is
  * made wide and certain: offsets.json is put back to what it held after the first exchange
- * before the killed daemon is restarted. Control: a decision the log does not hold (an exchange
- * appended while the daemon was down) is logged.
+ * before the killed daemon is restarted. Controls: a decision the log does not hold (an exchange
+ * appended while the daemon was down) is logged; after a clean restart, a resumed copy (the
+ * parent's records, session id and uuids included, in a new file, as Claude Code writes it) is
+ * logged as it is by a daemon that never restarted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import {
   appendExchange,
   decisions,
@@ -31,6 +34,7 @@ afterEach(() => e?.cleanup());
 
 const offsetsFile = (env: Env) => join(env.home, 'offsets.json');
 const committedOffset = (env: Env, s: Session) => readJson<{ files?: Record<string, { offset?: number }> }>(offsetsFile(env))?.files?.[s.path]?.offset ?? -1;
+const finalsOf = (env: Env, sessionId: string) => decisions(env).filter((r) => r.channel !== 'tool' && r.provisional !== true && r.sessionId === sessionId).length;
 const caughtUp = (env: Env, s: Session) => committedOffset(env, s) === statSync(s.path).size;
 
 /** Final decisions per exchange uuid and per tool_use_id. */
@@ -83,4 +87,31 @@ describe('a crash between the decision records and the saved offset (real proces
     expect([...after.entries()].filter(([, v]) => v !== 1)).toEqual([]);
     expect(after.size).toBe(before.size + 1); // control: the exchange appended while it was down
   }, 60_000);
+
+  for (const restart of [false, true]) {
+    it(`a resumed copy read after ${restart ? 'a clean restart' : 'no restart (control)'} is logged: the copied exchanges again under the parent's id, and the new one`, async () => {
+      e = tempEnv('ab-crash-copy-');
+      const s = newSession(e);
+      let d = startDaemon(e);
+      await waitCanary(e, d.pid);
+      appendExchange(s, 'How do I configure the worker pool size in the scheduler?', 'Set pool.size in scheduler.toml.');
+      appendExchange(s, 'And where do the retry limits for failed jobs live?', 'In jobs/retry.ts: maxAttempts.');
+      await waitFor(() => caughtUp(e, s), 20_000, 'the parent committed');
+      if (restart) {
+        d.child.kill('SIGTERM');
+        expect(await d.exited).toBe(0);
+        d = startDaemon(e);
+        await waitCanary(e, d.pid);
+      }
+      expect(finalsOf(e, s.id)).toBe(2);
+      const copy: Session = { ...s, id: randomUUID(), path: join(e.project, `${randomUUID()}.jsonl`) };
+      writeFileSync(copy.path, readFileSync(s.path, 'utf8'));
+      appendExchange(copy, 'Now which port does the admin UI listen on?', 'Port 8081.');
+      await waitFor(() => caughtUp(e, copy), 20_000, 'the copy committed');
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toBe(0);
+      expect(finalsOf(e, s.id)).toBe(4);
+      expect(finalsOf(e, copy.id)).toBe(1);
+    }, 60_000);
+  }
 });

@@ -1,21 +1,22 @@
 /**
- * daemon/logged-decisions.ts: the decisions a restarted daemon finds in its log (so one decided
- * again after a crash is not logged twice). The whole path — SIGKILLs between the record and
- * the offset, and no exchange logged twice — is test/faults/crashes.test.ts "after repeated
- * kills"; here the reading itself: final decisions only, the window's cut line, a torn record,
- * a log that is not a regular file.
+ * daemon/logged-decisions.ts: the decisions a restarted daemon finds in its log and the redo
+ * windows it may find them again in (so one decided again after a crash is not logged twice).
+ * The real-process paths are test/daemon/crash-redo.test.ts (the window made certain; a resumed
+ * copy read after a clean restart is logged) and test/faults/crashes.test.ts "after repeated
+ * kills"; here the reading and the rule: final decisions only, the cut line, a torn record, the
+ * rotated file, a log that is not a regular file, the window, the would-fire, once per record.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTemp, tempDir } from '../hook/helpers.js';
 import { DAEMON_LOG_FILE } from '../../daemon/logs.js';
-import { exchangeKey, loggedKey, readLoggedDecisions, toolStepKey } from '../../daemon/logged-decisions.js';
+import { LoggedBefore, exchangeKey, loggedKey, readLoggedDecisions, redoWindows, toolStepKey } from '../../daemon/logged-decisions.js';
 
 afterAll(cleanupTemp);
 
-const exchange = (sessionId: string, uuid: string, provisional = false) => JSON.stringify({ type: 'decision', ts: 1, sessionId, exchangeUuid: uuid, provisional, would_fire: true });
+const exchange = (sessionId: string, uuid: string, provisional = false, fired = true) => JSON.stringify({ type: 'decision', ts: 1, sessionId, exchangeUuid: uuid, provisional, would_fire: fired });
 const tool = (sessionId: string, id: string | null) => JSON.stringify({ type: 'decision', channel: 'tool', ts: 1, sessionId, tool_use_id: id, would_fire: false });
 const event = JSON.stringify({ type: 'event', ts: 1, pid: 1, event: 'start' });
 
@@ -45,7 +46,9 @@ describe('the decisions a restarted daemon finds in its log', () => {
     // A record torn by the crash (no newline after it, cut mid-JSON).
     writeFileSync(join(dir, DAEMON_LOG_FILE), exchange('s2', 'u4').slice(0, 30), { flag: 'a' });
     const keys = readLoggedDecisions(dir);
-    expect([...keys].sort()).toEqual([exchangeKey('s1', 'u1'), exchangeKey('s2', 'u3'), toolStepKey('s1', 'toolu_1')].sort());
+    expect([...keys.keys()].sort()).toEqual([exchangeKey('s1', 'u1'), exchangeKey('s2', 'u3'), toolStepKey('s1', 'toolu_1')].sort());
+    expect(keys.get(exchangeKey('s1', 'u1'))).toEqual([true]);
+    expect(keys.get(toolStepKey('s1', 'toolu_1')!)).toEqual([false]);
   });
 
   it('reads only the tail: the line the window cuts is not taken; control: a window over the whole file takes the first', () => {
@@ -56,6 +59,13 @@ describe('the decisions a restarted daemon finds in its log', () => {
     expect(tail.has(exchangeKey('s', 'u49'))).toBe(true);
     expect(tail.has(exchangeKey('s', 'u39'))).toBe(false);
     expect(readLoggedDecisions(dir).size).toBe(50);
+  });
+
+  it('a live log shorter than the window is topped up from the newest rotated file (a rotation just before the crash)', () => {
+    const dir = logWith([exchange('s', 'live')]);
+    writeFileSync(join(dir, `${DAEMON_LOG_FILE}.1`), [exchange('s', 'rotated-old'), exchange('s', 'rotated-new')].join('\n') + '\n');
+    writeFileSync(join(dir, `${DAEMON_LOG_FILE}.2`), exchange('s', 'older') + '\n');
+    expect([...readLoggedDecisions(dir).keys()].sort()).toEqual([exchangeKey('s', 'live'), exchangeKey('s', 'rotated-new'), exchangeKey('s', 'rotated-old')].sort());
   });
 
   it('none when the log is absent or not a regular file (a symlink, a folder): the start never fails on it', () => {
@@ -73,9 +83,11 @@ describe('the decisions a restarted daemon finds in its log', () => {
   it('property: any JSON line gives a key only for a final decision naming its session and exchange or tool call', () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), recordLike), (v) => {
-        const key = loggedKey(v);
-        if (key === null) return;
+        const got = loggedKey(v);
+        if (got === null) return;
+        const key = got.key;
         const r = v as Record<string, unknown>;
+        expect(got.fired).toBe(r.would_fire === true);
         expect(r.type).toBe('decision');
         expect(typeof r.sessionId).toBe('string');
         if (r.channel === 'tool') expect(key).toBe(toolStepKey(r.sessionId as string, r.tool_use_id as string));
@@ -87,6 +99,46 @@ describe('the decisions a restarted daemon finds in its log', () => {
       { numRuns: 300 },
     );
     expect(loggedKey(JSON.parse(exchange('s', 'u', true)))).toBeNull();
-    expect(loggedKey(JSON.parse(exchange('s', 'u')))).toBe(exchangeKey('s', 'u'));
+    expect(loggedKey(JSON.parse(exchange('s', 'u')))).toEqual({ key: exchangeKey('s', 'u'), fired: true });
+  });
+});
+
+describe('which decisions count as logged before', () => {
+  const transcript = (bytes: number) => {
+    const dir = tempDir('ab-redo-');
+    const path = join(dir, 's.jsonl');
+    writeFileSync(path, 'x'.repeat(bytes));
+    return { dir, path };
+  };
+  const offsetsWith = (dir: string, path: string, offset: number, same = true) => {
+    const st = statSync(path);
+    const file = join(dir, 'offsets.json');
+    writeFileSync(file, JSON.stringify({ version: 1, files: { [path]: { offset, size: offset, dev: st.dev, ino: same ? st.ino : st.ino + 1, birthtimeMs: Math.round(st.birthtimeMs || 0), seedUntil: 0, updatedAt: 1 } } }));
+    return file;
+  };
+
+  it('a redo window is the bytes past the saved offset of the file it was saved for; none when all was saved, the file was replaced, or the offsets are unreadable', () => {
+    const { dir, path } = transcript(1000);
+    expect([...redoWindows([offsetsWith(dir, path, 600)])]).toEqual([[path, 1000]]);
+    expect(redoWindows([offsetsWith(dir, path, 1000)]).size).toBe(0);
+    expect(redoWindows([offsetsWith(dir, path, 600, false)]).size).toBe(0);
+    writeFileSync(join(dir, 'bad.json'), '{ not json');
+    expect(redoWindows([join(dir, 'bad.json'), join(dir, 'absent.json')]).size).toBe(0);
+  });
+
+  it('in the window, same key, fired the same way: once per record; outside the window, another way, or after a reset: logged', () => {
+    const k = exchangeKey('s', 'u');
+    const before = () => new LoggedBefore(new Map([[k, [true]]]), new Map([['/t/s.jsonl', 1000]]));
+    const b = before();
+    expect(b.take('/t/s.jsonl', k, 900, true)).toBe(true);
+    expect(b.take('/t/s.jsonl', k, 900, true)).toBe(false); // the record answered once
+    expect(before().take('/t/s.jsonl', k, 1001, true)).toBe(false); // past the window: new
+    expect(before().take('/t/copy.jsonl', k, 900, true)).toBe(false); // another file: a resumed copy
+    expect(before().take('/t/s.jsonl', k, 900, false)).toBe(false); // came out otherwise this time
+    expect(before().take('/t/s.jsonl', exchangeKey('s', 'other'), 900, true)).toBe(false);
+    expect(before().take('/t/s.jsonl', null, 900, true)).toBe(false);
+    const reset = before();
+    reset.forget('/t/s.jsonl');
+    expect(reset.take('/t/s.jsonl', k, 900, true)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
  * against its JSON Schema in logs-schema/.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { writeFileSync, mkdirSync, symlinkSync, utimesSync, existsSync, rmSync, readFileSync } from 'node:fs';
+import { writeFileSync, mkdirSync, symlinkSync, utimesSync, lutimesSync, existsSync, rmSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import {
   makeCtx, settingsFor, writeSettings, cacheFor, writeCache, payloadFor, runHook, lastRecord, logRecords,
@@ -198,6 +198,20 @@ describe('hook contract: each silence path, paired with a control that prints', 
     expect(r.rec.reason).toBe('printed');
     expect(existsSync(lock)).toBe(false);
     expect(existsSync(`${lock}.break`)).toBe(false);
+  });
+
+  it('a break lock that is a dangling symlink, left long ago, is removed by its own age (not its target\'s) and the offer prints', async () => {
+    const sc = eligible();
+    const lock = join(sc.ctx.home, 'hook-state', `${sc.ctx.sessionId}.lock`);
+    mkdirSync(dirname(lock), { recursive: true });
+    const old = (Date.now() - 60_000) / 1000;
+    writeFileSync(lock, '99999');
+    utimesSync(lock, old, old);
+    symlinkSync(join(sc.ctx.home, 'nowhere'), `${lock}.break`);
+    lutimesSync(`${lock}.break`, old, old);
+    const r = await runScenario(sc);
+    expect(r.rec.reason).toBe('printed');
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('a stale "lock" that cannot be removed (a folder at its name): silent state-locked within the bounded wait, not a spin', async () => {

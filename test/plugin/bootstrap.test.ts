@@ -29,7 +29,7 @@ import { repoRoot } from '../helpers/model.js';
 import { cleanupTemp, tempDir } from '../hook/helpers.js';
 import { sleep, waitFor } from '../daemon/helpers.js';
 import { commandOf, runAsClaudeCode } from './helpers.js';
-import { BOOTSTRAP_ENV, bootstrapFailedPath, bootstrapLockPath, bootstrapLogPath } from '../../ops/plugin-bootstrap-state.js';
+import { BOOTSTRAP_ENV, BOOTSTRAP_TIMEOUT_MS, bootstrapFailedPath, bootstrapLockPath, bootstrapLogPath } from '../../ops/plugin-bootstrap-state.js';
 import { npmEnv } from '../../ops/plugin-bootstrap.js';
 import { decidePluginStart, type PluginStartInputs } from '../../ops/plugin-session-start.js';
 import type { StartDecision } from '../../ops/plugin-daemon-start.js';
@@ -283,7 +283,7 @@ describe('the set-up lock under a race (real processes)', () => {
   const START_SPREAD_MS = 1000;
   /** Each process tries once, reports on stdout, and holds what it took until the test closes its
    *  stdin (after every process has reported): a winner's pid is live while the others look. */
-  const contender = (home: string, at: number) => `import(${JSON.stringify(mod())}).then((m) => { const env = { ...process.env, ACTIVE_BRAIN_HOME: ${JSON.stringify(home)} }; while (Date.now() < ${at}); const got = m.acquireLock(env, '/root-x'); process.stdout.write(got ? 'won' : 'lost'); process.stdin.resume(); process.stdin.on('end', () => { if (got) m.releaseLock(env); process.exit(0); }); });`;
+  const contender = (home: string, at: number) => `import(${JSON.stringify(mod())}).then((m) => { const env = { ...process.env, ACTIVE_BRAIN_HOME: ${JSON.stringify(home)} }; const w = new Int32Array(new SharedArrayBuffer(4)); if (${at} - Date.now() > 5) Atomics.wait(w, 0, 0, ${at} - Date.now() - 5); while (Date.now() < ${at}); const got = m.acquireLock(env, '/root-x'); process.stdout.write(got ? 'won' : 'lost'); process.stdin.resume(); process.stdin.on('end', () => { if (got) m.releaseLock(env); process.exit(0); }); });`;
   async function race(home: string, n: number): Promise<string[]> {
     const { spawn } = await import('node:child_process');
     // All of them call acquireLock at one moment (each spins until it), well after they started.
@@ -291,7 +291,8 @@ describe('the set-up lock under a race (real processes)', () => {
     const children = Array.from({ length: n }, () => spawn(process.execPath, ['--input-type=module', '-e', contender(home, at)], { stdio: ['pipe', 'pipe', 'ignore'] }));
     const reported = children.map((c) => new Promise<string>((resolve) => {
       let out = '';
-      c.stdout!.on('data', (d) => { out += d; if (out.length >= 3) resolve(out); });
+      c.stdout!.setEncoding('utf8');
+      c.stdout!.on('data', (d) => { out += d; if (out === 'won' || out === 'lost') resolve(out); });
       c.on('close', () => resolve(out));
     }));
     const results = await Promise.all(reported);
@@ -314,7 +315,8 @@ describe('the set-up lock under a race (real processes)', () => {
     const home = tempDir('ab-lock-stale-race-');
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     for (let round = 0; round < 3; round++) {
-      writeFileSync(join(home, 'plugin-bootstrap.lock'), JSON.stringify({ pid: Number(dead.stdout), root: '/root-old', startedAt: Date.now() }) + '\n');
+      // Stale twice over: its pid is dead, and it is older than the set-up's timeout (a reused pid cannot make it live).
+      writeFileSync(join(home, 'plugin-bootstrap.lock'), JSON.stringify({ pid: Number(dead.stdout), root: '/root-old', startedAt: Date.now() - BOOTSTRAP_TIMEOUT_MS - 60_000 }) + '\n');
       const results = await race(home, 8);
       expect(results.filter((r) => r === 'won'), `round ${round}`).toHaveLength(1);
       expect(existsSync(join(home, 'plugin-bootstrap.lock'))).toBe(false);
