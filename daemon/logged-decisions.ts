@@ -1,20 +1,22 @@
 /**
- * Decisions made again after a crash are not logged again. The consumer (daemon/consumer.ts)
+ * Decisions made again after a crash are not made public again. The consumer (daemon/consumer.ts)
  * saves a file's offset only after the batch's decision records reached the log, so a crash
  * between the two leaves records for exchanges and tool steps that the restarted daemon reads
  * and decides again: the bytes of each transcript past its saved offset when the daemon started
  * (its redo window, from offsets.json / offsets-codex.json and the file's size then). At start,
- * before the log is opened (opening may rotate it), the final decisions of the log's last
- * LOGGED_TAIL_BYTES (the live file, topped up from daemon.jsonl.1) are read back by key —
- * session and exchange uuid, or session and tool_use_id — with whether each would fire.
+ * before the log is opened (opening may rotate it), the final decisions logged since the oldest
+ * of those saved offsets (read back from the end of the live file, then daemon.jsonl.1) are
+ * counted by key — session and exchange uuid, or session and tool_use_id.
  *
- * A decision is "logged before" only when it falls in its file's redo window and the log holds
- * one of the same key that fired the same way (each record answers once). Anything else is
- * logged: the first reading of a file, a resumed copy (Claude Code copies the parent's records,
- * session id and uuids included, into the new file) read after the start, a file replaced or
- * truncated since (its window goes), a redo that came out otherwise than before (the store was
- * down then). Its cache is written either way (the hook's repeat gate keeps an offer from showing
- * twice). What it costs: one read of ≤ 1 MiB and a stat per file with a saved offset, at start.
+ * A decision is "made before" only when it falls in its file's redo window and the log holds one
+ * of the same key (each record answers once): the consumer then neither logs it nor writes its
+ * cache — what was made public before the crash stands, the log and the caches agree, and a redo
+ * made with less of the session behind it (the state rebuilt from the saved offset) cannot
+ * contradict it. Anything else is logged: the first reading of a file, a resumed copy (Claude
+ * Code copies the parent's records, session id and uuids included, into the new file) read after
+ * the start, a file replaced or truncated since (its window goes). What it costs, at start: a
+ * stat per file with a saved offset and, when some file has a window, a read back of the log
+ * (1 MiB, more only as far as that window's save lies back, at most 64 MiB).
  *
  * Only final decisions count (a provisional one is followed by its final one); a tool step
  * without a tool_use_id has no key. Lines that do not parse (a record torn by the crash) are
@@ -25,25 +27,26 @@ import { join } from 'node:path';
 import { DAEMON_LOG_FILE } from './logs.js';
 import { identityOf, sameFile, type OffsetEntry } from './offsets.js';
 
-/** Bytes read from the end of the log: thousands of records, far more than the batches one
- *  crash can leave uncommitted (one read batch per transcript file). */
-export const LOGGED_TAIL_BYTES = 1 << 20;
+/** The log is read back from its end in windows of this size, growing ×4, until it reaches a
+ *  record older than the oldest saved offset of a file with a redo window (what a crash may have
+ *  left unsaved was logged after that save: a catch-up batch of hundreds of exchanges on a loaded
+ *  machine is several MiB of records), and never more than LOGGED_MAX_BYTES in all. */
+export const LOGGED_FIRST_WINDOW = 1 << 20;
+export const LOGGED_MAX_BYTES = 64 << 20;
 
 /** The key of an exchange's decision. */
 export const exchangeKey = (sessionId: string, exchangeUuid: string) => `x ${sessionId} ${exchangeUuid}`;
 /** The key of a tool step's decision (null without a tool_use_id: never matched). */
 export const toolStepKey = (sessionId: string, toolUseId: string | null) => (toolUseId ? `t ${sessionId} ${toolUseId}` : null);
 
-/** The key a parsed log line stands for and whether it fired, or null (not a final decision,
- *  or malformed). */
-export function loggedKey(rec: unknown): { key: string; fired: boolean } | null {
+/** The key a parsed log line stands for, or null (not a final decision, or malformed). */
+export function loggedKey(rec: unknown): string | null {
   if (typeof rec !== 'object' || rec === null) return null;
   const r = rec as Record<string, unknown>;
   if (r.type !== 'decision' || typeof r.sessionId !== 'string') return null;
-  const fired = r.would_fire === true;
-  if (r.channel === 'tool') return typeof r.tool_use_id === 'string' ? { key: toolStepKey(r.sessionId, r.tool_use_id)!, fired } : null;
+  if (r.channel === 'tool') return typeof r.tool_use_id === 'string' ? toolStepKey(r.sessionId, r.tool_use_id) : null;
   if (r.provisional === true || typeof r.exchangeUuid !== 'string') return null;
-  return { key: exchangeKey(r.sessionId, r.exchangeUuid), fired };
+  return exchangeKey(r.sessionId, r.exchangeUuid);
 }
 
 /** The last `maxBytes` of a regular file (not through a symlink, never blocking on a FIFO), and
@@ -74,36 +77,49 @@ function tail(path: string, maxBytes: number): { text: string; whole: boolean } 
   }
 }
 
-/** Per key, the would-fire of each final decision in the last `maxBytes` of the log (the live
- *  file, then the newest rotated one for what the live file lacks). Absent, unreadable or not a
- *  regular file: nothing (the log is the daemon's own, but a start never fails on it). */
-export function readLoggedDecisions(dir: string, maxBytes = LOGGED_TAIL_BYTES): Map<string, boolean[]> {
-  const found = new Map<string, boolean[]>();
+/** Per key, how many final decisions the log holds from `since` (ms) on: read back from the end
+ *  of the live file, then of the newest rotated one, until a record older than `since` or
+ *  `maxBytes`. Absent, unreadable or not a regular file: none (the log is the daemon's own, but a
+ *  start never fails on it). */
+export function readLoggedDecisions(dir: string, since: number, maxBytes = LOGGED_MAX_BYTES): Map<string, number> {
+  const found = new Map<string, number>();
   let budget = maxBytes;
   for (const file of [DAEMON_LOG_FILE, `${DAEMON_LOG_FILE}.1`]) {
-    if (budget <= 0) break;
-    const t = tail(join(dir, file), budget);
-    if (!t) continue;
-    budget -= Buffer.byteLength(t.text);
-    const lines = t.text.split('\n');
-    if (!t.whole) lines.shift(); // cut mid-line by the window
+    let reached = false;
+    let lines: string[] = [];
+    let used = 0;
+    for (let window = Math.min(LOGGED_FIRST_WINDOW, budget); window > 0; window = Math.min(window * 4, budget)) {
+      const t = tail(join(dir, file), window);
+      if (!t) break;
+      lines = t.text.split('\n');
+      if (!t.whole) lines.shift(); // cut mid-line by the window
+      used = Buffer.byteLength(t.text);
+      reached = lines.some((l) => {
+        const ts = /^\{"type":"\w+","ts":(\d+)/.exec(l) ?? /"ts":(\d+)/.exec(l);
+        return ts !== null && Number(ts[1]) < since;
+      });
+      if (reached || t.whole || window >= budget) break;
+    }
+    budget -= used;
     for (const line of lines) {
       if (!line.includes('"decision"')) continue;
       try {
-        const got = loggedKey(JSON.parse(line));
-        if (got) found.set(got.key, [...(found.get(got.key) ?? []), got.fired]);
+        const key = loggedKey(JSON.parse(line));
+        if (key) found.set(key, (found.get(key) ?? 0) + 1);
       } catch { /* torn by a crash: decided again */ }
     }
-    if (!t.whole) break;
+    if (reached || budget <= 0) break;
   }
   return found;
 }
 
 /** Per transcript, the end of its redo window: its size at start when that is past its saved
- *  offset and it is still the file the offset was saved for. Read-only (the tailer loads and
+ *  offset and it is still the file the offset was saved for; and the oldest of those saves
+ *  (Infinity when no file has a window: nothing to read back). Read-only (the tailer loads and
  *  mends the offsets files itself). */
-export function redoWindows(offsetsFiles: readonly string[]): Map<string, number> {
+export function redoWindows(offsetsFiles: readonly string[]): { windows: Map<string, number>; since: number } {
   const windows = new Map<string, number>();
+  let since = Infinity;
   for (const file of offsetsFiles) {
     let files: Record<string, OffsetEntry>;
     try {
@@ -116,31 +132,38 @@ export function redoWindows(offsetsFiles: readonly string[]): Map<string, number
       if (typeof e?.offset !== 'number') continue;
       try {
         const st = statSync(path);
-        if (st.isFile() && sameFile(e, identityOf(st)) && st.size > e.offset) windows.set(path, st.size);
+        if (!st.isFile() || !sameFile(e, identityOf(st)) || st.size <= e.offset) continue;
+        windows.set(path, st.size);
+        since = Math.min(since, typeof e.updatedAt === 'number' ? e.updatedAt : 0);
       } catch { /* gone */ }
     }
   }
-  return windows;
+  return { windows, since };
 }
 
-/** What the consumer asks of a decision it is about to log. */
+/** At start: the redo windows, and the decisions logged since the oldest of them began. */
+export function loggedBefore(logs: string, offsetsFiles: readonly string[]): LoggedBefore {
+  const { windows, since } = redoWindows(offsetsFiles);
+  return new LoggedBefore(windows.size ? readLoggedDecisions(logs, since) : new Map(), windows);
+}
+
+/** What the consumer asks of a decision before it makes it public. */
 export class LoggedBefore {
   constructor(
-    private readonly logged: Map<string, boolean[]>,
+    private readonly logged: Map<string, number>,
     private readonly windows: Map<string, number>,
   ) {}
 
   /** True (once per record) when this decision re-does one the log holds: in its file's redo
-   *  window, same key, fired the same way. */
-  take(path: string, key: string | null, offset: number, fired: boolean): boolean {
+   *  window, same key. */
+  take(path: string, key: string | null, offset: number): boolean {
     if (key === null) return false;
     const end = this.windows.get(path);
     if (end === undefined || offset > end) return false;
-    const seen = this.logged.get(key);
-    const at = seen ? seen.indexOf(fired) : -1;
-    if (at < 0) return false;
-    seen!.splice(at, 1);
-    if (!seen!.length) this.logged.delete(key);
+    const n = this.logged.get(key) ?? 0;
+    if (n <= 0) return false;
+    if (n === 1) this.logged.delete(key);
+    else this.logged.set(key, n - 1);
     return true;
   }
 

@@ -26,7 +26,7 @@ import { CacheWriter } from './cache-writer.js';
 import { Consumer } from './consumer.js';
 import { Cycle } from './cycle.js';
 import { openJsonlLog } from './logs.js';
-import { LoggedBefore, readLoggedDecisions, redoWindows } from './logged-decisions.js';
+import { loggedBefore } from './logged-decisions.js';
 import { errMsg, Reporter } from './reporter.js';
 import { halted, newRunState } from './run-state.js';
 import { Shutdown } from './shutdown.js';
@@ -61,7 +61,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
 
   const state = newRunState();
   // Before the log is opened (opening may rotate it): what a crash may have left logged and unsaved.
-  const logged = new LoggedBefore(readLoggedDecisions(logsDir(env)), redoWindows([offsetsPath(env), codexOffsetsPath(env)]));
+  const logged = loggedBefore(logsDir(env), [offsetsPath(env), codexOffsetsPath(env)]);
   const report = new Reporter(openJsonlLog(logsDir(env), config.logs), state.pid);
   onLockLost = (e) => {
     report.lastError = `lock compromised: ${errMsg(e)}`;

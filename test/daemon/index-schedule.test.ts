@@ -7,7 +7,7 @@
  * the same lock, one index run at a time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonIndexSchedule, dueAt, type IndexChild } from '../../daemon/index-schedule.js';
 import { acquireIndexLock } from '../../indexer/lock.js';
@@ -88,6 +88,14 @@ describe('the daemon index schedule (real daemon, real index runs)', () => {
     const r = cli(env, ['service', 'status', '--platform', 'linux', '--no-manage', '--json']);
     return JSON.parse(r.stdout).last_index_run as { last: { result: string; exit: number; pid: number } | null };
   };
+  /** Until a run has ended (its `index-run` record), by reading the log: a CLI process every
+   *  40 ms would take the CPU the daemon and its index run need on a loaded machine. Then what
+   *  `service status` says of it. */
+  const ended = async (env: Env, what: string) => {
+    const log = join(env.home, 'logs', 'index.jsonl');
+    await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('"event":"index-run"'), 90_000, what);
+    return runs(env).last!;
+  };
 
   it('starts `active-brain index` itself; under a lock someone else holds its run is busy (the same lock)', async () => {
     e = tempEnv('ab-idx-sched-');
@@ -100,7 +108,7 @@ describe('the daemon index schedule (real daemon, real index runs)', () => {
 
     // control: nothing holds the lock → the daemon's run is an ordinary ok run
     const d1 = startDaemon(e, sets);
-    const ok = await waitFor(() => runs(e).last, 30_000, 'scheduled run');
+    const ok = await ended(e, 'scheduled run');
     expect(ok).toMatchObject({ result: 'ok', exit: 0 });
     expect(ok.pid).not.toBe(d1.pid); // a separate process: the daemon stays read-only
     const canary = await waitFor(() => readJson<{ indexSchedule?: { lastExit: number | null } }>(join(e.home, 'canary.json'))?.indexSchedule?.lastExit === 0 && readJson<{ indexSchedule: unknown }>(join(e.home, 'canary.json')));
@@ -115,14 +123,14 @@ describe('the daemon index schedule (real daemon, real index runs)', () => {
     const lock = await acquireIndexLock(0, e.env);
     try {
       const d2 = startDaemon(e, sets);
-      const busy = await waitFor(() => runs(e).last, 30_000, 'busy run');
+      const busy = await ended(e, 'busy run');
       expect(busy).toMatchObject({ result: 'busy', exit: 1 });
       d2.child.kill('SIGTERM');
       await d2.exited;
     } finally {
       await lock.release();
     }
-  }, 90_000);
+  }, 240_000);
 
   it('a running daemon takes the schedule over when config.json switches it (as the setup fallback does), and gives it back', async () => {
     e = tempEnv('ab-idx-sched-');

@@ -25,6 +25,7 @@ import {
   WARMUP,
   appendLines,
   decisions,
+  logRecords,
   events,
   exchangeLines,
   liveConfig,
@@ -382,6 +383,11 @@ describe('crash: SIGKILL around offset saves', () => {
     expect(appended.length).toBeGreaterThan(100);
     expect(offered).toBeGreaterThan(0); // control: offers were made
     expect(missing).toEqual([]);
+    if (twice.length) {
+      const recs = logRecords(e);
+      for (const u of twice) console.log('DUP', u, JSON.stringify(recs.map((r, i) => ({ i, r })).filter(({ r }) => r.exchangeUuid === u || r.type === 'event' && (r.event === 'start' || r.event === 'stop')).map(({ i, r }) => `${i}:${r.type === 'event' ? r.event : `${r.sessionId}@${r.offset} prov=${r.provisional} seed=${r.seed}`}`)));
+      console.log('OFFSETS', JSON.stringify(committed(e)));
+    }
     expect(twice).toEqual([]);
     expect(offeredTwice).toEqual([]);
   });
