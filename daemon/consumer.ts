@@ -9,8 +9,8 @@
  * An exchange is closed by its turn end or the next prompt; when the assistant goes quiet for
  * daemon.settleMs the still-open exchange is decided provisionally (for the cache only).
  * Offsets move only once the batch's decision records reached the log; a decision the log held
- * at start-up (made before a crash, its offset not saved) is made again but neither logged nor
- * cached again (daemon/logged-decisions.ts). Skipped lines, reset
+ * at start-up (made before a crash or a stop, its offset not saved) is made again but not logged
+ * again, nor cached again after a crash (daemon/logged-decisions.ts). Skipped lines, reset
  * and removed files and the tailer's warnings become events (daemon/reporter.ts).
  */
 import type { Config } from '../config/schema.js';
@@ -45,7 +45,7 @@ export interface ConsumerDeps {
   /** Persist a processed offset with its snapshot (the tailer's `commit`). */
   commit: (path: string, offset: number, snapshot: FileSnapshot) => void;
   /** Decisions the log held at start-up (daemon/logged-decisions.ts): one decided again after a
-   *  crash, in its file's redo window, is not made public twice. */
+   *  crash or stop, in its file's redo window, is not logged twice. */
   logged?: LoggedBefore;
 }
 
@@ -241,9 +241,10 @@ export class Consumer implements TailerEvents {
   private publishTool(path: string, d: ToolDecision): Promise<void> {
     if (halted(this.deps.state)) return Promise.resolve();
     const t0 = performance.now();
-    if (this.deps.logged?.take(path, toolStepKey(d.sessionId, d.toolUseId), d.offset)) return Promise.resolve(); // made public before a crash
-    const cache = publishToolDecision(d, { now: Date.now(), ttlSeconds: this.deps.config.hook.toolCacheTtlSeconds });
+    const redo = this.deps.logged?.take(path, toolStepKey(d.sessionId, d.toolUseId), d.offset) === true;
+    const cache = redo && this.deps.logged!.crashed ? null : publishToolDecision(d, { now: Date.now(), ttlSeconds: this.deps.config.hook.toolCacheTtlSeconds });
     if (cache) this.deps.sink.forDecision(d, t0, (c) => c.writeTool(cache));
+    if (redo) return Promise.resolve(); // logged before
     return this.deps.report.log.write(toolDecisionRecord(d, Date.now()));
   }
 
@@ -252,8 +253,11 @@ export class Consumer implements TailerEvents {
   private publish(path: string, { d, cache }: Published, writeCache: boolean): Promise<void> {
     if (halted(this.deps.state)) return Promise.resolve();
     const t0 = performance.now();
-    if (!d.provisional && this.deps.logged?.take(path, exchangeKey(d.sessionId, d.exchangeUuid), d.offset)) return Promise.resolve(); // made public before a crash
-    if (writeCache && cache) this.deps.sink.forDecision(d, t0, (c) => c.write(cache));
+    const redo = !d.provisional && this.deps.logged?.take(path, exchangeKey(d.sessionId, d.exchangeUuid), d.offset) === true;
+    // After a crash what was made public before it stands (its cache was written before its
+    // record); a clean stop cleared the caches, so there the redo's cache is written.
+    if (writeCache && cache && !(redo && this.deps.logged!.crashed)) this.deps.sink.forDecision(d, t0, (c) => c.write(cache));
+    if (redo) return Promise.resolve(); // logged before
     return this.deps.report.log.write(decisionRecord(d, Date.now()));
   }
 

@@ -1,5 +1,5 @@
 /**
- * Decisions made again after a crash are not made public again. The consumer (daemon/consumer.ts)
+ * Decisions made again after a crash or a stop are not logged again. The consumer (daemon/consumer.ts)
  * saves a file's offset only after the batch's decision records reached the log, so a crash
  * between the two leaves records for exchanges and tool steps that the restarted daemon reads
  * and decides again: the bytes of each transcript past its saved offset when the daemon started
@@ -9,14 +9,20 @@
  * counted by key — session and exchange uuid, or session and tool_use_id.
  *
  * A decision is "made before" only when it falls in its file's redo window and the log holds one
- * of the same key (each record answers once): the consumer then neither logs it nor writes its
- * cache — what was made public before the crash stands, the log and the caches agree, and a redo
- * made with less of the session behind it (the state rebuilt from the saved offset) cannot
- * contradict it. Anything else is logged: the first reading of a file, a resumed copy (Claude
- * Code copies the parent's records, session id and uuids included, into the new file) read after
- * the start, a file replaced or truncated since (its window goes). What it costs, at start: a
- * stat per file with a saved offset and, when some file has a window, a read back of the log
- * (1 MiB, more only as far as that window's save lies back, at most 64 MiB).
+ * of the same key (each record answers once): the consumer does not log it again and, after a
+ * crash, does not write its cache again either — what was made public before the crash stands,
+ * the log and the caches agree, and a redo made with less of the session behind it (the state
+ * rebuilt from the saved offset) cannot contradict it. (A clean stop clears the caches: then the
+ * redo's cache is written.) Anything else is logged: the first reading of a file, a resumed copy
+ * (Claude Code copies the parent's records, session id and uuids included, into the new file)
+ * read after the start, a file replaced or truncated since (its window goes).
+ *
+ * What it costs, at start: a stat per file with a saved offset and, when some file has a window,
+ * a read back of the log as far as the oldest of those saves lies back, at most the live file and
+ * the newest rotated one (≤ 64 MiB). Most starts have windows: a session that ended mid-turn keeps
+ * its open exchange past its saved offset (the tool steps in it are decided again at each start
+ * and found here), so a start usually reads the whole live log and daemon.jsonl.1 — 20 MiB at the
+ * default rotation, ~0.5 s on a loaded 2-core machine, once, beside a model load of seconds.
  *
  * Only final decisions count (a provisional one is followed by its final one); a tool step
  * without a tool_use_id has no key. Lines that do not parse (a record torn by the crash) are
@@ -141,10 +147,11 @@ export function redoWindows(offsetsFiles: readonly string[]): { windows: Map<str
   return { windows, since };
 }
 
-/** At start: the redo windows, and the decisions logged since the oldest of them began. */
-export function loggedBefore(logs: string, offsetsFiles: readonly string[]): LoggedBefore {
+/** At start: the redo windows, and the decisions logged since the oldest of them began.
+ *  `crashed`: the last daemon died without stopping (its lock was recovered). */
+export function loggedBefore(logs: string, offsetsFiles: readonly string[], crashed: boolean): LoggedBefore {
   const { windows, since } = redoWindows(offsetsFiles);
-  return new LoggedBefore(windows.size ? readLoggedDecisions(logs, since) : new Map(), windows);
+  return new LoggedBefore(windows.size ? readLoggedDecisions(logs, since) : new Map(), windows, crashed);
 }
 
 /** What the consumer asks of a decision before it makes it public. */
@@ -152,6 +159,9 @@ export class LoggedBefore {
   constructor(
     private readonly logged: Map<string, number>,
     private readonly windows: Map<string, number>,
+    /** The last daemon died without stopping: the caches it wrote are still there (a clean stop
+     *  clears them), so a redo's cache is not written again. */
+    readonly crashed = true,
   ) {}
 
   /** True (once per record) when this decision re-does one the log holds: in its file's redo

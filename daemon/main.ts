@@ -61,7 +61,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<number> {
 
   const state = newRunState();
   // Before the log is opened (opening may rotate it): what a crash may have left logged and unsaved.
-  const logged = loggedBefore(logsDir(env), [offsetsPath(env), codexOffsetsPath(env)]);
+  const logged = loggedBefore(logsDir(env), [offsetsPath(env), codexOffsetsPath(env)], lock.recovered !== null);
   const report = new Reporter(openJsonlLog(logsDir(env), config.logs), state.pid);
   onLockLost = (e) => {
     report.lastError = `lock compromised: ${errMsg(e)}`;

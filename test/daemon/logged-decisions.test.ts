@@ -142,8 +142,8 @@ describe('which decisions count as logged before', () => {
   it('with no file to redo, the log is not read at all; with one, what it logged since that save counts', () => {
     const { dir, path } = transcript(1000);
     writeFileSync(join(dir, DAEMON_LOG_FILE), exchange('s', 'u') + '\n');
-    expect(loggedBefore(dir, [offsetsWith(dir, path, 1000)]).take(path, exchangeKey('s', 'u'), 900)).toBe(false);
-    expect(loggedBefore(dir, [offsetsWith(dir, path, 600)]).take(path, exchangeKey('s', 'u'), 900)).toBe(true);
+    expect(loggedBefore(dir, [offsetsWith(dir, path, 1000)], true).take(path, exchangeKey('s', 'u'), 900)).toBe(false);
+    expect(loggedBefore(dir, [offsetsWith(dir, path, 600)], true).take(path, exchangeKey('s', 'u'), 900)).toBe(true);
   });
 
   it('in the window, same key: once per record; outside the window, in another file, or after a reset: new', () => {
