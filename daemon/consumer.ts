@@ -77,8 +77,13 @@ export class Consumer implements TailerEvents {
         // The tool channel decides at each tool result, at once: the hook may be waiting
         // at the next tool event. Seed history only numbers the steps and fills the loop ring.
         for (const step of f.tools.push(rec, l.startOffset, l.endOffset)) {
-          const td = this.decideTool(path, f, step, info.seed);
-          if (td && !td.seed) logged.push(this.publishTool(path, td));
+          // Decided before the offset this file resumed from was saved (in an exchange still
+          // open then): history now, as at first sight.
+          const td = this.decideTool(path, f, step, info.seed || step.endOffset <= f.toolsDecidedUntil);
+          if (td && !td.seed) {
+            logged.push(this.publishTool(path, td));
+            f.toolsDecidedUntil = Math.max(f.toolsDecidedUntil, step.endOffset);
+          }
         }
         const done = f.asm.push(rec, l.startOffset, l.endOffset, info.seed);
         for (const ex of done) {

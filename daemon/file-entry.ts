@@ -24,14 +24,18 @@ export interface FileEntry extends PublishBook {
   settle: NodeJS.Timeout | null;
   /** `uuid@endOffset` of the last provisional decision (never twice on the same content). */
   lastProvisional: string | null;
+  /** End offset of the last tool step decided live (persisted in the snapshot, FileSnapshot). */
+  toolsDecidedUntil: number;
   skipped: number;
   /** The file's line parser: Claude Code or Codex CLI (transcript/host.ts). */
   parse: LineParser['line'];
 }
 
-/** What the daemon persists beside a committed offset: the assembler's snapshot and the tool
- *  steps numbered before that offset (so step ordinals survive a restart). */
-export type FileSnapshot = AssemblerSnapshot & { toolSteps?: number };
+/** What the daemon persists beside a committed offset: the assembler's snapshot, the tool
+ *  steps numbered before that offset (so step ordinals survive a restart) and the end of the last
+ *  tool step decided (the steps of an exchange still open sit past the committed offset but were
+ *  decided, logged and cached at once: after a restart they are history, not decided again). */
+export type FileSnapshot = AssemblerSnapshot & { toolSteps?: number; toolsDecidedUntil?: number };
 
 function isSnapshot(v: unknown): v is FileSnapshot {
   const s = v as AssemblerSnapshot | null;
@@ -52,6 +56,7 @@ export function newFileEntry(path: string, sessionId: string, info: LinesInfo | 
     settle: null,
     provisionalOffer: null,
     lastProvisional: null,
+    toolsDecidedUntil: typeof resume?.toolsDecidedUntil === 'number' ? resume.toolsDecidedUntil : 0,
     skipped: prev?.skipped ?? 0,
     parse: parserForFileSync(path).line,
   };
@@ -59,7 +64,7 @@ export function newFileEntry(path: string, sessionId: string, info: LinesInfo | 
 
 /** The snapshot committed with `offset`. */
 export function snapshotAt(f: FileEntry, offset: number): FileSnapshot {
-  return { ...f.asm.snapshot(), toolSteps: f.tools.stepsBefore(offset) };
+  return { ...f.asm.snapshot(), toolSteps: f.tools.stepsBefore(offset), toolsDecidedUntil: f.toolsDecidedUntil };
 }
 
 /** A cheap malformed-line check for lines the parser dropped (unknown types are not "malformed"). */

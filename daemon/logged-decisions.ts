@@ -20,9 +20,10 @@
  * What it costs, at start: a stat per file with a saved offset and, when some file has a window,
  * a read back of the log as far as the oldest of those saves lies back, at most the live file and
  * the newest rotated one (≤ 64 MiB). Most starts have windows: a session that ended mid-turn keeps
- * its open exchange past its saved offset (the tool steps in it are decided again at each start
- * and found here), so a start usually reads the whole live log and daemon.jsonl.1 — 20 MiB at the
- * default rotation, ~0.5 s on a loaded 2-core machine, once, beside a model load of seconds.
+ * its open exchange past its saved offset (its tool steps, decided at once, are history after a
+ * restart: FileSnapshot.toolsDecidedUntil), so a start usually reads the whole live log and
+ * daemon.jsonl.1 — 20 MiB at the default rotation, ~0.5 s on a loaded 2-core machine, once,
+ * beside a model load of seconds.
  *
  * Only final decisions count (a provisional one is followed by its final one); a tool step
  * without a tool_use_id has no key. Lines that do not parse (a record torn by the crash) are

@@ -6,10 +6,12 @@
  * before the killed daemon is restarted. Controls: a decision the log does not hold (an exchange
  * appended while the daemon was down) is logged; after a clean restart, a resumed copy (the
  * parent's records, session id and uuids included, in a new file, as Claude Code writes it) is
- * logged as it is by a daemon that never restarted.
+ * logged as it is by a daemon that never restarted. And a session that ended mid-turn: the tool
+ * steps of its open exchange, decided at once, are not decided again at the next start even when
+ * the log no longer holds them (rotated away); control: a step appended after the start is.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
@@ -114,4 +116,35 @@ describe('a crash between the decision records and the saved offset (real proces
       expect(finalsOf(e, copy.id)).toBe(1);
     }, 60_000);
   }
+
+  it('the tool steps of an exchange left open are not decided again at the next start, though the log no longer holds them; control: a new step is', async () => {
+    e = tempEnv('ab-crash-open-');
+    const s = newSession(e);
+    const toolDecisions = (id: string) => decisions(e).filter((r) => r.channel === 'tool' && r.tool_use_id === id).length;
+    const first = startDaemon(e);
+    await waitCanary(e, first.pid);
+    appendExchange(s, 'How do I configure the worker pool size in the scheduler?', 'Set pool.size in scheduler.toml.');
+    // The session ends mid-turn: a failed call and nothing after it.
+    appendFileSync(s.path, [
+      userLine(s, 'Run the migration for the jobs table please.'),
+      toolUseLine(s, 'toolu_open_1', 'Bash', { command: 'npm run migrate' }),
+      toolResultLine(s, 'toolu_open_1', 'Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432', true),
+    ].join('\n') + '\n');
+    await waitFor(() => toolDecisions('toolu_open_1') === 1 && committedOffset(e, s) > 0, 20_000, 'the open step decided');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(committedOffset(e, s)).toBeLessThan(statSync(s.path).size); // the open exchange is past the saved offset
+    rmSync(join(e.home, 'logs'), { recursive: true, force: true }); // its records rotated away
+
+    const second = startDaemon(e);
+    await waitCanary(e, second.pid);
+    appendFileSync(s.path, [
+      toolUseLine(s, 'toolu_open_2', 'Bash', { command: 'npm run migrate -- --retry' }),
+      toolResultLine(s, 'toolu_open_2', 'Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5433', true),
+    ].join('\n') + '\n');
+    await waitFor(() => toolDecisions('toolu_open_2') === 1, 20_000, 'the new step decided');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(toolDecisions('toolu_open_1')).toBe(0);
+  }, 60_000);
 });
