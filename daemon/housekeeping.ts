@@ -24,7 +24,8 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { LINEAGE_SUFFIX, cacheDir, hookStateDir } from '../shared/paths.js';
-import { acquireLock, BREAK_SUFFIX } from '../hook/state.js';
+import { acquireLock } from '../hook/state.js';
+import { BREAK_SUFFIX } from '../shared/break-lock.js';
 
 /** Lock and temp files this old belong to a process that died (the hook's own lock is
  *  broken after 2 s; an atomic write finishes in milliseconds). */

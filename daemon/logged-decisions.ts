@@ -32,7 +32,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DAEMON_LOG_FILE } from './logs.js';
-import { identityOf, sameFile, type OffsetEntry } from './offsets.js';
+import { identityOf, parseOffsets, sameFile, type OffsetEntry } from './offsets.js';
 
 /** The log is read back from its end in windows of this size, growing ×4, until it reaches a
  *  record older than the oldest saved offset of a file with a redo window (what a crash may have
@@ -128,15 +128,13 @@ export function redoWindows(offsetsFiles: readonly string[]): { windows: Map<str
   const windows = new Map<string, number>();
   let since = Infinity;
   for (const file of offsetsFiles) {
-    let files: Record<string, OffsetEntry>;
+    let entries: Map<string, OffsetEntry> | null;
     try {
-      files = (JSON.parse(readFileSync(file, 'utf8')) as { files?: Record<string, OffsetEntry> }).files ?? {};
+      entries = parseOffsets(readFileSync(file, 'utf8'));
     } catch {
-      continue; // absent or corrupt: every file starts fresh, nothing is redone
+      continue; // absent
     }
-    if (typeof files !== 'object' || files === null) continue;
-    for (const [path, e] of Object.entries(files)) {
-      if (typeof e?.offset !== 'number') continue;
+    for (const [path, e] of entries ?? []) { // corrupt: every file starts fresh, nothing is redone
       try {
         const st = statSync(path);
         if (!st.isFile() || !sameFile(e, identityOf(st)) || st.size <= e.offset) continue;

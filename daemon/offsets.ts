@@ -59,6 +59,18 @@ function validEntry(v: unknown): v is OffsetEntry {
   return n(e.offset) && n(e.size) && n(e.dev) && n(e.ino) && n(e.birthtimeMs) && n(e.seedUntil);
 }
 
+/** The valid entries of an offsets file's text; null when it is not one (corrupt). Read-only:
+ *  OffsetStore.load sets a corrupt file aside; daemon/logged-decisions.ts only peeks. */
+export function parseOffsets(raw: string): Map<string, OffsetEntry> | null {
+  try {
+    const parsed = JSON.parse(raw) as Partial<OffsetsFile>;
+    if (parsed?.version !== 1 || typeof parsed.files !== 'object' || parsed.files === null) return null;
+    return new Map(Object.entries(parsed.files).filter((kv): kv is [string, OffsetEntry] => validEntry(kv[1])));
+  } catch {
+    return null;
+  }
+}
+
 export class OffsetStore {
   private files = new Map<string, OffsetEntry>();
   /** Why loading started fresh (null when the file was fine or absent). */
@@ -76,11 +88,9 @@ export class OffsetStore {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.loadProblem = 'offsets-unreadable';
       return this;
     }
-    try {
-      const parsed = JSON.parse(raw) as Partial<OffsetsFile>;
-      if (parsed?.version !== 1 || typeof parsed.files !== 'object' || parsed.files === null) throw new Error('shape');
-      for (const [p, e] of Object.entries(parsed.files)) if (validEntry(e)) this.files.set(p, e);
-    } catch {
+    const entries = parseOffsets(raw);
+    if (entries) this.files = entries;
+    else {
       this.loadProblem = 'offsets-corrupt';
       try {
         renameSync(this.path, `${this.path}.corrupt-${Date.now()}`);

@@ -2,10 +2,11 @@
  * The hook's per-session state file (<home>/hook-state/<session>.json, HookState) and the
  * lock that makes two racing prompts of one session count correctly: an O_EXCL lock file
  * next to it, taken with a short bounded wait. A lock older than STALE_LOCK_MS (a hook
- * that died holding it) is broken, by one hook only (breakStaleLock). Never blocks long: no
+ * that died holding it) is broken, by one hook only (shared/break-lock.ts). Never blocks long: no
  * lock in time → the caller stays silent. Writes are atomic (temp + rename; see writeState on fsync).
  */
-import { openSync, closeSync, constants, unlinkSync, statSync, lstatSync, writeSync, renameSync } from 'node:fs';
+import { openSync, closeSync, constants, unlinkSync, statSync, writeSync, renameSync } from 'node:fs';
+import { breakStaleLock } from '../shared/break-lock.js';
 import { join } from 'node:path';
 import { ensureDir } from '../shared/atomic.js';
 import { homeDir, hookStateDir, sessionHookStatePath } from '../shared/paths.js';
@@ -17,8 +18,6 @@ import { parseState } from './gates.js';
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 /** A lock file older than this belongs to a dead hook and is removed. */
 export const STALE_LOCK_MS = 2000;
-/** The break lock's name after the lock's (see breakStaleLock). */
-export const BREAK_SUFFIX = '.break';
 /** Poll interval while waiting for the lock. */
 export const LOCK_POLL_MS = 2;
 /** Largest state file read. */
@@ -37,34 +36,6 @@ export function lockPathFor(sessionId: string, env: NodeJS.ProcessEnv): string {
  *  symlinks (hook/trust.ts), or not there yet (created 0700 by the first write). */
 function stateDirUsable(dir: string): boolean {
   return dirTrust(dir) !== 'untrusted' && dirTrust(join(dir, '..')) !== 'untrusted';
-}
-
-/**
- * Remove a stale lock under a short lock of its own (<lock>.break, O_EXCL), reading its age again
- * there: two hooks that both saw the same stale lock would otherwise each remove "it" — the second
- * removing the lock the first had just taken — and both would count and show. Another hook
- * holding the break lock: nothing done (false: the caller waits its poll interval, within its
- * bounded wait, and looks again); a break lock itself past STALE_LOCK_MS (its hook died in
- * these lines) is removed. True when the lock may be tried again now.
- */
-function breakStaleLock(path: string, now: () => number): boolean {
-  const breakPath = `${path}${BREAK_SUFFIX}`;
-  try {
-    closeSync(openSync(breakPath, 'wx', 0o600));
-  } catch {
-    try {
-      if (now() - lstatSync(breakPath).mtimeMs > STALE_LOCK_MS) unlinkSync(breakPath); // a dangling symlink too
-    } catch { /* gone meanwhile */ }
-    return false;
-  }
-  try {
-    if (now() - statSync(path).mtimeMs > STALE_LOCK_MS) unlinkSync(path);
-    return true;
-  } catch {
-    return false; // gone meanwhile, or not removable (a folder at its name): the bounded wait decides
-  } finally {
-    try { unlinkSync(breakPath); } catch { /* gone */ }
-  }
 }
 
 /** Take the session lock within `waitMs`; returns a release function or null (also when the
@@ -93,7 +64,8 @@ export function acquireLock(path: string, waitMs: number, now: () => number = Da
       if (code !== 'EEXIST') return null;
     }
     try {
-      if (now() - statSync(path).mtimeMs > STALE_LOCK_MS && breakStaleLock(path, now)) continue;
+      const stale = () => now() - statSync(path).mtimeMs > STALE_LOCK_MS;
+      if (stale() && breakStaleLock(path, stale, STALE_LOCK_MS, now)) continue;
     } catch { /* vanished between calls: retry */ }
     if (now() - start >= waitMs) return null;
     sleepMs(LOCK_POLL_MS);

@@ -5,7 +5,7 @@
  *                                        session that asked; created O_EXCL by the set-up process
  *                                        itself, removed when it ends; a dead pid or an age past
  *                                        BOOTSTRAP_TIMEOUT_MS makes it stale (taken over,
- *                                        under <lock>.break: see breakStaleLock);
+ *                                        under <lock>.break: shared/break-lock.ts);
  *   <home>/plugin-bootstrap-failed.json  {root, step, detail, at}: the last set-up of `root` failed
  *                                        there; removed when a set-up starts again;
  *   <home>/logs/plugin-bootstrap.log     what the set-up and npm printed.
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { homeDir, logsDir } from '../shared/paths.js';
 import { ensureDir, writeJsonAtomic } from '../shared/atomic.js';
 import { pidAlive } from '../daemon/lock.js';
+import { breakStaleLock } from '../shared/break-lock.js';
 import { CLI_NAME } from './plugin-daemon-start.js';
 
 /** Longest a set-up may run (npm ci with a cold cache and a native build from source took 3 min
@@ -66,38 +67,12 @@ export function bootstrapRunning(env: NodeJS.ProcessEnv, now = Date.now()): bool
   return lockHeld(readLock(env), now, pidAlive);
 }
 
-/** A break lock (below) this old belongs to a set-up that died in its few lines: removed. */
+/** A break lock (shared/break-lock.ts) this old belongs to a set-up that died in its few lines. */
 const BREAK_STALE_MS = 10_000;
 
-/**
- * Remove the lock if it is still stale, under a short lock of its own (<lock>.break, O_EXCL).
- * Without it two set-ups that both read the same stale lock would each remove "it" — the second
- * removing the fresh lock the first had just linked in its place — and both would run. Under the
- * break lock the lock is read again, so a lock taken over in between stays. Another set-up holding
- * the break lock: nothing done (the caller tries once more, then leaves the set-up to it).
- */
-function breakStaleLock(env: NodeJS.ProcessEnv, now: number): void {
-  const breakPath = `${bootstrapLockPath(env)}.break`;
-  try {
-    closeSync(openSync(breakPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    try {
-      if (Date.now() - lstatSync(breakPath).mtimeMs > BREAK_STALE_MS) unlinkSync(breakPath);
-    } catch { /* gone meanwhile */ }
-    return;
-  }
-  try {
-    if (!lockHeld(readLock(env), now, pidAlive)) unlinkSync(bootstrapLockPath(env));
-  } catch { /* removed meanwhile */ } finally {
-    try {
-      unlinkSync(breakPath);
-    } catch { /* gone */ }
-  }
-}
-
 /** Take the lock for this process: true when taken; false when another live set-up holds it.
- *  A stale lock (dead pid, too old, unreadable) is removed (breakStaleLock) and taken over once. */
+ *  A stale lock (dead pid, too old, unreadable) is removed by one set-up only
+ *  (shared/break-lock.ts) and taken over once. */
 export function acquireLock(env: NodeJS.ProcessEnv, root: string, now = Date.now()): boolean {
   ensureDir(homeDir(env));
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -117,7 +92,7 @@ export function acquireLock(env: NodeJS.ProcessEnv, root: string, now = Date.now
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (lockHeld(readLock(env), now, pidAlive)) return false;
-      breakStaleLock(env, now);
+      breakStaleLock(bootstrapLockPath(env), () => !lockHeld(readLock(env), now, pidAlive), BREAK_STALE_MS);
     } finally {
       try {
         unlinkSync(tmp);
